@@ -1,0 +1,73 @@
+/**
+ * One error model for both edges. Every failure a client can cause is an `AppError` with a stable
+ * machine code; the HTTP edge maps it to status + envelope, the room edge to a Colyseus ServerError.
+ * The table is also the source for the error codes listed in the API description.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400, message: "The request is invalid" },
+  route_not_found: { status: 404, message: "No such route" },
+  internal_key_invalid: { status: 401, message: "A valid X-Internal-Key header is required" },
+  platform_code_invalid: {
+    status: 401,
+    message: "The platform rejected the login code; obtain a new code and log in again",
+  },
+  platform_user_blocked: { status: 403, message: "The platform blocked this user's login" },
+  platform_rate_limited: { status: 429, message: "The platform's rate limit was reached; retry later" },
+  platform_misconfigured: { status: 502, message: "The platform rejected this server's credentials" },
+  platform_unavailable: { status: 502, message: "The platform could not be reached; retry later" },
+  platform_identity_missing: { status: 502, message: "The platform returned no usable user identity" },
+  unknown_platform: { status: 404, message: "Unknown platform" },
+  token_missing: { status: 401, message: "An access token is required" },
+  token_invalid: { status: 401, message: "The access token is invalid" },
+  token_expired: { status: 401, message: "The access token has expired" },
+  session_revoked: { status: 401, message: "The session has ended; log in again" },
+  user_disabled: { status: 403, message: "The user does not exist or is disabled" },
+  payload_too_large: { status: 413, message: "The request body is too large" },
+  unsupported_media_type: { status: 415, message: "The request body must be JSON" },
+  service_unavailable: { status: 503, message: "A backing service is unavailable; retry later" },
+  internal_error: { status: 500, message: "Internal server error" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface AppErrorOptions {
+  /** Public message; defaults to the code's standard text. */
+  message?: string;
+  /** Extra public fields placed in the envelope's `data` beside `code`. */
+  data?: Record<string, unknown>;
+  /** Internal cause, logged, never sent to the client. */
+  cause?: unknown;
+  /** Extra response headers (e.g. Retry-After). */
+  headers?: Record<string, string>;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly data: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    options: AppErrorOptions = {},
+  ) {
+    super(options.message ?? ERROR_CODES[code].message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
+    this.status = ERROR_CODES[code].status;
+    this.data = options.data ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export function invalidRequest(problems: FieldProblem[]): AppError {
+  const message = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join("; ");
+  return new AppError("invalid_request", { message: message || undefined, data: { fields: problems } });
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

@@ -1,0 +1,36 @@
+export interface CacheEntry {
+  key: string;
+  value: string;
+  ttlSec: number;
+}
+
+/**
+ * Key-value cache shared by all processes (Redis) or local to one (memory).
+ * Keys are given without the configured prefix; implementations add it.
+ * TTLs are always positive; implementations reject a non-positive TTL.
+ */
+export interface Cache {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, ttlSec: number): Promise<void>;
+  /** Writes all entries in one atomic step: a reader never sees some written and others not. */
+  setMany(entries: CacheEntry[]): Promise<void>;
+  delete(...keys: string[]): Promise<void>;
+  /** Deletes `key` only while it still holds `expected`. Returns whether it deleted. */
+  deleteIfEquals(key: string, expected: string): Promise<boolean>;
+  /**
+   * Atomically: if `guardKey` holds `expected`, write every entry and return true; otherwise write
+   * nothing and return false. Used for refresh-token rotation so concurrent refreshes rotate once.
+   */
+  replaceIfEquals(guardKey: string, expected: string, entries: CacheEntry[]): Promise<boolean>;
+  /** Sets `key` only if absent, expiring after `ttlMs`. The building block for locks. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Increments a counter that lives `windowSec` from its first increment (fixed window).
+   * Returns the new count and the milliseconds until the window resets.
+   */
+  increment(key: string, windowSec: number): Promise<{ count: number; resetInMs: number }>;
+  /** Remaining lifetime in milliseconds, or null when the key does not exist. */
+  ttlMs(key: string): Promise<number | null>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,74 @@
+import type { PlatformIdentityKey, User } from "../user";
+
+/** What a store needs to create a user; the store fills status=1, version=1, timestamps. */
+export interface NewUser {
+  id: string;
+  username: string;
+  email: string;
+  passwordHash: string;
+  openid: string | null;
+  /** ISO 8601 UTC; used for both createdAt and updatedAt. */
+  createdAt: string;
+}
+
+export interface UserCredentials {
+  user: User;
+  passwordHash: string;
+  /** When the owner chose a password; null while it is still the random one made at creation. */
+  passwordSetAt: string | null;
+}
+
+export interface ProfileChanges {
+  nickname?: string | null;
+  avatar?: string | null;
+}
+
+/** Thrown by `createUser` when a platform identity already belongs to a user. Nothing was written. */
+export class IdentityTakenError extends Error {
+  constructor(readonly identity: PlatformIdentityKey) {
+    super(`identity ${identity.platform}:${identity.platformId} already belongs to a user`);
+    this.name = "IdentityTakenError";
+  }
+}
+
+/** Thrown by `createUser` when the username or email is taken. Nothing was written. */
+export class AccountTakenError extends Error {
+  constructor() {
+    super("username or email already taken");
+    this.name = "AccountTakenError";
+  }
+}
+
+/**
+ * Persistence of users and their platform identities. Narrow on purpose: each method is one
+ * atomic step, so a document store (MongoDB) fits as well as SQL.
+ * Uniqueness of (platform, platformId), username and email is enforced by the store itself.
+ */
+export interface UserStore {
+  /** Brings the schema to the current version; safe to call on every boot. */
+  migrate(): Promise<void>;
+  findById(id: string): Promise<User | null>;
+  findByIdentity(identity: PlatformIdentityKey): Promise<User | null>;
+  /** Creates the user and all identities atomically, or throws IdentityTakenError / AccountTakenError. */
+  createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User>;
+  /**
+   * Links another identity to an existing user. With `asPrimary`, the user's `openid` becomes this
+   * platformId and `version` increments. Returns the updated user, or null when the identity already
+   * belongs to a user or the user does not exist (then nothing changed).
+   */
+  attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null>;
+  findCredentialsByUsername(username: string): Promise<UserCredentials | null>;
+  findCredentialsByEmail(email: string): Promise<UserCredentials | null>;
+  findCredentialsById(id: string): Promise<UserCredentials | null>;
+  /**
+   * Applies profile changes if the stored version equals `expectedVersion`; increments version and
+   * updatedAt. Returns the updated user, "version_conflict", or null when the user does not exist.
+   */
+  updateProfile(id: string, changes: ProfileChanges, expectedVersion: number): Promise<User | "version_conflict" | null>;
+  /** Stores a new password hash chosen by the owner (sets passwordSetAt); increments version. */
+  setPassword(id: string, passwordHash: string, at: string): Promise<User | null>;
+  setStatus(id: string, status: number): Promise<User | null>;
+  /** Cheap round trip for readiness checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

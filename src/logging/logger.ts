@@ -1,0 +1,47 @@
+import pino from "pino";
+
+export type Logger = pino.Logger;
+
+/**
+ * Field names whose values never reach a log line, wherever they appear in a logged object.
+ * Login codes are one-time credentials, so they are redacted too.
+ */
+export const REDACTED_FIELDS = [
+  "session_key",
+  "sessionKey",
+  "secret",
+  "appSecret",
+  "password",
+  "passwordHash",
+  "currentPassword",
+  "newPassword",
+  "token",
+  "accessToken",
+  "access_token",
+  "refreshToken",
+  "refresh_token",
+  "authorization",
+  "Authorization",
+  "x-internal-key",
+  "code",
+  "jsCode",
+  "js_code",
+  "anonymous_code",
+  "anonymousCode",
+];
+
+const redactPaths = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]);
+
+export function createLogger(options: { level: string; destination?: pino.DestinationStream; name?: string }): Logger {
+  return pino(
+    {
+      level: options.level,
+      name: options.name,
+      redact: { paths: redactPaths, censor: "[redacted]" },
+      serializers: { err: pino.stdSerializers.err },
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    options.destination,
+  );
+}

@@ -1,0 +1,14 @@
+/**
+ * Which real backing services the tests may use. The embedded backends always run; PostgreSQL and
+ * Redis suites run when TEST_DATABASE_URL / TEST_REDIS_URL are set (`.ci/run` sets both).
+ * Test code reads these two variables here only, so the app's config stays the one env reader.
+ */
+import crypto from "node:crypto";
+
+export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
+export const testRedisUrl = process.env.TEST_REDIS_URL || undefined;
+
+/** A key prefix unique to this test run, so parallel runs never collide in a shared Redis. */
+export function uniquePrefix(label: string): string {
+  return `test:${label}:${crypto.randomBytes(4).toString("hex")}:`;
+}
