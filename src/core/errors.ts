@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   token_expired: { status: 401, message: "The access token has expired" },
   session_revoked: { status: 401, message: "The session has ended; log in again" },
   user_disabled: { status: 403, message: "The user does not exist or is disabled" },
+  refresh_token_invalid: { status: 401, message: "The refresh token is invalid or its session has ended" },
   payload_too_large: { status: 413, message: "The request body is too large" },
   unsupported_media_type: { status: 415, message: "The request body must be JSON" },
   service_unavailable: { status: 503, message: "A backing service is unavailable; retry later" },

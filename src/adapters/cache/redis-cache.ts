@@ -1,0 +1,213 @@
+/**
+ * The cache shared by all instances. Conditional writes are Lua scripts so they are atomic on the
+ * server; every connection or timeout failure becomes `service_unavailable` so a request fails fast
+ * with 503 instead of hanging while Redis is away.
+ */
+import Redis from "ioredis";
+import type { Cache, CacheEntry } from "../../core/ports/cache";
+import { AppError } from "../../core/errors";
+import { assertPositiveInteger } from "./memory-cache";
+
+export interface CacheLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export interface RedisCacheOptions {
+  /** Prepended to every key by ioredis (also to script KEYS); "" keeps keys exactly as given. */
+  keyPrefix?: string;
+  logger?: CacheLogger;
+  commandTimeoutMs?: number;
+}
+
+const WARN_EVERY_MS = 10_000;
+
+const DELETE_IF_EQUALS = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+// KEYS[1] is the guard, KEYS[2..] the entries; ARGV[1] the expected value, then value/ttl pairs.
+const REPLACE_IF_EQUALS = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+for i = 2, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[2 * i - 2], 'EX', ARGV[2 * i - 1])
+end
+return 1`;
+
+// One script so a crash between INCR and PEXPIRE cannot leave a counter that never resets;
+// a counter found without expiry (written by something else) is given one too.
+const INCREMENT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if count == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {count, ttl}`;
+
+interface ScriptedRedis extends Redis {
+  cacheDeleteIfEquals(key: string, expected: string): Promise<number>;
+  cacheReplaceIfEquals(numKeys: number, ...args: (string | number)[]): Promise<number>;
+  cacheIncrement(key: string, windowMs: number): Promise<[number, number]>;
+}
+
+export class RedisCache implements Cache {
+  private readonly redis: ScriptedRedis;
+  private lastError: Error | undefined;
+  private lastWarnAt = 0;
+  private suppressedWarnings = 0;
+
+  constructor(
+    private readonly url: string,
+    private readonly options: RedisCacheOptions = {},
+  ) {
+    const timeout = options.commandTimeoutMs ?? 2000;
+    const redis = new Redis(url, {
+      keyPrefix: options.keyPrefix ?? "",
+      // Queue only until the first connect so boot-time commands wait; afterwards fail at once.
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      commandTimeout: timeout,
+      // Never give up: the service recovers on its own when Redis comes back.
+      retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
+      // A command that already timed out for its caller must not run later behind its back
+      // (e.g. a refresh-token rotation the client was told failed).
+      autoResendUnfulfilledCommands: false,
+    }) as ScriptedRedis;
+    redis.defineCommand("cacheDeleteIfEquals", { numberOfKeys: 1, lua: DELETE_IF_EQUALS });
+    redis.defineCommand("cacheReplaceIfEquals", { lua: REPLACE_IF_EQUALS });
+    redis.defineCommand("cacheIncrement", { numberOfKeys: 1, lua: INCREMENT });
+    redis.on("error", (err: Error) => this.onError(err));
+    redis.once("ready", () => {
+      redis.options.enableOfflineQueue = false;
+    });
+    this.redis = redis;
+  }
+
+  /** Resolves once connected; rejects after `timeoutMs` so a wrong URL fails at boot. */
+  async waitUntilReady(timeoutMs: number): Promise<void> {
+    const redis = this.redis;
+    if (redis.status === "ready") return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        redis.off("ready", onReady);
+        const reason = this.lastError ? `: ${this.lastError.message}` : "";
+        reject(new Error(`Redis at ${redactUrl(this.url)} did not answer within ${timeoutMs} ms${reason}`, { cause: this.lastError }));
+      }, timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      redis.once("ready", onReady);
+    });
+  }
+
+  get(key: string): Promise<string | null> {
+    return this.run(() => this.redis.get(key));
+  }
+
+  async set(key: string, value: string, ttlSec: number): Promise<void> {
+    assertPositiveInteger("ttlSec", ttlSec);
+    await this.run(() => this.redis.set(key, value, "EX", ttlSec));
+  }
+
+  async setMany(entries: CacheEntry[]): Promise<void> {
+    for (const e of entries) assertPositiveInteger("ttlSec", e.ttlSec);
+    if (entries.length === 0) return;
+    await this.run(async () => {
+      const multi = this.redis.multi();
+      for (const e of entries) multi.set(e.key, e.value, "EX", e.ttlSec);
+      const results = await multi.exec();
+      if (!results) throw new Error("MULTI was discarded");
+      const failed = results.find(([err]) => err);
+      if (failed) throw failed[0];
+    });
+  }
+
+  async delete(...keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.run(() => this.redis.del(...keys));
+  }
+
+  async deleteIfEquals(key: string, expected: string): Promise<boolean> {
+    return (await this.run(() => this.redis.cacheDeleteIfEquals(key, expected))) === 1;
+  }
+
+  async replaceIfEquals(guardKey: string, expected: string, entries: CacheEntry[]): Promise<boolean> {
+    for (const e of entries) assertPositiveInteger("ttlSec", e.ttlSec);
+    const keys = [guardKey, ...entries.map((e) => e.key)];
+    const args = [expected, ...entries.flatMap((e) => [e.value, e.ttlSec])];
+    return (await this.run(() => this.redis.cacheReplaceIfEquals(keys.length, ...keys, ...args))) === 1;
+  }
+
+  async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
+    assertPositiveInteger("ttlMs", ttlMs);
+    return (await this.run(() => this.redis.set(key, value, "PX", ttlMs, "NX"))) === "OK";
+  }
+
+  async increment(key: string, windowSec: number): Promise<{ count: number; resetInMs: number }> {
+    assertPositiveInteger("windowSec", windowSec);
+    const [count, ttl] = await this.run(() => this.redis.cacheIncrement(key, windowSec * 1000));
+    // PTTL can round down to 0 in the key's last millisecond; the window has not reset yet.
+    return { count, resetInMs: Math.max(ttl, 1) };
+  }
+
+  async ttlMs(key: string): Promise<number | null> {
+    const ttl = await this.run(() => this.redis.pttl(key));
+    if (ttl === -2) return null;
+    // -1: a key without expiry, which this adapter never writes; report it as living forever.
+    return ttl === -1 ? Number.POSITIVE_INFINITY : ttl;
+  }
+
+  async ping(): Promise<void> {
+    await this.run(() => this.redis.ping());
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.status === "end") return;
+    if (this.redis.status === "ready") {
+      try {
+        await this.redis.quit();
+        return;
+      } catch {
+        // fall through: drop the connection without waiting
+      }
+    }
+    this.redis.disconnect();
+  }
+
+  private async run<T>(command: () => Promise<T>): Promise<T> {
+    try {
+      return await command();
+    } catch (err) {
+      // A reply error is Redis answering (e.g. WRONGTYPE): a bug, not an outage.
+      if (err instanceof Error && err.name === "ReplyError") throw err;
+      throw new AppError("service_unavailable", { message: "The cache is unavailable; retry later", cause: err });
+    }
+  }
+
+  private onError(err: Error): void {
+    this.lastError = err;
+    const logger = this.options.logger;
+    if (!logger) return;
+    // ioredis reports every failed reconnect (about once a second); one line per interval is enough.
+    const now = Date.now();
+    if (now - this.lastWarnAt < WARN_EVERY_MS) {
+      this.suppressedWarnings++;
+      return;
+    }
+    logger.warn({ err, url: redactUrl(this.url), suppressed: this.suppressedWarnings }, "Redis cache connection error");
+    this.lastWarnAt = now;
+    this.suppressedWarnings = 0;
+  }
+}
+
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable Redis URL)";
+  }
+}

@@ -1,0 +1,28 @@
+import express, { Router } from "express";
+import type { Services } from "../container";
+import { errorHandler, notFoundHandler } from "./error-handler";
+import { minigameRoutes } from "./minigame-routes";
+import { requestContext } from "./request-context";
+
+/**
+ * Everything under `/api`. Public routers (which issue tokens) are mounted apart from protected
+ * ones, so a new protected route cannot become public by accident.
+ */
+export function createApiRouter(services: Services): Router {
+  const api = Router();
+  api.use(requestContext(services.logger));
+  api.use(express.json({ limit: "16kb", strict: true }));
+
+  api.use(
+    minigameRoutes({
+      platforms: services.platformDefinitions,
+      login: services.login,
+      platformTokens: services.platformTokens,
+      internalKey: services.config.accessTokenRoute.key,
+    }),
+  );
+
+  api.use(notFoundHandler);
+  api.use(errorHandler(services.logger));
+  return api;
+}

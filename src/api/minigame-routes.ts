@@ -1,0 +1,45 @@
+import { Router, type RequestHandler } from "express";
+import { AppError } from "../core/errors";
+import type { PlatformDefinition } from "../platforms/platform";
+import type { LoginService } from "../services/login-service";
+import type { PlatformTokenService } from "../services/platform-token-service";
+import { constantTimeEqual } from "../services/session-service";
+import { sendOk } from "./envelope";
+import { parseInput } from "./validate";
+
+export const INTERNAL_KEY_HEADER = "x-internal-key";
+
+export interface MinigameRouteDeps {
+  platforms: readonly PlatformDefinition[];
+  login: LoginService;
+  platformTokens: PlatformTokenService;
+  /** When set, the access-token routes require this value in the X-Internal-Key header. */
+  internalKey?: string;
+}
+
+/** Spec 4.1–4.4: `/minigame/<platform>/login` and `/minigame/<platform>/access_token`, one pair per platform. */
+export function minigameRoutes(deps: MinigameRouteDeps): Router {
+  const router = Router();
+  const requireInternalKey = internalKeyGuard(deps.internalKey);
+
+  for (const platform of deps.platforms) {
+    router.get(`/minigame/${platform.name}/login`, async (req, res) => {
+      const codes = parseInput(platform.loginQuerySchema, req.query);
+      const data = await deps.login.loginWithPlatform(platform.name, codes);
+      sendOk(res, data, "Login succeeded");
+    });
+
+    router.get(`/minigame/${platform.name}/access_token`, requireInternalKey, async (_req, res) => {
+      sendOk(res, await deps.platformTokens.getAccessToken(platform.name), "OK");
+    });
+  }
+  return router;
+}
+
+function internalKeyGuard(key: string | undefined): RequestHandler {
+  if (!key) return (_req, _res, next) => next();
+  return (req, _res, next) => {
+    const presented = req.header(INTERNAL_KEY_HEADER);
+    next(presented && constantTimeEqual(presented, key) ? undefined : new AppError("internal_key_invalid"));
+  };
+}

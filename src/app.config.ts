@@ -1,0 +1,76 @@
+/**
+ * The server definition: rooms, Express routes and server options. It never listens; `index.ts`
+ * does, and tests boot this same definition with @colyseus/testing.
+ */
+import config from "@colyseus/tools";
+import type { Server } from "@colyseus/core";
+import { WebSocketTransport } from "@colyseus/ws-transport";
+import type express from "express";
+import { createApiRouter } from "./api/api-router";
+import type { AppConfig } from "./config/config";
+import { buildServices, type ServiceOverrides, type Services } from "./container";
+import { createLogger, type Logger } from "./logging/logger";
+
+/** WebSocket messages above this size are refused by the transport. */
+export const MAX_WS_PAYLOAD_BYTES = 16 * 1024;
+
+export interface AppOptions {
+  logger?: Logger;
+  overrides?: ServiceOverrides;
+}
+
+export interface App {
+  /** What `listen()` and `@colyseus/testing`'s `boot()` take. */
+  definition: ReturnType<typeof config>;
+  /** The wired services, available once the server has booted. */
+  services(): Services;
+}
+
+export function createApp(settings: AppConfig, options: AppOptions = {}): App {
+  const logger = options.logger ?? createLogger({ level: settings.logLevel });
+  let services: Services | undefined;
+
+  const definition = config({
+    displayLogs: false,
+    options: { greet: false },
+
+    initializeTransport: (transportOptions: { server: unknown; app: unknown }) =>
+      new WebSocketTransport({ ...(transportOptions as object), maxPayload: MAX_WS_PAYLOAD_BYTES }),
+
+    initializeExpress: async (app: express.Express) => {
+      services = await buildServices(settings, logger, options.overrides);
+      app.disable("x-powered-by");
+      app.use("/api", createApiRouter(services));
+      logger.info(`ready: ${describeStartup(services)}`);
+    },
+
+    initializeGameServer: (gameServer: Server) => {
+      gameServer.onShutdown(async () => {
+        await services?.close();
+      });
+    },
+  });
+
+  return {
+    definition,
+    services: () => {
+      if (!services) throw new Error("the server has not booted yet");
+      return services;
+    },
+  };
+}
+
+/** One line that tells an operator what the server runs on. */
+function describeStartup(services: Services): string {
+  const { config } = services;
+  const parts = [
+    `${config.env} mode`,
+    config.simulator === "embedded"
+      ? `platform simulator at ${services.simulator?.url} serving ${services.platformDefinitions.map((p) => p.name).join(" and ")}`
+      : `platforms: ${services.platformDefinitions.map((p) => `${p.name} → ${config.platforms[p.name].apiBaseUrl}`).join(", ")}`,
+    config.store.kind === "sqlite" ? `users in SQLite at ${config.store.path}` : "users in PostgreSQL",
+    config.cache.kind === "memory" ? "in-memory cache (single process)" : "Redis cache",
+  ];
+  if (config.jwt.secret && config.notices.some((n) => n.startsWith("JWT_SECRET"))) parts.push("built-in development JWT secret");
+  return parts.join("; ");
+}

@@ -1,0 +1,126 @@
+/**
+ * The composition root: turns validated config into wired services. The only module that knows
+ * every adapter; services and edges receive what they need from here.
+ */
+import { createCache } from "./adapters/cache/create-cache";
+import { createUserStore } from "./adapters/store/create-user-store";
+import type { AppConfig, PlatformSettings } from "./config/config";
+import type { Cache } from "./core/ports/cache";
+import type { UserStore } from "./core/ports/user-store";
+import type { Logger } from "./logging/logger";
+import { keepAliveAgents } from "./platforms/http-json";
+import type { PlatformClient, PlatformDefinition } from "./platforms/platform";
+import { platformDefinitions } from "./platforms/registry";
+import { LoginService, type PlatformLogin } from "./services/login-service";
+import { PlatformTokenService } from "./services/platform-token-service";
+import { SessionService } from "./services/session-service";
+import { TokenSigner } from "./services/token-signer";
+import { startSimulator, type RunningSimulator } from "./simulator/simulator-server";
+
+export interface Services {
+  config: AppConfig;
+  logger: Logger;
+  store: UserStore;
+  cache: Cache;
+  signer: TokenSigner;
+  sessions: SessionService;
+  login: LoginService;
+  platformTokens: PlatformTokenService;
+  platformDefinitions: readonly PlatformDefinition[];
+  platformClients: ReadonlyMap<string, PlatformClient>;
+  /** Present when the simulator is embedded (development default). */
+  simulator?: RunningSimulator;
+  close(): Promise<void>;
+}
+
+export interface ServiceOverrides {
+  now?: () => number;
+  /** Delay between platform "busy" retries; tests shorten it. */
+  retryDelayMs?: (attempt: number) => number;
+}
+
+export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
+  const cleanups: Array<() => Promise<void>> = [];
+  try {
+    let simulator: RunningSimulator | undefined;
+    let platformSettings = config.platforms;
+    if (config.simulator === "embedded") {
+      // The embedded simulator accepts whatever app credentials are configured.
+      const apps = platformDefinitions.map((d) => ({
+        platform: d.name as "wechat" | "douyin",
+        appId: config.platforms[d.name].appId,
+        appSecret: config.platforms[d.name].appSecret,
+      }));
+      simulator = await startSimulator({ host: "127.0.0.1", port: 0, apps });
+      cleanups.push(() => simulator!.close());
+      platformSettings = pointAt(simulator.url, config.platforms);
+    }
+
+    const store = await createUserStore(config.store);
+    cleanups.push(() => store.close());
+    const cache = await createCache(config.cache, config.cacheKeyPrefix, logger);
+    cleanups.push(() => cache.close());
+
+    const signer = new TokenSigner({
+      secret: config.jwt.secret,
+      previousSecrets: config.jwt.previousSecrets,
+      accessTtlSec: config.jwt.accessTtlSec,
+      refreshTtlSec: config.jwt.refreshTtlSec,
+      now: overrides.now,
+    });
+    const sessions = new SessionService(signer, cache);
+
+    const platformLogins = new Map<string, PlatformLogin>();
+    const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
+    for (const definition of platformDefinitions) {
+      const settings = platformSettings[definition.name];
+      const client = definition.createClient({
+        settings,
+        timeoutMs: config.platformTimeoutMs,
+        busyRetries: config.platformBusyRetries,
+        agent: settings.apiBaseUrl.startsWith("https:") ? keepAliveAgents.https : keepAliveAgents.http,
+        logger,
+        retryDelayMs: overrides.retryDelayMs,
+      });
+      platformLogins.set(definition.name, { definition, client });
+      tokenClients.set(definition.name, { client, appId: settings.appId });
+    }
+
+    const login = new LoginService(platformLogins, store, sessions, logger, {
+      exposeSessionKey: config.exposeSessionKey,
+      placeholderEmailDomain: config.placeholderEmailDomain,
+      now: overrides.now,
+    });
+    const platformTokens = new PlatformTokenService(tokenClients, cache, logger, {
+      refreshMarginSec: config.platformTokenRefreshMarginSec,
+      lockWaitMs: config.platformTimeoutMs * (config.platformBusyRetries + 1) + 2000,
+      now: overrides.now,
+    });
+
+    return {
+      config,
+      logger,
+      store,
+      cache,
+      signer,
+      sessions,
+      login,
+      platformTokens,
+      platformDefinitions,
+      platformClients: new Map([...platformLogins].map(([name, p]) => [name, p.client])),
+      simulator,
+      close: () => runAll(cleanups.reverse()),
+    };
+  } catch (err) {
+    await runAll(cleanups.reverse());
+    throw err;
+  }
+}
+
+function pointAt(url: string, platforms: Record<string, PlatformSettings>): Record<string, PlatformSettings> {
+  return Object.fromEntries(Object.entries(platforms).map(([name, s]) => [name, { ...s, apiBaseUrl: url }]));
+}
+
+async function runAll(steps: Array<() => Promise<void>>): Promise<void> {
+  for (const step of steps) await step().catch(() => undefined);
+}

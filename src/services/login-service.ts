@@ -1,0 +1,148 @@
+import { AppError } from "../core/errors";
+import { AccountTakenError, IdentityTakenError, type UserStore } from "../core/ports/user-store";
+import type { PlatformIdentityKey, User } from "../core/user";
+import type { Logger } from "../logging/logger";
+import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity } from "../platforms/platform";
+import type { SessionService } from "./session-service";
+import { newPlatformUser } from "./user-factory";
+
+export interface PlatformLogin {
+  definition: PlatformDefinition;
+  client: PlatformClient;
+}
+
+export interface LoginServiceOptions {
+  exposeSessionKey: boolean;
+  placeholderEmailDomain: string;
+  now?: () => number;
+}
+
+/** The `data` of a successful mini-game login: the platform's fields plus our token and user. */
+export type PlatformLoginResponse = Record<string, unknown> & {
+  token: string;
+  refreshToken: string;
+  expiresIn: number;
+  user: User;
+};
+
+const MAX_CREATE_ATTEMPTS = 3;
+
+/** Mini-game login: exchange the code, find or create the local user, start a session. */
+export class LoginService {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly platforms: ReadonlyMap<string, PlatformLogin>,
+    private readonly store: UserStore,
+    private readonly sessions: SessionService,
+    private readonly logger: Logger,
+    private readonly options: LoginServiceOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  async loginWithPlatform(platformName: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
+    const platform = this.platforms.get(platformName);
+    if (!platform) throw new AppError("unknown_platform");
+    const { definition, client } = platform;
+
+    let result;
+    try {
+      result = await client.exchangeCode(codes);
+    } catch (err) {
+      if (err instanceof AppError) {
+        this.logPlatformFailure(platformName, err);
+        throw this.withEmptySession(err);
+      }
+      throw err;
+    }
+
+    const fields = { ...result.responseFields };
+    if (!this.options.exposeSessionKey) delete fields.session_key;
+
+    const key = userKey(result.identity, definition);
+    if (!key) {
+      throw new AppError("platform_identity_missing", {
+        data: { platform: platformName, ...fields, token: "", user: null },
+      });
+    }
+
+    const user = await this.findOrCreateUser(platformName, key, result.identity);
+    const session = await this.sessions.startSession(user);
+    this.logger.info({ event: "login", platform: platformName, userId: user.id }, "mini-game login");
+    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
+  }
+
+  private async findOrCreateUser(platform: string, key: string, identity: PlatformIdentity): Promise<User> {
+    const primary: PlatformIdentityKey = { platform, platformId: key };
+    // With both codes (Douyin), the anonymous id is a second key of the same player.
+    const anonymous: PlatformIdentityKey | undefined =
+      identity.anonymousOpenid && identity.anonymousOpenid !== key
+        ? { platform, platformId: identity.anonymousOpenid }
+        : undefined;
+
+    for (let attempt = 1; ; attempt++) {
+      const existing = await this.store.findByIdentity(primary);
+      if (existing) {
+        if (anonymous) await this.linkAnonymousIfFree(existing.id, anonymous);
+        return existing;
+      }
+      if (anonymous) {
+        const migrated = await this.migrateAnonymousUser(primary, anonymous);
+        if (migrated) return migrated;
+      }
+      try {
+        const draft = await newPlatformUser(platform, key, this.options.placeholderEmailDomain, new Date(this.now()));
+        const created = await this.store.createUser(draft, anonymous ? [primary, anonymous] : [primary]);
+        this.logger.info({ event: "user_created", platform, userId: created.id }, "user created");
+        return created;
+      } catch (err) {
+        // A concurrent login created (or linked) the same player first: look again.
+        const raced = err instanceof IdentityTakenError || err instanceof AccountTakenError;
+        if (!raced || attempt >= MAX_CREATE_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  /**
+   * A player who first played anonymously and now logs in with a code: move that user to the
+   * openid instead of creating a second one. Progress is kept; the anonymous id still leads to it.
+   */
+  private async migrateAnonymousUser(primary: PlatformIdentityKey, anonymous: PlatformIdentityKey): Promise<User | null> {
+    const anonymousUser = await this.store.findByIdentity(anonymous);
+    if (!anonymousUser) return null;
+    const migrated = await this.store.attachIdentity(anonymousUser.id, primary, { asPrimary: true });
+    if (migrated) {
+      this.logger.info({ event: "user_migrated", platform: primary.platform, userId: migrated.id }, "anonymous user moved to openid");
+      return migrated;
+    }
+    // The openid was attached concurrently (to this user or another): the caller looks it up again.
+    return null;
+  }
+
+  private async linkAnonymousIfFree(userId: string, anonymous: PlatformIdentityKey): Promise<void> {
+    if (await this.store.findByIdentity(anonymous)) return; // belongs to someone: merging is game-specific
+    await this.store.attachIdentity(userId, anonymous, { asPrimary: false });
+  }
+
+  private withEmptySession(err: AppError): AppError {
+    return new AppError(err.code, {
+      message: err.message,
+      data: { ...err.data, token: "", user: null },
+      cause: err.cause,
+      headers: err.headers,
+    });
+  }
+
+  private logPlatformFailure(platform: string, err: AppError): void {
+    const detail = { event: "platform_login_failed", platform, errorCode: err.code, errcode: err.data.errcode };
+    // Our own credentials being rejected is the operator's problem, not the player's.
+    if (err.code === "platform_misconfigured") this.logger.error(detail, "platform rejected this server's credentials");
+    else this.logger.warn(detail, "platform login failed");
+  }
+}
+
+function userKey(identity: PlatformIdentity, definition: PlatformDefinition): string | undefined {
+  for (const field of definition.userKeyOrder) if (identity[field]) return identity[field];
+  return undefined;
+}

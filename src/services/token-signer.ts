@@ -1,0 +1,168 @@
+import crypto, { type KeyObject } from "node:crypto";
+import jwt from "jsonwebtoken";
+import { AppError } from "../core/errors";
+
+/** Claims of an access token (spec 5.2 plus session bookkeeping). */
+export interface AccessClaims {
+  userId: string;
+  username: string;
+  email: string;
+  /** Session id: created at login, kept across refreshes. */
+  sid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export interface RefreshClaims {
+  typ: "refresh";
+  userId: string;
+  sid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+interface SigningKey {
+  kid: string;
+  access: KeyObject;
+  refresh: KeyObject;
+}
+
+export interface TokenSignerOptions {
+  secret: string;
+  /** Older secrets still accepted for verification, so a secret can be rotated without a mass logout. */
+  previousSecrets: readonly string[];
+  accessTtlSec: number;
+  refreshTtlSec: number;
+  now?: () => number;
+}
+
+/**
+ * Signs and verifies this service's JWTs. HS256 only, with KeyObjects: jsonwebtoken with a string
+ * secret re-imports the key on every call (~0.56 ms against ~13 µs here).
+ * Refresh tokens use a key derived from the secret, so an access token can never pass as one.
+ */
+export class TokenSigner {
+  private readonly keys: SigningKey[];
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenSignerOptions) {
+    this.keys = [options.secret, ...options.previousSecrets].map(deriveKeys);
+    this.now = options.now ?? Date.now;
+  }
+
+  get accessTtlSec(): number {
+    return this.options.accessTtlSec;
+  }
+
+  get refreshTtlSec(): number {
+    return this.options.refreshTtlSec;
+  }
+
+  signAccess(subject: { userId: string; username: string; email: string; sid: string }): {
+    token: string;
+    claims: AccessClaims;
+  } {
+    const iat = Math.floor(this.now() / 1000);
+    const claims: AccessClaims = { ...subject, jti: randomId(), iat, exp: iat + this.options.accessTtlSec };
+    const key = this.keys[0];
+    const token = jwt.sign(claims, key.access, { algorithm: "HS256", header: { alg: "HS256", typ: "JWT", kid: key.kid } });
+    return { token, claims };
+  }
+
+  signRefresh(subject: { userId: string; sid: string }): { token: string; claims: RefreshClaims } {
+    const iat = Math.floor(this.now() / 1000);
+    const claims: RefreshClaims = { typ: "refresh", ...subject, jti: randomId(), iat, exp: iat + this.options.refreshTtlSec };
+    const key = this.keys[0];
+    const token = jwt.sign(claims, key.refresh, { algorithm: "HS256", header: { alg: "HS256", typ: "JWT", kid: key.kid } });
+    return { token, claims };
+  }
+
+  /** Signature, algorithm, expiry and claim shape. Throws token_invalid or token_expired. */
+  verifyAccess(token: string): AccessClaims {
+    const payload = this.verify(token, "access", "token_invalid", "token_expired");
+    if (
+      payload.typ !== undefined ||
+      !isNonEmptyString(payload.userId) ||
+      !isNonEmptyString(payload.sid) ||
+      !isNonEmptyString(payload.jti) ||
+      typeof payload.username !== "string" ||
+      typeof payload.email !== "string"
+    ) {
+      throw new AppError("token_invalid");
+    }
+    return payload as unknown as AccessClaims;
+  }
+
+  /** Throws refresh_token_invalid for anything but a well-formed, unexpired refresh token of ours. */
+  verifyRefresh(token: string): RefreshClaims {
+    const payload = this.verify(token, "refresh", "refresh_token_invalid", "refresh_token_invalid");
+    if (
+      payload.typ !== "refresh" ||
+      !isNonEmptyString(payload.userId) ||
+      !isNonEmptyString(payload.sid) ||
+      !isNonEmptyString(payload.jti)
+    ) {
+      throw new AppError("refresh_token_invalid");
+    }
+    return payload as unknown as RefreshClaims;
+  }
+
+  private verify(
+    token: string,
+    kind: "access" | "refresh",
+    invalid: "token_invalid" | "refresh_token_invalid",
+    expired: "token_expired" | "refresh_token_invalid",
+  ): Record<string, unknown> {
+    if (typeof token !== "string" || token.length > 4096) throw new AppError(invalid);
+    const kid = readKid(token);
+    const key = kid === undefined ? undefined : this.keys.find((k) => k.kid === kid);
+    if (!key) throw new AppError(invalid);
+    try {
+      const payload = jwt.verify(token, key[kind], {
+        algorithms: ["HS256"],
+        clockTimestamp: Math.floor(this.now() / 1000),
+      });
+      if (typeof payload !== "object" || payload === null) throw new AppError(invalid);
+      return payload as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof jwt.TokenExpiredError) throw new AppError(expired);
+      if (err instanceof AppError) throw err;
+      throw new AppError(invalid);
+    }
+  }
+}
+
+function deriveKeys(secret: string): SigningKey {
+  const kid = crypto.createHash("sha256").update(`kid:${secret}`).digest("base64url").slice(0, 10);
+  const refreshKey = crypto.createHmac("sha256", secret).update("refresh-token-signing-key").digest();
+  return {
+    kid,
+    access: crypto.createSecretKey(Buffer.from(secret, "utf8")),
+    refresh: crypto.createSecretKey(refreshKey),
+  };
+}
+
+/** Reads the `kid` header without trusting anything else in the token. */
+function readKid(token: string): string | undefined {
+  const dot = token.indexOf(".");
+  if (dot <= 0) return undefined;
+  try {
+    const header: unknown = JSON.parse(Buffer.from(token.slice(0, dot), "base64url").toString("utf8"));
+    if (header && typeof header === "object" && typeof (header as { kid?: unknown }).kid === "string") {
+      return (header as { kid: string }).kid;
+    }
+  } catch {
+    // fall through: not a JWT we issued
+  }
+  return undefined;
+}
+
+function isNonEmptyString(v: unknown): v is string {
+  return typeof v === "string" && v.length > 0;
+}
+
+export function randomId(): string {
+  return crypto.randomBytes(16).toString("base64url");
+}

@@ -1,0 +1,114 @@
+/**
+ * Boots the real server definition (src/app.config.ts) with @colyseus/testing on a free port,
+ * against a standalone simulator started as a real HTTP server, and captures the logs.
+ */
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import fs from "node:fs";
+import { Writable } from "node:stream";
+import { boot, type ColyseusTestServer } from "@colyseus/testing";
+import { createApp, type App } from "../../src/app.config";
+import { parseConfig, type AppConfig } from "../../src/config/config";
+import type { ServiceOverrides, Services } from "../../src/container";
+import { createLogger } from "../../src/logging/logger";
+import { DEFAULT_SIMULATOR_APPS, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
+
+export const TEST_JWT_SECRET = "test-jwt-secret-with-more-than-thirty-two-bytes";
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Harness {
+  baseUrl: string;
+  colyseus: ColyseusTestServer;
+  app: App;
+  services: Services;
+  config: AppConfig;
+  simulator: RunningSimulator;
+  logs: string[];
+  get(pathAndQuery: string, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  request(method: string, pathAndQuery: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>;
+  overrides?: ServiceOverrides;
+  /** Reuse a simulator (e.g. to share counters); otherwise one is started and stopped with the app. */
+  simulator?: RunningSimulator;
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const simulator = options.simulator ?? (await startSimulator({ port: 0 }));
+  const wechat = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "wechat")!;
+  const douyin = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "douyin")!;
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-"));
+  const config = parseConfig({
+    NODE_ENV: "test",
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: "debug",
+    PLATFORM_SIMULATOR: "off",
+    SQLITE_PATH: path.join(tmp, "users.sqlite"),
+    WECHAT_APP_ID: wechat.appId,
+    WECHAT_APP_SECRET: wechat.appSecret,
+    WECHAT_API_BASE_URL: simulator.url,
+    DOUYIN_APP_ID: douyin.appId,
+    DOUYIN_APP_SECRET: douyin.appSecret,
+    DOUYIN_API_BASE_URL: simulator.url,
+    ...options.env,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = createLogger({ level: config.logLevel, destination });
+  const app = createApp(config, { logger, overrides: { retryDelayMs: () => 5, ...options.overrides } });
+  const port = await freePort();
+  const colyseus = await boot(app.definition, port);
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const request = async (method: string, pathAndQuery: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(baseUrl + pathAndQuery, {
+      method,
+      headers: { ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // leave as text: the test decides whether that is acceptable
+    }
+    return { status: res.status, body: parsed as any, headers: res.headers };
+  };
+
+  return {
+    baseUrl,
+    colyseus,
+    app,
+    services: app.services(),
+    config,
+    simulator,
+    logs,
+    get: (p, headers) => request("GET", p, undefined, headers),
+    request,
+    close: async () => {
+      await colyseus.shutdown();
+      if (!options.simulator) await simulator.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}

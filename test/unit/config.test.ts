@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError, DEV_JWT_SECRET, parseConfig, readEnvironment } from "../../src/config/config";
+
+const STRONG = "k".repeat(20) + "Q9v!xZ2#mB7@pL4$wR"; // ≥ 32 bytes, no placeholder words
+const productionEnv = {
+  NODE_ENV: "production",
+  JWT_SECRET: STRONG,
+  WECHAT_APP_ID: "wx123",
+  WECHAT_APP_SECRET: "s3cr3t-wechat-value",
+  DOUYIN_APP_ID: "tt123",
+  DOUYIN_APP_SECRET: "s3cr3t-douyin-value",
+  ACCESS_TOKEN_ROUTE_KEY: "0123456789abcdef0123",
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.problems;
+  }
+  assert.fail("expected a ConfigError");
+}
+
+describe("config", () => {
+  it("starts in development on embedded defaults with no settings at all", () => {
+    const c = parseConfig({});
+    assert.equal(c.env, "development");
+    assert.equal(c.port, 2567);
+    assert.equal(c.simulator, "embedded");
+    assert.deepEqual(c.store, { kind: "sqlite", path: "./data/users.sqlite" });
+    assert.deepEqual(c.cache, { kind: "memory" });
+    assert.equal(c.jwt.secret, DEV_JWT_SECRET);
+    assert.equal(c.jwt.accessTtlSec, 7200);
+    assert.equal(c.jwt.refreshTtlSec, 30 * 24 * 3600);
+    assert.equal(c.platforms.wechat.extra.tokenApi, "stable");
+    assert.ok(Object.isFrozen(c) && Object.isFrozen(c.jwt));
+  });
+
+  it("accepts a complete production configuration", () => {
+    const c = parseConfig(productionEnv);
+    assert.equal(c.simulator, "off");
+    assert.equal(c.platforms.wechat.apiBaseUrl, "https://api.weixin.qq.com");
+    assert.equal(c.platforms.douyin.apiBaseUrl, "https://minigame.zijieapi.com");
+  });
+
+  it("refuses production without a JWT secret, with a short one, or with a placeholder", () => {
+    const { JWT_SECRET: _omit, ...noSecret } = productionEnv;
+    assert.ok(problemsOf(noSecret).some((p) => p.startsWith("JWT_SECRET")));
+    assert.ok(problemsOf({ ...productionEnv, JWT_SECRET: "short" }).some((p) => p.startsWith("JWT_SECRET")));
+    assert.ok(
+      problemsOf({ ...productionEnv, JWT_SECRET: "change-me-change-me-change-me-change-me" }).some((p) =>
+        p.startsWith("JWT_SECRET"),
+      ),
+    );
+    assert.ok(problemsOf({ ...productionEnv, JWT_SECRET: DEV_JWT_SECRET }).some((p) => p.startsWith("JWT_SECRET")));
+  });
+
+  it("refuses the simulator and missing platform credentials in production, reporting every problem at once", () => {
+    const problems = problemsOf({ NODE_ENV: "production", PLATFORM_SIMULATOR: "embedded" });
+    assert.ok(problems.some((p) => p.startsWith("PLATFORM_SIMULATOR")));
+    assert.ok(problems.some((p) => p.startsWith("JWT_SECRET")));
+    assert.ok(problems.some((p) => p.startsWith("ACCESS_TOKEN_ROUTE_KEY")));
+    const { WECHAT_APP_SECRET: _s, ...noWechatSecret } = productionEnv;
+    assert.ok(problemsOf(noWechatSecret).some((p) => p.includes("WECHAT_APP_SECRET")));
+  });
+
+  it("requires the internal key for access-token routes in production unless public access is chosen", () => {
+    const { ACCESS_TOKEN_ROUTE_KEY: _k, ...noKey } = productionEnv;
+    assert.ok(problemsOf(noKey).some((p) => p.startsWith("ACCESS_TOKEN_ROUTE_KEY")));
+    const c = parseConfig({ ...noKey, ACCESS_TOKEN_ROUTE_PUBLIC: "true" });
+    assert.equal(c.accessTokenRoute.public, true);
+  });
+
+  it("refuses several instances with the in-memory cache or SQLite", () => {
+    const problems = problemsOf({ INSTANCES: "2" });
+    assert.ok(problems.some((p) => p.includes("REDIS_URL")));
+    assert.ok(problems.some((p) => p.includes("DATABASE_URL")));
+  });
+
+  it("rejects malformed values with the setting named", () => {
+    const problems = problemsOf({ PORT: "http", REDIS_URL: "localhost:6379", ACCESS_TOKEN_TTL_SEC: "-5" });
+    assert.ok(problems.some((p) => p.startsWith("PORT")));
+    assert.ok(problems.some((p) => p.startsWith("REDIS_URL")));
+    assert.ok(problems.some((p) => p.startsWith("ACCESS_TOKEN_TTL_SEC")));
+  });
+
+  it("treats blank values as unset", () => {
+    const c = parseConfig({ PORT: "", REDIS_URL: "  " });
+    assert.equal(c.port, 2567);
+    assert.deepEqual(c.cache, { kind: "memory" });
+  });
+
+  it("reads .env in development and arena.env in production, with the environment winning", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "cfg-"));
+    try {
+      fs.writeFileSync(path.join(dir, ".env"), "PORT=3001\nLOG_LEVEL=debug\n");
+      fs.writeFileSync(path.join(dir, "arena.env"), "PORT=4001\n");
+      assert.equal(readEnvironment({}, dir).PORT, "3001");
+      assert.equal(readEnvironment({ PORT: "5001" }, dir).PORT, "5001");
+      assert.equal(readEnvironment({ NODE_ENV: "production" }, dir).PORT, "4001");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

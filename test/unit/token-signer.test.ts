@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import jwt from "jsonwebtoken";
+import { AppError } from "../../src/core/errors";
+import { TokenSigner } from "../../src/services/token-signer";
+
+const SECRET = "a-very-long-test-secret-that-is-32-bytes-or-more";
+const subject = { userId: crypto.randomUUID(), username: "mg_wechat_abc", email: "wechat_abc@players.invalid", sid: "sid1" };
+
+function signer(overrides: Partial<ConstructorParameters<typeof TokenSigner>[0]> = {}) {
+  return new TokenSigner({ secret: SECRET, previousSecrets: [], accessTtlSec: 7200, refreshTtlSec: 86400, ...overrides });
+}
+
+function codeOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof AppError, `expected AppError, got ${err}`);
+    return err.code;
+  }
+  assert.fail("expected an error");
+}
+
+function b64(obj: unknown): string {
+  return Buffer.from(JSON.stringify(obj)).toString("base64url");
+}
+
+describe("TokenSigner", () => {
+  it("issues HS256 JWTs with typ JWT, a kid, and the spec's claims", () => {
+    const { token, claims } = signer().signAccess(subject);
+    const decoded = jwt.decode(token, { complete: true })!;
+    assert.equal(decoded.header.alg, "HS256");
+    assert.equal(decoded.header.typ, "JWT");
+    assert.ok(decoded.header.kid);
+    const payload = decoded.payload as Record<string, unknown>;
+    assert.equal(payload.userId, subject.userId);
+    assert.equal(payload.username, subject.username);
+    assert.equal(payload.email, subject.email);
+    assert.equal(payload.sid, "sid1");
+    assert.equal(payload.exp, claims.iat + 7200);
+    assert.equal(typeof payload.jti, "string");
+  });
+
+  it("never issues the same token twice in the same second", () => {
+    const s = signer({ now: () => 1_700_000_000_000 });
+    const tokens = new Set(Array.from({ length: 100 }, () => s.signAccess(subject).token));
+    assert.equal(tokens.size, 100);
+  });
+
+  it("verifies its own tokens and rejects expired ones as token_expired", () => {
+    let now = 1_700_000_000_000;
+    const s = signer({ now: () => now });
+    const { token } = s.signAccess(subject);
+    assert.equal(s.verifyAccess(token).userId, subject.userId);
+    now += 7201 * 1000;
+    assert.equal(codeOf(() => s.verifyAccess(token)), "token_expired");
+  });
+
+  it("rejects alg none, other secrets, RS256 headers, tampered payloads and garbage as token_invalid", () => {
+    const s = signer();
+    const { token } = s.signAccess(subject);
+    const [header, payload, sig] = token.split(".");
+    const kid = (jwt.decode(token, { complete: true })!.header as { kid: string }).kid;
+
+    const none = `${b64({ alg: "none", typ: "JWT", kid })}.${payload}.`;
+    const otherSecret = jwt.sign({ ...subject, jti: "x" }, "another-secret-another-secret-another-secret", {
+      algorithm: "HS256",
+      header: { alg: "HS256", kid },
+    });
+    const rs256 = `${b64({ alg: "RS256", typ: "JWT", kid })}.${payload}.${sig}`;
+    const tampered = `${header}.${b64({ ...(jwt.decode(token) as object), userId: crypto.randomUUID() })}.${sig}`;
+    for (const bad of [none, otherSecret, rs256, tampered, "garbage", "", "a.b.c", `${header}.${payload}`]) {
+      assert.equal(codeOf(() => s.verifyAccess(bad)), "token_invalid", bad);
+    }
+  });
+
+  it("rejects a token without userId even when correctly signed", () => {
+    const s = signer();
+    const kid = (jwt.decode(s.signAccess(subject).token, { complete: true })!.header as { kid: string }).kid;
+    const key = crypto.createSecretKey(Buffer.from(SECRET));
+    const { userId: _u, ...noUser } = subject;
+    const token = jwt.sign({ ...noUser, jti: "j" }, key, { algorithm: "HS256", header: { alg: "HS256", kid }, expiresIn: 60 });
+    assert.equal(codeOf(() => s.verifyAccess(token)), "token_invalid");
+  });
+
+  it("keeps access and refresh tokens apart", () => {
+    const s = signer();
+    const access = s.signAccess(subject).token;
+    const refresh = s.signRefresh({ userId: subject.userId, sid: "sid1" }).token;
+    assert.equal(s.verifyRefresh(refresh).sid, "sid1");
+    assert.equal(codeOf(() => s.verifyAccess(refresh)), "token_invalid");
+    assert.equal(codeOf(() => s.verifyRefresh(access)), "refresh_token_invalid");
+  });
+
+  it("accepts tokens signed with a previous secret after rotation, and signs with the new one", () => {
+    const old = signer();
+    const oldToken = old.signAccess(subject).token;
+    const rotated = signer({ secret: "the-new-secret-which-is-also-32-bytes-long!!", previousSecrets: [SECRET] });
+    assert.equal(rotated.verifyAccess(oldToken).userId, subject.userId);
+    const fresh = rotated.signAccess(subject).token;
+    assert.equal(codeOf(() => old.verifyAccess(fresh)), "token_invalid");
+  });
+});
