@@ -40,6 +40,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     initializeExpress: async (app: express.Express) => {
       services = await buildServices(settings, logger, options.overrides);
       app.disable("x-powered-by");
+      // Without TRUST_PROXY, X-Forwarded-For is ignored: a client could otherwise pick its own IP.
+      app.set("trust proxy", settings.trustProxy);
       app.use("/api", createApiRouter(services));
       logger.info(`ready: ${describeStartup(services)}`);
     },

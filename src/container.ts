@@ -11,7 +11,9 @@ import type { Logger } from "./logging/logger";
 import { keepAliveAgents } from "./platforms/http-json";
 import type { PlatformClient, PlatformDefinition } from "./platforms/platform";
 import { platformDefinitions } from "./platforms/registry";
+import { AccountService } from "./services/account-service";
 import { LoginService, type PlatformLogin } from "./services/login-service";
+import { RateLimiter } from "./services/rate-limiter";
 import { PlatformTokenService } from "./services/platform-token-service";
 import { SessionService } from "./services/session-service";
 import { TokenSigner } from "./services/token-signer";
@@ -25,6 +27,8 @@ export interface Services {
   signer: TokenSigner;
   sessions: SessionService;
   login: LoginService;
+  accounts: AccountService;
+  limiter: RateLimiter;
   platformTokens: PlatformTokenService;
   platformDefinitions: readonly PlatformDefinition[];
   platformClients: ReadonlyMap<string, PlatformClient>;
@@ -68,7 +72,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       refreshTtlSec: config.jwt.refreshTtlSec,
       now: overrides.now,
     });
-    const sessions = new SessionService(signer, cache);
+    const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
 
     const platformLogins = new Map<string, PlatformLogin>();
     const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
@@ -91,6 +95,13 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       placeholderEmailDomain: config.placeholderEmailDomain,
       now: overrides.now,
     });
+    const limiter = new RateLimiter(cache, config.rateLimit.enabled);
+    const accounts = new AccountService(store, sessions, limiter, logger, {
+      recentLoginSec: config.recentLoginSec,
+      accountMax: config.rateLimit.accountMax,
+      accountWindowSec: config.rateLimit.accountWindowSec,
+      now: overrides.now,
+    });
     const platformTokens = new PlatformTokenService(tokenClients, cache, logger, {
       refreshMarginSec: config.platformTokenRefreshMarginSec,
       lockWaitMs: config.platformTimeoutMs * (config.platformBusyRetries + 1) + 2000,
@@ -105,6 +116,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       signer,
       sessions,
       login,
+      accounts,
+      limiter,
       platformTokens,
       platformDefinitions,
       platformClients: new Map([...platformLogins].map(([name, p]) => [name, p.client])),

@@ -1,5 +1,6 @@
 import express, { Router } from "express";
 import type { Services } from "../container";
+import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes";
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
 import { requestContext } from "./request-context";
@@ -13,14 +14,27 @@ export function createApiRouter(services: Services): Router {
   api.use(requestContext(services.logger));
   api.use(express.json({ limit: "16kb", strict: true }));
 
+  const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };
   api.use(
     minigameRoutes({
       platforms: services.platformDefinitions,
       login: services.login,
       platformTokens: services.platformTokens,
       internalKey: services.config.accessTokenRoute.key,
+      limiter: services.limiter,
+      limits,
     }),
   );
+
+  const accountDeps: AccountRouteDeps = {
+    accounts: services.accounts,
+    sessions: services.sessions,
+    limiter: services.limiter,
+    limits,
+    placeholderEmailDomain: services.config.placeholderEmailDomain,
+  };
+  api.use("/auth", authRoutes(accountDeps));
+  api.use("/users", userRoutes(accountDeps));
 
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));

@@ -3,6 +3,7 @@ import { AppError } from "../core/errors";
 import type { PlatformDefinition } from "../platforms/platform";
 import type { LoginService } from "../services/login-service";
 import type { PlatformTokenService } from "../services/platform-token-service";
+import type { RateLimiter } from "../services/rate-limiter";
 import { constantTimeEqual } from "../services/session-service";
 import { sendOk } from "./envelope";
 import { parseInput } from "./validate";
@@ -15,6 +16,8 @@ export interface MinigameRouteDeps {
   platformTokens: PlatformTokenService;
   /** When set, the access-token routes require this value in the X-Internal-Key header. */
   internalKey?: string;
+  limiter: RateLimiter;
+  limits: { windowSec: number; ipMax: number };
 }
 
 /** Spec 4.1–4.4: `/minigame/<platform>/login` and `/minigame/<platform>/access_token`, one pair per platform. */
@@ -24,6 +27,7 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
 
   for (const platform of deps.platforms) {
     router.get(`/minigame/${platform.name}/login`, async (req, res) => {
+      await deps.limiter.hit(`ip:login:${req.ip}`, deps.limits.ipMax, deps.limits.windowSec);
       const codes = parseInput(platform.loginQuerySchema, req.query);
       const data = await deps.login.loginWithPlatform(platform.name, codes);
       sendOk(res, data, "Login succeeded");

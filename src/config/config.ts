@@ -29,6 +29,16 @@ const baseSchema = z.object({
   JWT_PREVIOUS_SECRETS: z.string().optional(),
   ACCESS_TOKEN_TTL_SEC: int(60, 30 * 24 * 3600).default(7200),
   REFRESH_TOKEN_TTL_SEC: int(300, 365 * 24 * 3600).default(30 * 24 * 3600),
+  REFRESH_GRACE_SEC: int(0, 300).default(10),
+  RECENT_LOGIN_SEC: int(30, 24 * 3600).default(600),
+  TRUST_PROXY: z.string().optional(),
+
+  RATE_LIMIT_ENABLED: bool.default(true),
+  RATE_LIMIT_WINDOW_SEC: int(1, 3600).default(60),
+  RATE_LIMIT_IP_MAX: int(1, 1_000_000).default(600),
+  RATE_LIMIT_USER_MAX: int(1, 1_000_000).default(60),
+  RATE_LIMIT_ACCOUNT_MAX: int(1, 10_000).default(10),
+  RATE_LIMIT_ACCOUNT_WINDOW_SEC: int(1, 24 * 3600).default(300),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   SQLITE_PATH: z.string().min(1).default("./data/users.sqlite"),
@@ -78,6 +88,23 @@ export interface AppConfig {
   platformBusyRetries: number;
   platformTokenRefreshMarginSec: number;
   accessTokenRoute: { key?: string; public: boolean };
+  /** Seconds a rotated refresh token still gets the pair its rotation produced. */
+  refreshGraceSec: number;
+  /** How fresh a login must be to set a first password without the current one. */
+  recentLoginSec: number;
+  /** Express "trust proxy" value: false (ignore forwarded headers), a hop count, or addresses. */
+  trustProxy: boolean | number | string;
+  rateLimit: {
+    enabled: boolean;
+    windowSec: number;
+    /** Requests per client IP per window, per route group; generous, since carrier NAT shares IPs. */
+    ipMax: number;
+    /** Requests per authenticated user per window (refresh, matchmaking). */
+    userMax: number;
+    /** Login attempts per account per account window: slows guessing, locks out only briefly. */
+    accountMax: number;
+    accountWindowSec: number;
+  };
   exposeSessionKey: boolean;
   placeholderEmailDomain: string;
   /** Human-readable notes about defaults in use, logged once at boot. */
@@ -209,6 +236,17 @@ export function parseConfig(rawEnv: Env): AppConfig {
     platformTokenRefreshMarginSec: s.PLATFORM_TOKEN_REFRESH_MARGIN_SEC,
     accessTokenRoute: { key: s.ACCESS_TOKEN_ROUTE_KEY, public: s.ACCESS_TOKEN_ROUTE_PUBLIC },
     exposeSessionKey: s.EXPOSE_SESSION_KEY,
+    refreshGraceSec: s.REFRESH_GRACE_SEC,
+    recentLoginSec: s.RECENT_LOGIN_SEC,
+    trustProxy: parseTrustProxy(s.TRUST_PROXY),
+    rateLimit: {
+      enabled: s.RATE_LIMIT_ENABLED,
+      windowSec: s.RATE_LIMIT_WINDOW_SEC,
+      ipMax: s.RATE_LIMIT_IP_MAX,
+      userMax: s.RATE_LIMIT_USER_MAX,
+      accountMax: s.RATE_LIMIT_ACCOUNT_MAX,
+      accountWindowSec: s.RATE_LIMIT_ACCOUNT_WINDOW_SEC,
+    },
     placeholderEmailDomain: s.PLACEHOLDER_EMAIL_DOMAIN,
     notices,
   } satisfies AppConfig) as AppConfig;
@@ -217,6 +255,14 @@ export function parseConfig(rawEnv: Env): AppConfig {
 /** Loads settings for the running process: env file plus environment, validated. */
 export function loadConfig(processEnv: Env = process.env): AppConfig {
   return parseConfig(readEnvironment(processEnv));
+}
+
+/** "true"/"false", a hop count, or a comma-separated list of trusted proxy addresses/subnets. */
+function parseTrustProxy(value: string | undefined): boolean | number | string {
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true") return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  return value;
 }
 
 const PLACEHOLDER = /change[-_ ]?me|placeholder|replace[-_ ]?me|your[-_]|example|xxx|todo|development-only/i;

@@ -1,12 +1,15 @@
 import crypto from "node:crypto";
 import { AppError } from "../core/errors";
 import type { Cache } from "../core/ports/cache";
-import type { User } from "../core/user";
+import type { UserStore } from "../core/ports/user-store";
+import { USER_STATUS_ACTIVE, type User } from "../core/user";
 import { randomId, type AccessClaims, type TokenSigner } from "./token-signer";
 
 /** Cache keys named by spec 5.5. */
 export const accessTokenKey = (userId: string) => `access_token:${userId}`;
 export const refreshTokenKey = (userId: string) => `refresh_token:${userId}`;
+/** The pair a rotation produced, kept for the grace window so a retried refresh gets the same answer. */
+const rotationKey = (userId: string, refreshJti: string) => `refresh_rotation:${userId}:${refreshJti}`;
 
 export interface IssuedSession {
   token: string;
@@ -22,10 +25,23 @@ export interface AuthContext {
   sid: string;
   username: string;
   email: string;
+  nickname: string | null;
   jti: string;
-  /** Access token issue time (seconds), e.g. for "recent login" checks. */
+  /** Access token issue time (seconds): a login or refresh. */
   iat: number;
   exp: number;
+  /** When the session started (seconds), for "recent login" checks. */
+  authTime: number;
+}
+
+export type SessionEndReason = "logout" | "new_login" | "refresh_reuse" | "password_change" | "user_disabled";
+
+/** Told whenever a user's live session changes, so connected room clients can be re-checked. */
+export type SessionChangeListener = (userId: string, reason: SessionEndReason) => void;
+
+export interface SessionServiceOptions {
+  /** Seconds after a rotation during which the old refresh token gets the same new pair back. */
+  refreshGraceSec: number;
 }
 
 /**
@@ -33,44 +49,142 @@ export interface AuthContext {
  * login replaces the previous session. A token is valid only while it is the one stored.
  */
 export class SessionService {
+  private readonly listeners: SessionChangeListener[] = [];
+
   constructor(
     private readonly signer: TokenSigner,
     private readonly cache: Cache,
+    private readonly store: UserStore,
+    private readonly options: SessionServiceOptions,
   ) {}
 
+  onSessionChange(listener: SessionChangeListener): void {
+    this.listeners.push(listener);
+  }
+
   /** Starts a new session for the user, ending any previous one. */
-  async startSession(user: Pick<User, "id" | "username" | "email">): Promise<IssuedSession> {
-    const sid = randomId();
-    const issued = this.issuePair(user, sid);
+  async startSession(user: Pick<User, "id" | "username" | "email">, reason: SessionEndReason = "new_login"): Promise<IssuedSession> {
+    const issued = this.issuePair(user, randomId(), this.signer.nowSec());
+    const hadSession = (await this.cache.get(accessTokenKey(user.id))) !== null;
     // One atomic write, so concurrent logins never leave one login's access token beside another's refresh token.
-    await this.cache.setMany([
-      { key: accessTokenKey(user.id), value: issued.token, ttlSec: this.signer.accessTtlSec },
-      { key: refreshTokenKey(user.id), value: issued.refreshToken, ttlSec: this.signer.refreshTtlSec },
-    ]);
+    await this.cache.setMany(this.sessionEntries(user.id, issued));
+    if (hadSession) this.notify(user.id, reason);
     return issued;
   }
 
   /**
-   * The one verification path for HTTP and rooms: HS256 signature, expiry and claims, then the token
-   * must be the one stored for the user (constant-time compare). Throws token_* / session_revoked.
+   * The one verification path for HTTP and rooms: HS256 signature, expiry and claims; the user must
+   * exist and be active; then the token must be the one stored for the user (constant-time compare).
    */
-  async verifyAccessToken(token: string | undefined | null): Promise<AuthContext> {
+  async verifyAccessToken(token: string | undefined | null): Promise<{ auth: AuthContext; user: User }> {
     if (!token) throw new AppError("token_missing");
     const claims = this.signer.verifyAccess(token);
-    const stored = await this.cache.get(accessTokenKey(claims.userId));
+    const [user, stored] = await Promise.all([this.store.findById(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
+    if (!user || user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
     if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
-    return toAuthContext(claims);
+    return { auth: toAuthContext(claims, user), user };
   }
 
-  protected issuePair(user: Pick<User, "id" | "username" | "email">, sid: string): IssuedSession {
-    const access = this.signer.signAccess({ userId: user.id, username: user.username, email: user.email, sid });
-    const refresh = this.signer.signRefresh({ userId: user.id, sid });
+  /** The sid of the user's live session, or null when none. */
+  async liveSessionId(userId: string): Promise<string | null> {
+    const stored = await this.cache.get(accessTokenKey(userId));
+    if (!stored) return null;
+    try {
+      return this.signer.verifyAccess(stored).sid;
+    } catch {
+      return null; // expired access token: the session may only continue through a refresh
+    }
+  }
+
+  /**
+   * Rotates a refresh token: each one works once. A replay of the current session's rotated token
+   * ends the session (it was probably stolen), except within the grace window, where the same
+   * request gets the pair its rotation produced.
+   */
+  async refresh(refreshToken: string): Promise<IssuedSession> {
+    const claims = this.signer.verifyRefresh(refreshToken);
+    const user = await this.store.findById(claims.userId);
+    if (!user || user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+
+    const current = await this.cache.get(refreshTokenKey(user.id));
+    if (current !== null && constantTimeEqual(current, refreshToken)) {
+      const issued = this.issuePair(user, claims.sid, claims.authTime ?? claims.iat);
+      const rotated = await this.cache.replaceIfEquals(refreshTokenKey(user.id), refreshToken, [
+        ...this.sessionEntries(user.id, issued),
+        { key: rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec },
+      ]);
+      if (rotated) return issued;
+      // A concurrent request rotated first: fall through and answer like a retried request.
+    }
+
+    const graceAnswer = await this.cache.get(rotationKey(user.id, claims.jti));
+    if (graceAnswer !== null) {
+      const pair = JSON.parse(graceAnswer) as IssuedSession;
+      const latest = await this.cache.get(refreshTokenKey(user.id));
+      if (latest !== null && constantTimeEqual(latest, pair.refreshToken)) return pair;
+    }
+
+    const live = await this.currentRefreshSid(user.id);
+    if (live === claims.sid) {
+      await this.endSession(user.id, "refresh_reuse");
+      throw new AppError("refresh_token_reused");
+    }
+    throw new AppError("refresh_token_invalid");
+  }
+
+  /** Ends the user's session if it is still the one with this sid. */
+  async logout(userId: string, sid: string): Promise<void> {
+    if ((await this.liveSessionId(userId)) === sid || (await this.currentRefreshSid(userId)) === sid) {
+      await this.endSession(userId, "logout");
+    }
+  }
+
+  /** Ends whatever session the user has. */
+  async endSession(userId: string, reason: SessionEndReason): Promise<void> {
+    await this.cache.delete(accessTokenKey(userId), refreshTokenKey(userId));
+    this.notify(userId, reason);
+  }
+
+  private async currentRefreshSid(userId: string): Promise<string | null> {
+    const current = await this.cache.get(refreshTokenKey(userId));
+    if (!current) return null;
+    try {
+      return this.signer.verifyRefresh(current).sid;
+    } catch {
+      return null;
+    }
+  }
+
+  private issuePair(user: Pick<User, "id" | "username" | "email">, sid: string, authTime: number): IssuedSession {
+    const access = this.signer.signAccess({ userId: user.id, username: user.username, email: user.email, sid, authTime });
+    const refresh = this.signer.signRefresh({ userId: user.id, sid, authTime });
     return { token: access.token, refreshToken: refresh.token, expiresIn: this.signer.accessTtlSec, sid };
+  }
+
+  private sessionEntries(userId: string, issued: IssuedSession) {
+    return [
+      { key: accessTokenKey(userId), value: issued.token, ttlSec: this.signer.accessTtlSec },
+      { key: refreshTokenKey(userId), value: issued.refreshToken, ttlSec: this.signer.refreshTtlSec },
+    ];
+  }
+
+  private notify(userId: string, reason: SessionEndReason): void {
+    for (const listener of this.listeners) listener(userId, reason);
   }
 }
 
-function toAuthContext(c: AccessClaims): AuthContext {
-  return { userId: c.userId, sid: c.sid, username: c.username, email: c.email, jti: c.jti, iat: c.iat, exp: c.exp };
+function toAuthContext(c: AccessClaims, user: User): AuthContext {
+  return {
+    userId: c.userId,
+    sid: c.sid,
+    username: user.username,
+    email: user.email,
+    nickname: user.nickname,
+    jti: c.jti,
+    iat: c.iat,
+    exp: c.exp,
+    authTime: c.authTime ?? c.iat,
+  };
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

@@ -9,6 +9,8 @@ export interface AccessClaims {
   email: string;
   /** Session id: created at login, kept across refreshes. */
   sid: string;
+  /** When the session started (login time, seconds); kept across refreshes. */
+  authTime?: number;
   jti: string;
   iat: number;
   exp: number;
@@ -18,6 +20,7 @@ export interface RefreshClaims {
   typ: "refresh";
   userId: string;
   sid: string;
+  authTime?: number;
   jti: string;
   iat: number;
   exp: number;
@@ -52,6 +55,10 @@ export class TokenSigner {
     this.now = options.now ?? Date.now;
   }
 
+  nowSec(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
   get accessTtlSec(): number {
     return this.options.accessTtlSec;
   }
@@ -60,7 +67,7 @@ export class TokenSigner {
     return this.options.refreshTtlSec;
   }
 
-  signAccess(subject: { userId: string; username: string; email: string; sid: string }): {
+  signAccess(subject: { userId: string; username: string; email: string; sid: string; authTime?: number }): {
     token: string;
     claims: AccessClaims;
   } {
@@ -71,7 +78,7 @@ export class TokenSigner {
     return { token, claims };
   }
 
-  signRefresh(subject: { userId: string; sid: string }): { token: string; claims: RefreshClaims } {
+  signRefresh(subject: { userId: string; sid: string; authTime?: number }): { token: string; claims: RefreshClaims } {
     const iat = Math.floor(this.now() / 1000);
     const claims: RefreshClaims = { typ: "refresh", ...subject, jti: randomId(), iat, exp: iat + this.options.refreshTtlSec };
     const key = this.keys[0];

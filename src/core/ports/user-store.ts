@@ -9,6 +9,8 @@ export interface NewUser {
   openid: string | null;
   /** ISO 8601 UTC; used for both createdAt and updatedAt. */
   createdAt: string;
+  /** Set when the owner chose the password (registration); absent for a random one (platform login). */
+  passwordSetAt?: string | null;
 }
 
 export interface UserCredentials {

@@ -1,0 +1,280 @@
+/**
+ * The UserStore over Kysely: one implementation for SQLite and PostgreSQL. The few places where
+ * the dialects differ (error shapes, timestamp values) are the helpers at the bottom.
+ */
+import { sql, type ColumnType, type Kysely, type Selectable, type Transaction } from "kysely";
+import {
+  AccountTakenError,
+  IdentityTakenError,
+  type NewUser,
+  type ProfileChanges,
+  type UserCredentials,
+  type UserStore,
+} from "../../core/ports/user-store";
+import type { PlatformIdentityKey, User } from "../../core/user";
+import { migrateToLatest, type SqlDialect } from "./migrations";
+
+/** Written as ISO text on both dialects; read back as Date (PG timestamptz) or text (SQLite). */
+type Timestamp = ColumnType<Date | string, string, string>;
+
+interface UsersTable {
+  id: string;
+  username: string;
+  email: string;
+  password_hash: string;
+  password_set_at: Timestamp | null;
+  nickname: string | null;
+  avatar: string | null;
+  openid: string | null;
+  guild_id: string | null;
+  status: ColumnType<number, number | undefined, number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  version: ColumnType<number, number | undefined, number>;
+}
+
+interface UserIdentitiesTable {
+  platform: string;
+  platform_id: string;
+  user_id: string;
+  created_at: Timestamp;
+}
+
+export interface Database {
+  users: UsersTable;
+  user_identities: UserIdentitiesTable;
+}
+
+/** Everything a User shows. password_hash is deliberately absent: it is never read with a user. */
+const USER_COLUMNS = [
+  "users.id",
+  "users.username",
+  "users.email",
+  "users.nickname",
+  "users.avatar",
+  "users.openid",
+  "users.guild_id",
+  "users.status",
+  "users.created_at",
+  "users.updated_at",
+  "users.version",
+] as const;
+
+type UserRow = Pick<
+  Selectable<UsersTable>,
+  "id" | "username" | "email" | "nickname" | "avatar" | "openid" | "guild_id" | "status" | "created_at" | "updated_at" | "version"
+>;
+
+/** Thrown inside a transaction to roll it back when the outcome is "nothing happened", not an error. */
+class Rollback extends Error {}
+
+export interface KyselyUserStoreOptions {
+  /** Clock for updated_at on changes; tests may pin it. */
+  now?: () => Date;
+}
+
+export class KyselyUserStore implements UserStore {
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: SqlDialect,
+    options: KyselyUserStoreOptions = {},
+  ) {
+    this.now = options.now ?? (() => new Date());
+  }
+
+  migrate(): Promise<void> {
+    return migrateToLatest(this.db, this.dialect);
+  }
+
+  async findById(id: string): Promise<User | null> {
+    const row = await this.db.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", id).executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
+    const row = await this.db
+      .selectFrom("user_identities")
+      .innerJoin("users", "users.id", "user_identities.user_id")
+      .select(USER_COLUMNS)
+      .where("user_identities.platform", "=", identity.platform)
+      .where("user_identities.platform_id", "=", identity.platformId)
+      .executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
+    return this.db.transaction().execute(async (trx) => {
+      let row: UserRow;
+      try {
+        row = await trx
+          .insertInto("users")
+          .values({
+            id: user.id,
+            username: user.username,
+            email: user.email,
+            password_hash: user.passwordHash,
+            password_set_at: user.passwordSetAt ?? null,
+            openid: user.openid,
+            created_at: user.createdAt,
+            updated_at: user.createdAt,
+          })
+          .returning(USER_COLUMNS)
+          .executeTakeFirstOrThrow();
+      } catch (err) {
+        if (isUniqueViolation(err, USERNAME_KEY) || isUniqueViolation(err, EMAIL_KEY)) throw new AccountTakenError();
+        throw err;
+      }
+      for (const identity of identities) {
+        // ON CONFLICT waits for a concurrent inserter of the same key to finish, then yields no row.
+        if (!(await insertIdentity(trx, user.id, identity, user.createdAt))) throw new IdentityTakenError(identity);
+      }
+      return toUser(row);
+    });
+  }
+
+  async attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null> {
+    const at = this.now().toISOString();
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const current = await trx.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", userId).executeTakeFirst();
+        if (!current) throw new Rollback();
+        if (!(await insertIdentity(trx, userId, identity, at))) throw new Rollback();
+        if (!options.asPrimary) return toUser(current);
+        const updated = await trx
+          .updateTable("users")
+          .set((eb) => ({ openid: identity.platformId, version: eb("version", "+", 1), updated_at: at }))
+          .where("id", "=", userId)
+          .returning(USER_COLUMNS)
+          .executeTakeFirstOrThrow();
+        return toUser(updated);
+      });
+    } catch (err) {
+      if (err instanceof Rollback) return null;
+      throw err;
+    }
+  }
+
+  findCredentialsByUsername(username: string): Promise<UserCredentials | null> {
+    return this.findCredentials("username", username);
+  }
+
+  findCredentialsByEmail(email: string): Promise<UserCredentials | null> {
+    return this.findCredentials("email", email);
+  }
+
+  findCredentialsById(id: string): Promise<UserCredentials | null> {
+    return this.findCredentials("id", id);
+  }
+
+  async updateProfile(id: string, changes: ProfileChanges, expectedVersion: number): Promise<User | "version_conflict" | null> {
+    // undefined leaves a column untouched; null clears it.
+    const fields: { nickname?: string | null; avatar?: string | null } = {};
+    if (changes.nickname !== undefined) fields.nickname = changes.nickname;
+    if (changes.avatar !== undefined) fields.avatar = changes.avatar;
+    const row = await this.db
+      .updateTable("users")
+      .set((eb) => ({ ...fields, version: eb("version", "+", 1), updated_at: this.now().toISOString() }))
+      .where("id", "=", id)
+      .where("version", "=", expectedVersion)
+      .returning(USER_COLUMNS)
+      .executeTakeFirst();
+    if (row) return toUser(row);
+    const exists = await this.db.selectFrom("users").select("id").where("id", "=", id).executeTakeFirst();
+    return exists ? "version_conflict" : null;
+  }
+
+  async setPassword(id: string, passwordHash: string, at: string): Promise<User | null> {
+    const row = await this.db
+      .updateTable("users")
+      .set((eb) => ({ password_hash: passwordHash, password_set_at: at, version: eb("version", "+", 1), updated_at: at }))
+      .where("id", "=", id)
+      .returning(USER_COLUMNS)
+      .executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async setStatus(id: string, status: number): Promise<User | null> {
+    const row = await this.db
+      .updateTable("users")
+      .set((eb) => ({ status, version: eb("version", "+", 1), updated_at: this.now().toISOString() }))
+      .where("id", "=", id)
+      .returning(USER_COLUMNS)
+      .executeTakeFirst();
+    return row ? toUser(row) : null;
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+
+  /** The only reads that select the password columns. */
+  private async findCredentials(column: "id" | "username" | "email", value: string): Promise<UserCredentials | null> {
+    const row = await this.db
+      .selectFrom("users")
+      .select([...USER_COLUMNS, "users.password_hash", "users.password_set_at"])
+      .where(`users.${column}`, "=", value)
+      .executeTakeFirst();
+    if (!row) return null;
+    return {
+      user: toUser(row),
+      passwordHash: row.password_hash,
+      passwordSetAt: row.password_set_at === null ? null : toIso(row.password_set_at),
+    };
+  }
+}
+
+/** True when the row was inserted, false when the identity already belongs to a user. */
+async function insertIdentity(trx: Transaction<Database>, userId: string, identity: PlatformIdentityKey, at: string): Promise<boolean> {
+  const inserted = await trx
+    .insertInto("user_identities")
+    .values({ platform: identity.platform, platform_id: identity.platformId, user_id: userId, created_at: at })
+    .onConflict((oc) => oc.columns(["platform", "platform_id"]).doNothing())
+    .returning("platform")
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
+function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    nickname: row.nickname,
+    avatar: row.avatar,
+    openid: row.openid,
+    guildId: row.guild_id,
+    status: Number(row.status),
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+    version: Number(row.version),
+  };
+}
+
+/** PG hands back Date, SQLite the ISO text we wrote; both leave as `2026-11-22T07:50:00.000Z`. */
+function toIso(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+interface UniqueKey {
+  /** PG constraint name (named in the migration). */
+  constraint: string;
+  /** How SQLite names the column in "UNIQUE constraint failed: users.username". */
+  column: string;
+}
+
+const USERNAME_KEY: UniqueKey = { constraint: "users_username_key", column: "users.username" };
+const EMAIL_KEY: UniqueKey = { constraint: "users_email_key", column: "users.email" };
+
+function isUniqueViolation(err: unknown, key: UniqueKey): boolean {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (e.code === "23505") return e.constraint === key.constraint;
+  if (e.code === "SQLITE_CONSTRAINT_UNIQUE") return typeof e.message === "string" && e.message.includes(key.column);
+  return false;
+}

@@ -1,0 +1,128 @@
+/**
+ * The schema, as Kysely migrations kept in code (no migration folder to ship next to the build).
+ * Both dialects share the migrations; only column types differ (see `types`).
+ */
+import { Migrator, sql, type Kysely, type Migration } from "kysely";
+
+export type SqlDialect = "sqlite" | "postgres";
+
+/** Arbitrary, but fixed: every process of this service must use the same key. */
+const PG_MIGRATION_LOCK_KEY = 7_413_290_118_624_003n;
+const PG_LOCK_POLL_MS = 100;
+const PG_LOCK_WAIT_MS = 120_000;
+
+function types(dialect: SqlDialect) {
+  // PG: timestamptz comes back as a Date, so toISOString() gives the API's format.
+  // SQLite has no date type; ISO 8601 text sorts and round-trips exactly.
+  return { timestamp: dialect === "postgres" ? "timestamptz" : "text" } as const;
+}
+
+function migrations(dialect: SqlDialect): Record<string, Migration> {
+  const t = types(dialect);
+  return {
+    // Every statement is "if not exists": SQLite runs migrations outside a DDL transaction in
+    // Kysely, so a migration interrupted half-way must be safe to run again.
+    "0001_users_and_identities": {
+      async up(db: Kysely<any>) {
+        await db.schema
+          .createTable("users")
+          .ifNotExists()
+          .addColumn("id", "text", (c) => c.primaryKey())
+          .addColumn("username", "text", (c) => c.notNull())
+          .addColumn("email", "text", (c) => c.notNull())
+          .addColumn("password_hash", "text", (c) => c.notNull())
+          .addColumn("password_set_at", t.timestamp)
+          .addColumn("nickname", "text")
+          .addColumn("avatar", "text")
+          .addColumn("openid", "text")
+          .addColumn("guild_id", "text")
+          .addColumn("status", "integer", (c) => c.notNull().defaultTo(1))
+          .addColumn("created_at", t.timestamp, (c) => c.notNull())
+          .addColumn("updated_at", t.timestamp, (c) => c.notNull())
+          .addColumn("version", "integer", (c) => c.notNull().defaultTo(1))
+          // Named so PG unique violations can be told apart by constraint name.
+          .addUniqueConstraint("users_username_key", ["username"])
+          .addUniqueConstraint("users_email_key", ["email"])
+          .execute();
+
+        await db.schema
+          .createTable("user_identities")
+          .ifNotExists()
+          .addColumn("platform", "text", (c) => c.notNull())
+          .addColumn("platform_id", "text", (c) => c.notNull())
+          .addColumn("user_id", "text", (c) => c.notNull().references("users.id"))
+          .addColumn("created_at", t.timestamp, (c) => c.notNull())
+          .addPrimaryKeyConstraint("user_identities_pkey", ["platform", "platform_id"])
+          .execute();
+
+        await db.schema
+          .createIndex("user_identities_user_id_idx")
+          .ifNotExists()
+          .on("user_identities")
+          .column("user_id")
+          .execute();
+      },
+    },
+  };
+}
+
+/** Brings the schema to the latest version; other processes doing the same wait for the first. */
+export async function migrateToLatest(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
+  const run = async () => {
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(dialect) } });
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error;
+  };
+  if (dialect === "postgres") await withPgAdvisoryLock(db, run);
+  else await withSqliteWriteLock(db, run);
+}
+
+/**
+ * Kysely's own lock is taken only after it has created its bookkeeping tables, and concurrent
+ * CREATE TABLE IF NOT EXISTS can still fail on PG; so the whole run is serialised by our lock.
+ * The lock lives on one pooled session while the migrator uses other pooled connections.
+ * We poll pg_try_advisory_lock rather than block in pg_advisory_lock so that a waiting process is
+ * not cut off by the pool's 5 s statement/query timeouts.
+ */
+async function withPgAdvisoryLock(db: Kysely<any>, fn: () => Promise<void>): Promise<void> {
+  await db.connection().execute(async (session) => {
+    const deadline = Date.now() + PG_LOCK_WAIT_MS;
+    for (;;) {
+      const { rows } = await sql<{ locked: boolean }>`select pg_try_advisory_lock(${sql.lit(PG_MIGRATION_LOCK_KEY)}) as locked`.execute(session);
+      if (rows[0]?.locked) break;
+      if (Date.now() > deadline) throw new Error("timed out waiting for the schema migration lock");
+      await new Promise((resolve) => setTimeout(resolve, PG_LOCK_POLL_MS));
+    }
+    try {
+      await fn();
+    } finally {
+      await sql`select pg_advisory_unlock(${sql.lit(PG_MIGRATION_LOCK_KEY)})`.execute(session);
+    }
+  });
+}
+
+/** Tail of the in-process queue of SQLite migrations (see withSqliteWriteLock). */
+let sqliteQueue: Promise<unknown> = Promise.resolve();
+
+/**
+ * SQLite: BEGIN IMMEDIATE takes the database write lock, so another process migrating the same
+ * file waits (busy_timeout), and the migrations apply all-or-nothing. The Kysely SQLite driver has
+ * one connection, so the migrator's statements all run inside this transaction.
+ * better-sqlite3 waits for a lock synchronously, blocking the event loop, so a second connection
+ * in this process would wait on a holder that can never continue: hence the in-process queue.
+ */
+function withSqliteWriteLock(db: Kysely<any>, fn: () => Promise<void>): Promise<void> {
+  const run = async () => {
+    await sql`begin immediate`.execute(db);
+    try {
+      await fn();
+    } catch (err) {
+      await sql`rollback`.execute(db);
+      throw err;
+    }
+    await sql`commit`.execute(db);
+  };
+  const result = sqliteQueue.then(run, run);
+  sqliteQueue = result.catch(() => undefined);
+  return result;
+}

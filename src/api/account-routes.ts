@@ -1,0 +1,70 @@
+import { Router, type Request } from "express";
+import type { AccountService } from "../services/account-service";
+import type { RateLimiter } from "../services/rate-limiter";
+import type { SessionService } from "../services/session-service";
+import { authOf, requireAuth } from "./auth-middleware";
+import { sendOk } from "./envelope";
+import { loginBody, passwordChangeBody, profilePatchBody, refreshBody, registerBody } from "./schemas";
+import { parseInput } from "./validate";
+
+export interface AccountRouteDeps {
+  accounts: AccountService;
+  sessions: SessionService;
+  limiter: RateLimiter;
+  limits: { windowSec: number; ipMax: number };
+  placeholderEmailDomain: string;
+}
+
+/** `/auth/*`: register, login and refresh are public (they issue tokens); logout needs one. */
+export function authRoutes(deps: AccountRouteDeps): Router {
+  const router = Router();
+  const perIp = (group: string, req: Request) => deps.limiter.hit(`ip:${group}:${req.ip}`, deps.limits.ipMax, deps.limits.windowSec);
+  const register = registerBody(deps.placeholderEmailDomain);
+
+  router.post("/register", async (req, res) => {
+    await perIp("register", req);
+    const input = parseInput(register, req.body);
+    sendOk(res, await deps.accounts.register(input), "Registered", 201);
+  });
+
+  router.post("/login", async (req, res) => {
+    await perIp("login", req);
+    const { identifier, password } = parseInput(loginBody, req.body);
+    sendOk(res, await deps.accounts.login(identifier, password), "Login succeeded");
+  });
+
+  router.post("/refresh", async (req, res) => {
+    await perIp("refresh", req);
+    const { refreshToken } = parseInput(refreshBody, req.body);
+    const { token, refreshToken: next, expiresIn } = await deps.sessions.refresh(refreshToken);
+    sendOk(res, { token, refreshToken: next, expiresIn }, "Token refreshed");
+  });
+
+  router.post("/logout", requireAuth(deps.sessions), async (_req, res) => {
+    const { auth } = authOf(res);
+    await deps.sessions.logout(auth.userId, auth.sid);
+    sendOk(res, {}, "Logged out");
+  });
+  return router;
+}
+
+/** `/users/*`: every route here is protected; the router is mounted behind requireAuth. */
+export function userRoutes(deps: AccountRouteDeps): Router {
+  const router = Router();
+  router.use(requireAuth(deps.sessions));
+
+  router.get("/me", (_req, res) => {
+    sendOk(res, authOf(res).user);
+  });
+
+  router.patch("/me", async (req, res) => {
+    const { version, ...changes } = parseInput(profilePatchBody, req.body);
+    sendOk(res, await deps.accounts.updateProfile(authOf(res).auth.userId, changes, version), "Profile updated");
+  });
+
+  router.put("/me/password", async (req, res) => {
+    const input = parseInput(passwordChangeBody, req.body);
+    sendOk(res, await deps.accounts.changePassword(authOf(res).auth, input), "Password changed; a new session started");
+  });
+  return router;
+}

@@ -1,0 +1,117 @@
+import crypto from "node:crypto";
+import { AppError } from "../core/errors";
+import { AccountTakenError, type ProfileChanges, type UserCredentials, type UserStore } from "../core/ports/user-store";
+import { USER_STATUS_ACTIVE, type User } from "../core/user";
+import type { Logger } from "../logging/logger";
+import { hashPassword, verifyPassword } from "./password-hasher";
+import type { RateLimiter } from "./rate-limiter";
+import type { AuthContext, IssuedSession, SessionService } from "./session-service";
+
+export type SessionWithUser = Omit<IssuedSession, "sid"> & { user: User };
+
+export interface AccountServiceOptions {
+  recentLoginSec: number;
+  accountMax: number;
+  accountWindowSec: number;
+  now?: () => number;
+}
+
+/** Account login, registration, profile and password: everything that is not a platform login. */
+export class AccountService {
+  /** Verified against when the account does not exist, so both failures take the same time. */
+  private readonly dummyHash: Promise<string>;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: UserStore,
+    private readonly sessions: SessionService,
+    private readonly limiter: RateLimiter,
+    private readonly logger: Logger,
+    private readonly options: AccountServiceOptions,
+  ) {
+    this.dummyHash = hashPassword(crypto.randomBytes(16).toString("hex"));
+    this.now = options.now ?? Date.now;
+  }
+
+  async register(input: { username: string; email: string; password: string }): Promise<SessionWithUser> {
+    const createdAt = new Date(this.now()).toISOString();
+    let user: User;
+    try {
+      user = await this.store.createUser(
+        {
+          id: crypto.randomUUID(),
+          username: input.username,
+          email: input.email,
+          passwordHash: await hashPassword(input.password),
+          openid: null,
+          createdAt,
+          passwordSetAt: createdAt,
+        },
+        [],
+      );
+    } catch (err) {
+      if (err instanceof AccountTakenError) throw new AppError("account_exists");
+      throw err;
+    }
+    this.logger.info({ event: "user_registered", userId: user.id }, "account registered");
+    return this.startSession(user, "new_login");
+  }
+
+  async login(identifier: { username: string } | { email: string }, password: string): Promise<SessionWithUser> {
+    const account = "username" in identifier ? `u:${identifier.username.toLowerCase()}` : `e:${identifier.email}`;
+    await this.limiter.hit(`account:${account}`, this.options.accountMax, this.options.accountWindowSec);
+
+    const credentials =
+      "username" in identifier
+        ? await this.store.findCredentialsByUsername(identifier.username)
+        : await this.store.findCredentialsByEmail(identifier.email);
+    const valid = await verifyPassword(password, credentials?.passwordHash ?? (await this.dummyHash));
+    if (!credentials || !valid) throw new AppError("invalid_credentials");
+    if (credentials.user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+    return this.startSession(credentials.user, "new_login");
+  }
+
+  async updateProfile(userId: string, changes: ProfileChanges, expectedVersion: number): Promise<User> {
+    const result = await this.store.updateProfile(userId, changes, expectedVersion);
+    if (result === "version_conflict") throw new AppError("version_conflict");
+    if (!result) throw new AppError("user_disabled");
+    return result;
+  }
+
+  /**
+   * A mini-game user's password is random and unknown, so the first one may be set without it,
+   * but only from a fresh login: a stolen older token cannot become a permanent login.
+   * Changing a password ends the session and starts a new one.
+   */
+  async changePassword(auth: AuthContext, input: { currentPassword?: string; newPassword: string }): Promise<SessionWithUser> {
+    const credentials = await this.requireCredentials(auth.userId);
+    if (credentials.passwordSetAt === null) {
+      const ageSec = Math.floor(this.now() / 1000) - auth.authTime;
+      if (ageSec > this.options.recentLoginSec) throw new AppError("recent_login_required");
+    } else {
+      if (!input.currentPassword) {
+        throw new AppError("invalid_request", {
+          message: "currentPassword: is required once a password is set",
+          data: { fields: [{ field: "currentPassword", message: "is required once a password is set" }] },
+        });
+      }
+      await this.limiter.hit(`account:id:${auth.userId}`, this.options.accountMax, this.options.accountWindowSec);
+      if (!(await verifyPassword(input.currentPassword, credentials.passwordHash))) throw new AppError("invalid_credentials");
+    }
+    const user = await this.store.setPassword(auth.userId, await hashPassword(input.newPassword), new Date(this.now()).toISOString());
+    if (!user) throw new AppError("user_disabled");
+    this.logger.info({ event: "password_changed", userId: user.id }, "password changed");
+    return this.startSession(user, "password_change");
+  }
+
+  private async requireCredentials(userId: string): Promise<UserCredentials> {
+    const credentials = await this.store.findCredentialsById(userId);
+    if (!credentials || credentials.user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+    return credentials;
+  }
+
+  private async startSession(user: User, reason: "new_login" | "password_change"): Promise<SessionWithUser> {
+    const { token, refreshToken, expiresIn } = await this.sessions.startSession(user, reason);
+    return { token, refreshToken, expiresIn, user };
+  }
+}

@@ -1,0 +1,23 @@
+import { AppError } from "../core/errors";
+import type { Cache } from "../core/ports/cache";
+
+/**
+ * Fixed-window counters in the shared cache, so every process enforces the same limit.
+ * A fixed window is coarse but costs one round trip, and the limits here are generous.
+ */
+export class RateLimiter {
+  constructor(
+    private readonly cache: Cache,
+    private readonly enabled: boolean,
+  ) {}
+
+  /** Counts one request in `bucket`; throws 429 rate_limited (with Retry-After) past `max`. */
+  async hit(bucket: string, max: number, windowSec: number): Promise<void> {
+    if (!this.enabled) return;
+    const { count, resetInMs } = await this.cache.increment(`rate:${bucket}`, windowSec);
+    if (count > max) {
+      const retryAfterSec = Math.max(1, Math.ceil(resetInMs / 1000));
+      throw new AppError("rate_limited", { data: { retryAfterSec }, headers: { "Retry-After": String(retryAfterSec) } });
+    }
+  }
+}

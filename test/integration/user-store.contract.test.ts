@@ -1,0 +1,325 @@
+/**
+ * One contract for the UserStore port, run over every database the store speaks: the services rely
+ * on these semantics whichever database is configured. Each suite gets its own empty database and
+ * each test its own random names, so tests never depend on one another.
+ */
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { AppConfig } from "../../src/config/config";
+import { AccountTakenError, IdentityTakenError, type NewUser, type UserStore } from "../../src/core/ports/user-store";
+import type { PlatformIdentityKey, User } from "../../src/core/user";
+import { createUserStore } from "../../src/adapters/store/create-user-store";
+import { createTestDatabase } from "../support/postgres";
+import { testDatabaseUrl } from "../support/services";
+
+interface Implementation {
+  name: string;
+  /** An empty database of this kind; `config` opens it. */
+  prepare(): Promise<{ config: AppConfig["store"]; release(): Promise<void> }>;
+}
+
+const implementations: Implementation[] = [
+  {
+    name: "SQLite",
+    async prepare() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-user-store-"));
+      // A missing parent folder, as ./data/ is on a first start.
+      const file = path.join(dir, "data", "users.sqlite");
+      return { config: { kind: "sqlite", path: file }, release: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+];
+
+if (testDatabaseUrl) {
+  const baseUrl = testDatabaseUrl;
+  implementations.push({
+    name: "PostgreSQL",
+    async prepare() {
+      const db = await createTestDatabase(baseUrl);
+      return { config: { kind: "postgres", url: db.url }, release: () => db.drop() };
+    },
+  });
+}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const USER_KEYS = ["avatar", "createdAt", "email", "guildId", "id", "nickname", "openid", "status", "updatedAt", "username", "version"];
+const CREATED_AT = "2024-03-05T06:07:08.123Z";
+
+const suffix = () => crypto.randomBytes(5).toString("hex");
+
+function draft(overrides: Partial<NewUser> = {}): NewUser {
+  const s = suffix();
+  return {
+    id: crypto.randomUUID(),
+    username: `mg_test_${s}`,
+    email: `test_${s}@players.invalid`,
+    passwordHash: `hash-${s}`,
+    openid: `open-${s}`,
+    createdAt: CREATED_AT,
+    ...overrides,
+  };
+}
+
+const identity = (platform = "wechat"): PlatformIdentityKey => ({ platform, platformId: `pid-${suffix()}` });
+
+/** Every user the store hands out has exactly the public fields: never a password. */
+function assertUser(value: User | null | "version_conflict"): asserts value is User {
+  assert.ok(value !== null && typeof value === "object", `expected a user, got ${String(value)}`);
+  assert.deepEqual(Object.keys(value).sort(), USER_KEYS);
+  assert.match(value.createdAt, ISO_MS);
+  assert.match(value.updatedAt, ISO_MS);
+}
+
+for (const impl of implementations) {
+  describe(`UserStore contract: ${impl.name}`, () => {
+    let store: UserStore;
+    let config: AppConfig["store"];
+    let release: () => Promise<void>;
+
+    before(async () => {
+      ({ config, release } = await impl.prepare());
+      store = await createUserStore(config);
+    });
+    after(async () => {
+      await store?.close();
+      await release?.();
+    });
+
+    describe("createUser", () => {
+      it("creates a user with its identities and the documented defaults", async () => {
+        const input = draft();
+        const ids = [identity("wechat"), identity("wechat")];
+        const user = await store.createUser(input, ids);
+        assertUser(user);
+        assert.deepEqual(user, {
+          id: input.id,
+          username: input.username,
+          email: input.email,
+          nickname: null,
+          avatar: null,
+          openid: input.openid,
+          guildId: null,
+          status: 1,
+          createdAt: CREATED_AT,
+          updatedAt: CREATED_AT,
+          version: 1,
+        });
+        assert.deepEqual(await store.findById(input.id), user);
+        for (const id of ids) assert.deepEqual(await store.findByIdentity(id), user);
+      });
+
+      it("accepts a null openid and no identities", async () => {
+        const user = await store.createUser(draft({ openid: null }), []);
+        assertUser(user);
+        assert.equal(user.openid, null);
+      });
+
+      it("returns null for unknown ids and identities", async () => {
+        assert.equal(await store.findById(crypto.randomUUID()), null);
+        assert.equal(await store.findByIdentity(identity()), null);
+        const user = await store.createUser(draft(), [{ platform: "wechat", platformId: "shared-id-across-platforms" }]);
+        assert.equal(await store.findByIdentity({ platform: "douyin", platformId: "shared-id-across-platforms" }), null);
+        assert.equal((await store.findByIdentity({ platform: "wechat", platformId: "shared-id-across-platforms" }))?.id, user.id);
+      });
+
+      it("throws IdentityTakenError and writes nothing when an identity is taken", async () => {
+        const taken = identity();
+        const owner = await store.createUser(draft(), [taken]);
+        const input = draft();
+        const free = identity();
+        await assert.rejects(store.createUser(input, [free, taken]), (err: unknown) => {
+          assert.ok(err instanceof IdentityTakenError);
+          assert.deepEqual(err.identity, taken);
+          return true;
+        });
+        assert.equal(await store.findById(input.id), null);
+        assert.equal(await store.findCredentialsByUsername(input.username), null);
+        assert.equal(await store.findByIdentity(free), null, "the identity inserted before the failure is rolled back");
+        assert.deepEqual(await store.findByIdentity(taken), owner);
+      });
+
+      it("throws AccountTakenError and writes nothing when the username or email is taken", async () => {
+        const owner = await store.createUser(draft(), [identity()]);
+        for (const clash of [{ username: owner.username }, { email: owner.email }]) {
+          const input = draft(clash);
+          const id = identity();
+          await assert.rejects(store.createUser(input, [id]), AccountTakenError);
+          assert.equal(await store.findById(input.id), null);
+          assert.equal(await store.findByIdentity(id), null);
+        }
+      });
+
+      it("lets exactly one of 50 concurrent creations with the same identity win", async () => {
+        const contested = identity();
+        const drafts = Array.from({ length: 50 }, () => draft());
+        const results = await Promise.allSettled(drafts.map((d) => store.createUser(d, [contested])));
+
+        const winners = results.filter((r) => r.status === "fulfilled");
+        const losers = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+        assert.equal(winners.length, 1);
+        assert.equal(losers.length, 49);
+        for (const l of losers) assert.ok(l.reason instanceof IdentityTakenError, String(l.reason));
+
+        const winner = await store.findByIdentity(contested);
+        assertUser(winner);
+        const stored = (await Promise.all(drafts.map((d) => store.findById(d.id)))).filter((u) => u !== null);
+        assert.deepEqual(stored, [winner], "only the winner's row exists");
+      });
+    });
+
+    describe("attachIdentity", () => {
+      it("links a secondary identity without changing the user", async () => {
+        const user = await store.createUser(draft(), [identity()]);
+        const extra = identity();
+        const result = await store.attachIdentity(user.id, extra, { asPrimary: false });
+        assert.deepEqual(result, user);
+        assert.deepEqual(await store.findByIdentity(extra), user);
+      });
+
+      it("as primary sets openid, bumps the version and updatedAt", async () => {
+        const user = await store.createUser(draft(), [identity()]);
+        const primary = identity();
+        const before = Date.now();
+        const result = await store.attachIdentity(user.id, primary, { asPrimary: true });
+        assertUser(result);
+        assert.equal(result.openid, primary.platformId);
+        assert.equal(result.version, 2);
+        assert.equal(result.createdAt, CREATED_AT);
+        assert.ok(Date.parse(result.updatedAt) >= before - 1000, result.updatedAt);
+        assert.deepEqual(await store.findById(user.id), result);
+        assert.deepEqual(await store.findByIdentity(primary), result);
+      });
+
+      it("returns null and changes nothing when the identity belongs to a user already", async () => {
+        const taken = identity();
+        const owner = await store.createUser(draft(), [taken]);
+        const other = await store.createUser(draft(), [identity()]);
+        assert.equal(await store.attachIdentity(other.id, taken, { asPrimary: true }), null);
+        assert.equal(await store.attachIdentity(owner.id, taken, { asPrimary: true }), null, "even for its owner");
+        assert.deepEqual(await store.findById(other.id), other);
+        assert.deepEqual(await store.findById(owner.id), owner);
+        assert.deepEqual(await store.findByIdentity(taken), owner);
+      });
+
+      it("returns null and links nothing when the user does not exist", async () => {
+        const id = identity();
+        assert.equal(await store.attachIdentity(crypto.randomUUID(), id, { asPrimary: true }), null);
+        assert.equal(await store.attachIdentity(crypto.randomUUID(), id, { asPrimary: false }), null);
+        assert.equal(await store.findByIdentity(id), null);
+      });
+    });
+
+    describe("credentials", () => {
+      it("finds the hash by exact username, email and id", async () => {
+        const input = draft({ email: `Mixed_${suffix()}@Players.invalid` });
+        const user = await store.createUser(input, []);
+        const expected = { user, passwordHash: input.passwordHash, passwordSetAt: null };
+        assert.deepEqual(await store.findCredentialsByUsername(input.username), expected);
+        assert.deepEqual(await store.findCredentialsByEmail(input.email), expected, "email stored as given");
+        assert.deepEqual(await store.findCredentialsById(input.id), expected);
+        assertUser(expected.user);
+
+        assert.equal(await store.findCredentialsByUsername(input.username.toUpperCase()), null);
+        assert.equal(await store.findCredentialsByEmail(input.email.toLowerCase()), null);
+        assert.equal(await store.findCredentialsByUsername(input.email), null);
+        assert.equal(await store.findCredentialsById(crypto.randomUUID()), null);
+      });
+
+      it("keeps the password time of a user created with a chosen password", async () => {
+        const input = draft({ openid: null, passwordSetAt: CREATED_AT });
+        const user = await store.createUser(input, []);
+        assert.deepEqual(await store.findCredentialsById(user.id), { user, passwordHash: input.passwordHash, passwordSetAt: CREATED_AT });
+      });
+
+      it("setPassword stores the hash and its time, bumping the version", async () => {
+        const user = await store.createUser(draft(), []);
+        const at = "2025-01-02T03:04:05.678Z";
+        const updated = await store.setPassword(user.id, "new-hash", at);
+        assertUser(updated);
+        assert.deepEqual(updated, { ...user, version: 2, updatedAt: at });
+        assert.deepEqual(await store.findCredentialsById(user.id), { user: updated, passwordHash: "new-hash", passwordSetAt: at });
+        assert.equal(await store.setPassword(crypto.randomUUID(), "x", at), null);
+      });
+    });
+
+    describe("updateProfile", () => {
+      it("changes only the given fields and bumps version and updatedAt", async () => {
+        const user = await store.createUser(draft(), []);
+        const v2 = await store.updateProfile(user.id, { nickname: "Ann" }, 1);
+        assertUser(v2);
+        assert.deepEqual({ ...v2, updatedAt: user.updatedAt }, { ...user, nickname: "Ann", version: 2 });
+        assert.notEqual(v2.updatedAt, user.updatedAt);
+
+        const v3 = await store.updateProfile(user.id, { avatar: "https://cdn.example/a.png" }, 2);
+        assertUser(v3);
+        assert.equal(v3.nickname, "Ann", "undefined leaves a field untouched");
+        assert.equal(v3.avatar, "https://cdn.example/a.png");
+        assert.equal(v3.version, 3);
+
+        const v4 = await store.updateProfile(user.id, { nickname: null, avatar: undefined }, 3);
+        assertUser(v4);
+        assert.equal(v4.nickname, null, "null clears");
+        assert.equal(v4.avatar, "https://cdn.example/a.png");
+        assert.deepEqual(await store.findById(user.id), v4);
+      });
+
+      it("reports a version conflict without writing, and null for a missing user", async () => {
+        const user = await store.createUser(draft(), []);
+        const v2 = await store.updateProfile(user.id, { nickname: "first" }, 1);
+        assert.equal(await store.updateProfile(user.id, { nickname: "stale" }, 1), "version_conflict");
+        assert.deepEqual(await store.findById(user.id), v2);
+        assert.equal(await store.updateProfile(crypto.randomUUID(), { nickname: "x" }, 1), null);
+      });
+
+      it("lets only one of two concurrent updates of the same version win", async () => {
+        const user = await store.createUser(draft(), []);
+        const results = await Promise.all([
+          store.updateProfile(user.id, { nickname: "a" }, 1),
+          store.updateProfile(user.id, { nickname: "b" }, 1),
+        ]);
+        assert.equal(results.filter((r) => r === "version_conflict").length, 1);
+        const winner = results.find((r) => r !== "version_conflict");
+        assertUser(winner ?? null);
+        assert.deepEqual(await store.findById(user.id), winner);
+      });
+    });
+
+    it("setStatus changes the status and bumps the version", async () => {
+      const user = await store.createUser(draft(), []);
+      const updated = await store.setStatus(user.id, 2);
+      assertUser(updated);
+      assert.equal(updated.status, 2);
+      assert.equal(updated.version, 2);
+      assert.deepEqual(await store.findById(user.id), updated);
+      assert.equal(await store.setStatus(crypto.randomUUID(), 2), null);
+    });
+
+    it("answers ping and migrates again without harm", async () => {
+      const user = await store.createUser(draft(), [identity()]);
+      await store.ping();
+      await store.migrate();
+      await store.migrate();
+      assert.deepEqual(await store.findById(user.id), user);
+    });
+
+    it("lets two stores migrate a fresh database concurrently", async () => {
+      const fresh = await impl.prepare();
+      const stores: UserStore[] = [];
+      try {
+        const opened = await Promise.allSettled([createUserStore(fresh.config), createUserStore(fresh.config)]);
+        for (const o of opened) if (o.status === "fulfilled") stores.push(o.value);
+        for (const o of opened) if (o.status === "rejected") throw o.reason;
+        const [a, b] = stores;
+        await Promise.all([a.migrate(), b.migrate()]);
+        const user = await a.createUser(draft(), []);
+        assert.deepEqual(await b.findById(user.id), user);
+      } finally {
+        for (const s of stores) await s.close();
+        await fresh.release();
+      }
+    });
+  });
+}
