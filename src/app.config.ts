@@ -3,13 +3,18 @@
  * does, and tests boot this same definition with @colyseus/testing.
  */
 import config from "@colyseus/tools";
-import type { Server } from "@colyseus/core";
+import { matchMaker, type Server } from "@colyseus/core";
+import { RedisDriver } from "@colyseus/redis-driver";
+import { RedisPresence } from "@colyseus/redis-presence";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type express from "express";
 import { createApiRouter } from "./api/api-router";
 import type { AppConfig } from "./config/config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { createLogger, type Logger } from "./logging/logger";
+import { LobbyRoom } from "../rooms/LobbyRoom";
+import { setRoomServices } from "../rooms/room-services";
+import { RoomSessionGuard } from "../rooms/session-guard";
 
 /** WebSocket messages above this size are refused by the transport. */
 export const MAX_WS_PAYLOAD_BYTES = 16 * 1024;
@@ -29,10 +34,17 @@ export interface App {
 export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   let services: Services | undefined;
+  let guard: RoomSessionGuard | undefined;
+  // With Redis, rooms and presence are shared by every process (pass the URL, not an ioredis
+  // instance: the Colyseus packages bundle their own ioredis and would ignore ours).
+  const redisUrl = settings.cache.kind === "redis" ? settings.cache.url : undefined;
 
   const definition = config({
     displayLogs: false,
-    options: { greet: false },
+    options: {
+      greet: false,
+      ...(redisUrl ? { presence: new RedisPresence(redisUrl), driver: new RedisDriver(redisUrl) } : {}),
+    },
 
     initializeTransport: (transportOptions: { server: unknown; app: unknown }) =>
       new WebSocketTransport({ ...(transportOptions as object), maxPayload: MAX_WS_PAYLOAD_BYTES }),
@@ -46,8 +58,15 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       logger.info(`ready: ${describeStartup(services)}`);
     },
 
-    initializeGameServer: (gameServer: Server) => {
+    initializeGameServer: async (gameServer: Server) => {
+      const ready = services!;
+      guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger);
+      await guard.start();
+      setRoomServices({ sessions: ready.sessions, limiter: ready.limiter, rateLimit: settings.rateLimit, guard, logger });
+      gameServer.define("lobby", LobbyRoom);
       gameServer.onShutdown(async () => {
+        guard?.stop();
+        setRoomServices(undefined);
         await services?.close();
       });
     },

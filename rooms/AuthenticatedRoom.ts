@@ -1,0 +1,125 @@
+import { Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
+import type { Deferred } from "@colyseus/core";
+import { AppError } from "../src/core/errors";
+import { bearerToken } from "../src/api/auth-middleware";
+import { roomServices } from "./room-services";
+import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
+
+/** What `client.auth` holds in every room: who the player is, from the verified token. */
+export interface PlayerAuth {
+  userId: string;
+  sid: string;
+  username: string;
+  nickname: string | null;
+}
+
+export type PlayerClient = Client<unknown, PlayerAuth>;
+
+/** Every joined client of an AuthenticatedRoom has auth: onAuth ran before its seat existed. */
+export function playerOf(client: PlayerClient): PlayerAuth {
+  if (!client.auth) throw new Error("client joined without auth");
+  return client.auth;
+}
+
+/** Join options that may carry the token; removed before onCreate/onJoin see the options. */
+const TOKEN_OPTIONS = ["accessToken", "token"] as const;
+
+/**
+ * Base of every room: no room can forget auth. The static onAuth runs on the matchmake request,
+ * before a room or seat exists, and uses the same `verifyAccessToken` as the HTTP Bearer middleware.
+ * Session ends reach connected clients through the RoomSessionGuard.
+ */
+export abstract class AuthenticatedRoom<State extends object = object, Metadata = unknown>
+  extends Room<State, Metadata, unknown, PlayerAuth>
+  implements GuardedRoom
+{
+  /** Seconds a dropped client may reconnect, while its session is live; 0 turns reconnection off. */
+  protected reconnectionSeconds = 20;
+  private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
+
+  static override async onAuth(bearer: string | undefined, options: unknown, context: ColyseusAuthContext): Promise<PlayerAuth> {
+    const token = takeToken(options, bearer, context);
+    const { sessions, limiter, rateLimit } = roomServices();
+    try {
+      const ip = Array.isArray(context.ip) ? context.ip[0] : context.ip;
+      await limiter.hit(`ip:matchmake:${ip}`, rateLimit.ipMax, rateLimit.windowSec);
+      const { auth } = await sessions.verifyAccessToken(token);
+      await limiter.hit(`user:matchmake:${auth.userId}`, rateLimit.userMax, rateLimit.windowSec);
+      return { userId: auth.userId, sid: auth.sid, username: auth.username, nickname: auth.nickname };
+    } catch (err) {
+      throw toServerError(err);
+    }
+  }
+
+  /** Call from `onCreate` in subclasses (via super.onCreate) so the session guard knows the room. */
+  override onCreate(_options: unknown): void | Promise<void> {
+    roomServices().guard.register(this);
+  }
+
+  override onDispose(): void | Promise<void> {
+    roomServices().guard.unregister(this);
+  }
+
+  /** Subclasses implement this instead of onLeave: it runs once the player is really gone. */
+  protected onPlayerLeave(_client: PlayerClient): void | Promise<void> {}
+
+  override async onLeave(client: PlayerClient, consented?: boolean): Promise<void> {
+    if (!consented && this.reconnectionSeconds > 0 && (await this.isLiveSession(client.auth))) {
+      const deferred = this.allowReconnection(client, this.reconnectionSeconds);
+      const { sid, userId } = playerOf(client);
+      this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
+      try {
+        await deferred;
+        // The session may have ended while the client was away.
+        if (!(await this.isLiveSession(client.auth))) client.leave(SESSION_ENDED_CLOSE_CODE, "session_revoked");
+        return;
+      } catch {
+        // Timed out, or refused because the session ended: the player is gone.
+      } finally {
+        this.pendingReconnections.delete(client.sessionId);
+      }
+    }
+    await this.onPlayerLeave(client);
+  }
+
+  revokeStaleSessions(userId: string, liveSid: string | null): void {
+    for (const client of this.clients as PlayerClient[]) {
+      if (client.auth?.userId === userId && client.auth.sid !== liveSid) {
+        client.leave(SESSION_ENDED_CLOSE_CODE, "session_revoked");
+      }
+    }
+    for (const pending of this.pendingReconnections.values()) {
+      if (pending.userId === userId && pending.sid !== liveSid) pending.deferred.reject(new Error("session_revoked"));
+    }
+  }
+
+  private async isLiveSession(auth: PlayerAuth | undefined): Promise<boolean> {
+    if (!auth) return false;
+    try {
+      return (await roomServices().sessions.liveSessionId(auth.userId)) === auth.sid;
+    } catch {
+      return false; // cache unreachable: refuse rather than let a possibly ended session back in
+    }
+  }
+}
+
+/** The token from `accessToken`, `token`, or the Bearer header, in that order; strips it from options. */
+function takeToken(options: unknown, bearer: string | undefined, context: ColyseusAuthContext): string | undefined {
+  let found: string | undefined;
+  if (options && typeof options === "object") {
+    const bag = options as Record<string, unknown>;
+    for (const key of TOKEN_OPTIONS) {
+      if (found === undefined && typeof bag[key] === "string" && bag[key]) found = bag[key] as string;
+      delete bag[key];
+    }
+  }
+  const header = context.headers?.authorization;
+  return found ?? bearer ?? bearerToken(Array.isArray(header) ? header[0] : header);
+}
+
+/** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */
+function toServerError(err: unknown): ServerError {
+  if (err instanceof AppError) return new ServerError(err.status, err.code);
+  roomServices().logger.error({ err }, "room auth failed unexpectedly");
+  return new ServerError(500, "internal_error");
+}

@@ -1,0 +1,28 @@
+/**
+ * Rooms are built by Colyseus with no constructor arguments, so they reach the services through
+ * this one accessor, set once at boot by app.config.ts.
+ */
+import type { AppConfig } from "../src/config/config";
+import type { Logger } from "../src/logging/logger";
+import type { RateLimiter } from "../src/services/rate-limiter";
+import type { SessionService } from "../src/services/session-service";
+import type { RoomSessionGuard } from "./session-guard";
+
+export interface RoomServices {
+  sessions: SessionService;
+  limiter: RateLimiter;
+  rateLimit: AppConfig["rateLimit"];
+  guard: RoomSessionGuard;
+  logger: Logger;
+}
+
+let current: RoomServices | undefined;
+
+export function setRoomServices(services: RoomServices | undefined): void {
+  current = services;
+}
+
+export function roomServices(): RoomServices {
+  if (!current) throw new Error("room services are not set: the server has not booted");
+  return current;
+}

@@ -1,0 +1,59 @@
+import type { Presence } from "@colyseus/core";
+import type { Logger } from "../src/logging/logger";
+import type { SessionService } from "../src/services/session-service";
+
+/** Close code sent to a client whose session ended (logout, new login, password change…). */
+export const SESSION_ENDED_CLOSE_CODE = 4401;
+const TOPIC = "minigame:session-changed";
+
+/** What the guard needs from a room: drop the given user's clients that are not of the live session. */
+export interface GuardedRoom {
+  revokeStaleSessions(userId: string, liveSid: string | null): void;
+}
+
+/**
+ * Carries "this user's session changed" to every process through the Colyseus presence (Redis
+ * when configured), where each local room drops that user's clients of any other session.
+ */
+export class RoomSessionGuard {
+  private readonly rooms = new Set<GuardedRoom>();
+  private readonly onMessage = (userId: unknown) => {
+    if (typeof userId === "string") void this.recheck(userId);
+  };
+
+  constructor(
+    private readonly presence: Presence,
+    private readonly sessions: SessionService,
+    private readonly logger: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    await this.presence.subscribe(TOPIC, this.onMessage);
+    this.sessions.onSessionChange((userId) => {
+      Promise.resolve(this.presence.publish(TOPIC, userId)).catch((err: unknown) =>
+        this.logger.warn({ err, userId }, "could not publish a session change"),
+      );
+    });
+  }
+
+  stop(): void {
+    this.presence.unsubscribe(TOPIC, this.onMessage);
+  }
+
+  register(room: GuardedRoom): void {
+    this.rooms.add(room);
+  }
+
+  unregister(room: GuardedRoom): void {
+    this.rooms.delete(room);
+  }
+
+  private async recheck(userId: string): Promise<void> {
+    try {
+      const liveSid = await this.sessions.liveSessionId(userId);
+      for (const room of this.rooms) room.revokeStaleSessions(userId, liveSid);
+    } catch (err) {
+      this.logger.warn({ err, userId }, "could not re-check room sessions");
+    }
+  }
+}

@@ -1,0 +1,211 @@
+import assert from "node:assert/strict";
+import { matchMaker } from "@colyseus/core";
+import { Client, type Room } from "colyseus.js";
+import { AuthenticatedRoom, type PlayerClient } from "../../rooms/AuthenticatedRoom";
+import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
+import { startHarness, type Harness } from "../support/app-harness";
+import { backends } from "../support/backends";
+
+let seq = 0;
+const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
+
+/** A room used only here, to show what any subclass receives: options without the token, client.auth. */
+class ProbeRoom extends AuthenticatedRoom {
+  static seenCreateOptions: unknown[] = [];
+  static seenJoinOptions: unknown[] = [];
+  static seenAuth: unknown[] = [];
+  override onCreate(options: unknown) {
+    super.onCreate(options);
+    ProbeRoom.seenCreateOptions.push(structuredClone(options));
+    this.setMetadata({ mode: "probe" });
+  }
+  override onJoin(client: PlayerClient, options: unknown) {
+    ProbeRoom.seenJoinOptions.push(structuredClone(options));
+    ProbeRoom.seenAuth.push(client.auth);
+  }
+}
+
+async function expectJoinError(promise: Promise<unknown>, code: string): Promise<void> {
+  await assert.rejects(promise, (err: { code?: number; message?: string }) => {
+    assert.equal(err.message, code);
+    assert.ok(err.code !== undefined && err.code < 500, `status ${err.code}`);
+    return true;
+  });
+}
+
+function waitForLeave(room: Room, ms = 1000): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`still connected after ${ms} ms`)), ms);
+    room.onLeave((code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+for (const backend of backends) {
+  describe(`rooms — ${backend.name}`, function () {
+    this.timeout(30_000);
+    let h: Harness;
+    let release: () => Promise<void>;
+    let clock = Date.now();
+    const rooms: Room[] = [];
+
+    before(async () => {
+      const prepared = await backend.prepare();
+      release = prepared.release;
+      h = await startHarness({ env: prepared.env, overrides: { now: () => clock } });
+      matchMaker.defineRoomType("probe", ProbeRoom);
+    });
+    afterEach(async () => {
+      const open = rooms.splice(0).filter((r) => r.connection.isOpen);
+      await Promise.all(open.map((r) => Promise.race([r.leave().catch(() => undefined), sleep(1000)])));
+    });
+    after(async () => {
+      await h?.close();
+      await release?.();
+    });
+
+    async function login(code = unique("p")) {
+      const res = await h.get(`/api/minigame/wechat/login?jsCode=${code}`);
+      assert.equal(res.status, 200);
+      return res.body.data as { token: string; refreshToken: string; user: { id: string; username: string } };
+    }
+    async function join(options: Record<string, unknown>, client = new Client(h.baseUrl), name = "lobby") {
+      const room = await client.joinOrCreate(name, options);
+      rooms.push(room);
+      return room;
+    }
+
+    it("joins with the accessToken option, with client.auth.token (Bearer), and with the token option", async () => {
+      const a = await login();
+      const viaOption = await join({ accessToken: a.token });
+      assert.ok(viaOption.sessionId);
+      const b = await login();
+      const sdk = new Client(h.baseUrl);
+      sdk.auth.token = b.token;
+      const viaBearer = await join({}, sdk);
+      assert.ok(viaBearer.sessionId);
+      const c = await login();
+      assert.ok((await join({ token: c.token })).sessionId);
+    });
+
+    it("rejects missing, malformed, other-secret, expired and ended-session tokens with their codes", async () => {
+      await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", {}), "token_missing");
+      await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: "nope" }), "token_invalid");
+      const forged =
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VySWQiOiJ4Iiwic2lkIjoieSIsImp0aSI6InoiLCJ1c2VybmFtZSI6IiIsImVtYWlsIjoiIn0.c2lnbmF0dXJl";
+      await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: forged }), "token_invalid");
+      const ended = await login();
+      await h.request("POST", "/api/auth/logout", undefined, { authorization: `Bearer ${ended.token}` });
+      await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: ended.token }), "session_revoked");
+      const expiring = await login();
+      clock += 7201_000;
+      try {
+        await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: expiring.token }), "token_expired");
+      } finally {
+        clock -= 7201_000;
+      }
+    });
+
+    it("gives rooms client.auth and never the token, in options or metadata", async () => {
+      const a = await login();
+      ProbeRoom.seenCreateOptions = [];
+      ProbeRoom.seenJoinOptions = [];
+      ProbeRoom.seenAuth = [];
+      const room = await join({ accessToken: a.token, token: "also-a-token", color: "red" }, undefined, "probe");
+      assert.deepEqual(ProbeRoom.seenCreateOptions, [{ color: "red" }]);
+      assert.deepEqual(ProbeRoom.seenJoinOptions, [{ color: "red" }]);
+      const auth = ProbeRoom.seenAuth[0] as Record<string, unknown>;
+      assert.equal(auth.userId, a.user.id);
+      assert.equal(auth.username, a.user.username);
+      assert.equal(typeof auth.sid, "string");
+      assert.ok(!JSON.stringify(auth).includes(a.token));
+      const listing = await matchMaker.query({ roomId: room.roomId });
+      assert.ok(!JSON.stringify(listing).includes(a.token), "no token in the room listing");
+      assert.deepEqual(listing[0].metadata, { mode: "probe" });
+    });
+
+    it("lists present players and takes the chat sender from the session, not the message", async () => {
+      const a = await login();
+      const b = await login();
+      const roomA = await join({ accessToken: a.token });
+      const roomB = await new Client(h.baseUrl).joinById(roomA.roomId, { accessToken: b.token });
+      rooms.push(roomB);
+      roomB.onMessage("chat", () => undefined);
+      await sleep(100);
+      const present = [...(roomA.state as any).players.values()].map((p: any) => p.userId).sort();
+      assert.deepEqual(present, [a.user.id, b.user.id].sort());
+
+      const received = new Promise<any>((resolve) => roomA.onMessage("chat", resolve));
+      roomB.send("chat", { text: "  hello  ", userId: a.user.id, name: "admin" });
+      const chat = await received;
+      assert.equal(chat.userId, b.user.id);
+      assert.equal(chat.name, b.user.username);
+      assert.equal(chat.text, "hello");
+    });
+
+    it("refuses invalid and flooding chat messages without disconnecting", async () => {
+      const a = await login();
+      const room = await join({ accessToken: a.token });
+      const errors: any[] = [];
+      room.onMessage("error", (e) => errors.push(e));
+      let chats = 0;
+      room.onMessage("chat", () => chats++);
+      room.send("chat", { text: "x".repeat(201) });
+      room.send("chat", { text: 42 });
+      for (let i = 0; i < 8; i++) room.send("chat", { text: `m${i}` });
+      await sleep(300);
+      assert.equal(chats, 5);
+      assert.ok(errors.some((e) => e.code === "invalid_message"));
+      assert.ok(errors.some((e) => e.code === "rate_limited"));
+      assert.equal(room.connection.isOpen, true);
+    });
+
+    it("disconnects the old session's client on logout and on a second login, but not on refresh", async () => {
+      const code = unique("kick");
+      const first = await login(`${code}.1`);
+      const room = await join({ accessToken: first.token });
+      const refreshed = await h.request("POST", "/api/auth/refresh", { refreshToken: first.refreshToken });
+      assert.equal(refreshed.status, 200);
+      await sleep(300);
+      assert.equal(room.connection.isOpen, true, "a refresh keeps the session and the seat");
+
+      const left = waitForLeave(room);
+      await login(`${code}.2`);
+      assert.equal(await left, SESSION_ENDED_CLOSE_CODE);
+
+      const third = await login(`${code}.3`);
+      const room2 = await join({ accessToken: third.token });
+      const left2 = waitForLeave(room2);
+      await h.request("POST", "/api/auth/logout", undefined, { authorization: `Bearer ${third.token}` });
+      assert.equal(await left2, SESSION_ENDED_CLOSE_CODE);
+    });
+
+    it("accepts a reconnection after a refresh and refuses one after logout", async () => {
+      const a = await login();
+      const room = await join({ accessToken: a.token });
+      const token = room.reconnectionToken;
+      await room.leave(false); // a dropped connection, not a consented leave
+      const refreshed = await h.request("POST", "/api/auth/refresh", { refreshToken: a.refreshToken });
+      const back = await new Client(h.baseUrl).reconnect(token);
+      rooms.push(back);
+      assert.equal(back.roomId, room.roomId);
+
+      const againToken = back.reconnectionToken;
+      await back.leave(false);
+      await h.request("POST", "/api/auth/logout", undefined, { authorization: `Bearer ${refreshed.body.data.token}` });
+      await sleep(100);
+      await assert.rejects(new Client(h.baseUrl).reconnect(againToken));
+    });
+
+    it("lets 100 clients with valid tokens join at once", async () => {
+      const sessions = await Promise.all(Array.from({ length: 100 }, () => login()));
+      const joined = await Promise.all(sessions.map((s) => join({ accessToken: s.token })));
+      assert.equal(joined.length, 100);
+      assert.ok(joined.every((r) => r.sessionId));
+    });
+  });
+}
