@@ -8,9 +8,12 @@ import { RedisDriver } from "@colyseus/redis-driver";
 import { RedisPresence } from "@colyseus/redis-presence";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type express from "express";
+import type http from "node:http";
 import { createApiRouter } from "./api/api-router";
+import { opsRoutes } from "./api/ops-routes";
 import type { AppConfig } from "./config/config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
+import { HttpDrain } from "./http-drain";
 import { createLogger, type Logger } from "./logging/logger";
 import { LobbyRoom } from "../rooms/LobbyRoom";
 import { setRoomServices } from "../rooms/room-services";
@@ -35,6 +38,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   let services: Services | undefined;
   let guard: RoomSessionGuard | undefined;
+  let drain: HttpDrain | undefined;
   // With Redis, rooms and presence are shared by every process (pass the URL, not an ioredis
   // instance: the Colyseus packages bundle their own ioredis and would ignore ours).
   const redisUrl = settings.cache.kind === "redis" ? settings.cache.url : undefined;
@@ -43,17 +47,28 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     displayLogs: false,
     options: {
       greet: false,
+      publicAddress: settings.publicAddress,
       ...(redisUrl ? { presence: new RedisPresence(redisUrl), driver: new RedisDriver(redisUrl) } : {}),
     },
 
-    initializeTransport: (transportOptions: { server: unknown; app: unknown }) =>
-      new WebSocketTransport({ ...(transportOptions as object), maxPayload: MAX_WS_PAYLOAD_BYTES }),
+    initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
+      drain = new HttpDrain(transportOptions.server);
+      return new WebSocketTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES });
+    },
 
     initializeExpress: async (app: express.Express) => {
       services = await buildServices(settings, logger, options.overrides);
       app.disable("x-powered-by");
       // Without TRUST_PROXY, X-Forwarded-For is ignored: a client could otherwise pick its own IP.
       app.set("trust proxy", settings.trustProxy);
+      app.use(
+        opsRoutes({
+          store: services.store,
+          cache: services.cache,
+          metrics: settings.metrics.enabled ? services.metrics : undefined,
+          metricsToken: settings.metrics.token,
+        }),
+      );
       app.use("/api", createApiRouter(services));
       logger.info(`ready: ${describeStartup(services)}`);
     },
@@ -64,6 +79,13 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       await guard.start();
       setRoomServices({ sessions: ready.sessions, limiter: ready.limiter, rateLimit: settings.rateLimit, guard, logger });
       gameServer.define("lobby", LobbyRoom);
+      ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
+      ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
+      // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
+      gameServer.onBeforeShutdown(async () => {
+        logger.info({ inFlight: drain?.inFlight }, "shutting down: draining HTTP requests");
+        await drain?.drain(settings.shutdownTimeoutMs);
+      });
       gameServer.onShutdown(async () => {
         guard?.stop();
         setRoomServices(undefined);

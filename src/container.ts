@@ -8,6 +8,8 @@ import type { AppConfig, PlatformSettings } from "./config/config";
 import type { Cache } from "./core/ports/cache";
 import type { UserStore } from "./core/ports/user-store";
 import type { Logger } from "./logging/logger";
+import { instrumentPlatformClient } from "./observability/instrumented-platform-client";
+import { Metrics } from "./observability/metrics";
 import { keepAliveAgents } from "./platforms/http-json";
 import type { PlatformClient, PlatformDefinition } from "./platforms/platform";
 import { platformDefinitions } from "./platforms/registry";
@@ -32,6 +34,7 @@ export interface Services {
   platformTokens: PlatformTokenService;
   platformDefinitions: readonly PlatformDefinition[];
   platformClients: ReadonlyMap<string, PlatformClient>;
+  metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -74,11 +77,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
 
+    const metrics = new Metrics();
     const platformLogins = new Map<string, PlatformLogin>();
     const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
     for (const definition of platformDefinitions) {
       const settings = platformSettings[definition.name];
-      const client = definition.createClient({
+      const rawClient = definition.createClient({
         settings,
         timeoutMs: config.platformTimeoutMs,
         busyRetries: config.platformBusyRetries,
@@ -86,6 +90,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
         logger,
         retryDelayMs: overrides.retryDelayMs,
       });
+      const client = instrumentPlatformClient(rawClient, metrics);
       platformLogins.set(definition.name, { definition, client });
       tokenClients.set(definition.name, { client, appId: settings.appId });
     }
@@ -94,6 +99,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       exposeSessionKey: config.exposeSessionKey,
       placeholderEmailDomain: config.placeholderEmailDomain,
       now: overrides.now,
+      metrics,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
     const accounts = new AccountService(store, sessions, limiter, logger, {
@@ -106,6 +112,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       refreshMarginSec: config.platformTokenRefreshMarginSec,
       lockWaitMs: config.platformTimeoutMs * (config.platformBusyRetries + 1) + 2000,
       now: overrides.now,
+      metrics,
     });
 
     return {
@@ -121,6 +128,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       platformTokens,
       platformDefinitions,
       platformClients: new Map([...platformLogins].map(([name, p]) => [name, p.client])),
+      metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

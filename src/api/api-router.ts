@@ -11,7 +11,7 @@ import { requestContext } from "./request-context";
  */
 export function createApiRouter(services: Services): Router {
   const api = Router();
-  api.use(requestContext(services.logger));
+  api.use(requestContext(services.logger, services.metrics));
   api.use(express.json({ limit: "16kb", strict: true }));
 
   const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };

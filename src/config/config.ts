@@ -45,6 +45,14 @@ const baseSchema = z.object({
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   CACHE_KEY_PREFIX: z.string().max(64).default(""),
   INSTANCES: int(1, 256).optional(),
+  NODE_APP_INSTANCE: int(0, 255).default(0),
+  PUBLIC_ADDRESS: z
+    .string()
+    .regex(/^[^\s/:]+(:\d+)?(\/\S*)?$/, "must be host[:port][/path] without a scheme, e.g. game.example.com/{port}")
+    .optional(),
+  SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
+  METRICS_ENABLED: bool.default(true),
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 
   PLATFORM_SIMULATOR: z.enum(["embedded", "off"]).optional(),
   PLATFORM_TIMEOUT_MS: int(100, 60_000).default(5000),
@@ -82,6 +90,12 @@ export interface AppConfig {
   cache: { kind: "memory" } | { kind: "redis"; url: string };
   cacheKeyPrefix: string;
   instances: number;
+  /** Port this process listens on: PORT plus pm2's NODE_APP_INSTANCE. */
+  processPort: number;
+  /** Address room seats point clients at (host[:port][/path]); `{port}` becomes processPort. */
+  publicAddress?: string;
+  shutdownTimeoutMs: number;
+  metrics: { enabled: boolean; token?: string };
   simulator: "embedded" | "off";
   platforms: Record<string, PlatformSettings>;
   platformTimeoutMs: number;
@@ -204,6 +218,9 @@ export function parseConfig(rawEnv: Env): AppConfig {
   }
   if (instances > 1 && !s.REDIS_URL) problems.push("INSTANCES > 1 requires REDIS_URL (the in-memory cache is per process)");
   if (instances > 1 && !s.DATABASE_URL) problems.push("INSTANCES > 1 requires DATABASE_URL (SQLite is per machine and per process lock)");
+  if (instances > 1 && !s.PUBLIC_ADDRESS) {
+    problems.push("INSTANCES > 1 requires PUBLIC_ADDRESS (e.g. game.example.com/{port}) so room seats reach the right process");
+  }
   if (s.REFRESH_TOKEN_TTL_SEC <= s.ACCESS_TOKEN_TTL_SEC) {
     problems.push("REFRESH_TOKEN_TTL_SEC: must be longer than ACCESS_TOKEN_TTL_SEC");
   }
@@ -229,6 +246,10 @@ export function parseConfig(rawEnv: Env): AppConfig {
     cache: s.REDIS_URL ? { kind: "redis", url: s.REDIS_URL } : { kind: "memory" },
     cacheKeyPrefix: s.CACHE_KEY_PREFIX,
     instances,
+    processPort: s.PORT + s.NODE_APP_INSTANCE,
+    publicAddress: s.PUBLIC_ADDRESS?.replace("{port}", String(s.PORT + s.NODE_APP_INSTANCE)),
+    shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    metrics: { enabled: s.METRICS_ENABLED, token: s.METRICS_TOKEN },
     simulator,
     platforms,
     platformTimeoutMs: s.PLATFORM_TIMEOUT_MS,

@@ -2,6 +2,7 @@ import { AppError } from "../core/errors";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../core/user";
 import type { Logger } from "../logging/logger";
+import type { Metrics } from "../observability/metrics";
 import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity } from "../platforms/platform";
 import type { SessionService } from "./session-service";
 import { newPlatformUser } from "./user-factory";
@@ -15,6 +16,7 @@ export interface LoginServiceOptions {
   exposeSessionKey: boolean;
   placeholderEmailDomain: string;
   now?: () => number;
+  metrics?: Metrics;
 }
 
 /** The `data` of a successful mini-game login: the platform's fields plus our token and user. */
@@ -42,6 +44,17 @@ export class LoginService {
   }
 
   async loginWithPlatform(platformName: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
+    try {
+      const response = await this.login(platformName, codes);
+      this.options.metrics?.loginFinished(platformName, "ok");
+      return response;
+    } catch (err) {
+      this.options.metrics?.loginFinished(platformName, err instanceof AppError ? err.code : "error");
+      throw err;
+    }
+  }
+
+  private async login(platformName: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
     const platform = this.platforms.get(platformName);
     if (!platform) throw new AppError("unknown_platform");
     const { definition, client } = platform;

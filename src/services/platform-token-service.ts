@@ -2,6 +2,7 @@ import crypto from "node:crypto";
 import { AppError } from "../core/errors";
 import type { Cache } from "../core/ports/cache";
 import type { Logger } from "../logging/logger";
+import type { Metrics } from "../observability/metrics";
 import type { PlatformClient } from "../platforms/platform";
 
 export interface PlatformTokenView {
@@ -24,6 +25,7 @@ export interface PlatformTokenServiceOptions {
   /** How long a process waits for another process that holds the fetch lock. */
   lockWaitMs: number;
   now?: () => number;
+  metrics?: Metrics;
 }
 
 const POLL_INTERVAL_MS = 50;
@@ -52,6 +54,7 @@ export class PlatformTokenService {
     const key = `platform_access_token:${platform}:${entry.appId}`;
 
     let token = await this.readCached(key);
+    if (token) this.options.metrics?.accessTokenServed(platform, "hit");
     if (!token) {
       let pending = this.inflight.get(key);
       if (!pending) {
@@ -89,6 +92,7 @@ export class PlatformTokenService {
 
   private async fetchAndStore(key: string, client: PlatformClient): Promise<CachedToken> {
     const fetched = await client.fetchAccessToken();
+    this.options.metrics?.accessTokenServed(client.platform, "fetch");
     // The stable token can arrive with as little as 300 s left: the margin never eats the whole lifetime.
     const margin = Math.min(this.options.refreshMarginSec, Math.floor(fetched.expiresInSec / 2));
     const ttlSec = Math.max(1, fetched.expiresInSec - margin);

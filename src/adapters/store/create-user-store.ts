@@ -6,6 +6,7 @@ import { Pool } from "pg";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
 import { KyselyUserStore, type Database } from "./kysely-user-store";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 
 /** Opens the configured database and brings its schema up to date before handing it out. */
 export async function createUserStore(config: AppConfig["store"]): Promise<UserStore> {
@@ -16,7 +17,7 @@ export async function createUserStore(config: AppConfig["store"]): Promise<UserS
     await store.close().catch(() => undefined);
     throw err;
   }
-  return store;
+  return failFastWhenUnavailable(store);
 }
 
 function openSqlite(file: string): KyselyUserStore {

@@ -1,0 +1,38 @@
+import { AppError } from "../../core/errors";
+import type { UserStore } from "../../core/ports/user-store";
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+const TRANSIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|database is locked/i;
+
+/**
+ * True for failures that mean "the database cannot answer now" rather than "this query is wrong":
+ * network errors, PostgreSQL connection exceptions (class 08), shutdown / cannot-connect (57P0x),
+ * statement timeouts (57014) and SQLite's busy lock.
+ */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof e?.code === "string" ? e.code : "";
+  if (NETWORK_CODES.has(code) || code.startsWith("08") || code.startsWith("57P0") || code === "57014") return true;
+  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return true;
+  return typeof e?.message === "string" && TRANSIENT_MESSAGES.test(e.message);
+}
+
+/** Wraps every store call so an unreachable database becomes a 503 `service_unavailable`, not a 500. */
+export function failFastWhenUnavailable(store: UserStore): UserStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function" || property === "close") return value;
+      return async (...args: unknown[]) => {
+        try {
+          return await value.apply(target, args);
+        } catch (err) {
+          if (isUnavailable(err)) {
+            throw new AppError("service_unavailable", { message: "The user store is unavailable; retry later", cause: err });
+          }
+          throw err;
+        }
+      };
+    },
+  });
+}

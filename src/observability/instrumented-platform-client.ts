@@ -1,0 +1,24 @@
+import { AppError } from "../core/errors";
+import type { PlatformClient } from "../platforms/platform";
+import type { Metrics } from "./metrics";
+
+/** Times every platform call and records its outcome (ok or our error code). */
+export function instrumentPlatformClient(client: PlatformClient, metrics: Metrics): PlatformClient {
+  const timed = async <T>(call: string, run: () => Promise<T>): Promise<T> => {
+    const started = process.hrtime.bigint();
+    let outcome = "ok";
+    try {
+      return await run();
+    } catch (err) {
+      outcome = err instanceof AppError ? err.code : "error";
+      throw err;
+    } finally {
+      metrics.platformCall(client.platform, call, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  };
+  return {
+    platform: client.platform,
+    exchangeCode: (codes) => timed("code2session", () => client.exchangeCode(codes)),
+    fetchAccessToken: () => timed("access_token", () => client.fetchAccessToken()),
+  };
+}

@@ -1,0 +1,75 @@
+import client from "prom-client";
+
+/**
+ * Prometheus metrics of one server instance. Services report through the small methods below
+ * and never see prom-client; each app gets its own registry so test servers don't share counts.
+ */
+export class Metrics {
+  readonly registry = new client.Registry();
+  private readonly httpRequests = new client.Counter({
+    name: "http_requests_total",
+    help: "HTTP requests by route template and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new client.Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request latency by route template",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+  private readonly logins = new client.Counter({
+    name: "logins_total",
+    help: "Logins by platform (or account) and outcome (ok or an error code)",
+    labelNames: ["platform", "outcome"] as const,
+    registers: [this.registry],
+  });
+  private readonly platformCalls = new client.Histogram({
+    name: "platform_call_duration_seconds",
+    help: "Calls to the platforms' server APIs by endpoint and outcome",
+    labelNames: ["platform", "call", "outcome"] as const,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+  private readonly tokenCache = new client.Counter({
+    name: "platform_access_token_requests_total",
+    help: "Platform access-token requests: served from cache (hit) or fetched upstream (fetch)",
+    labelNames: ["platform", "result"] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    client.collectDefaultMetrics({ register: this.registry });
+  }
+
+  httpRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.httpRequests.inc(labels);
+    this.httpDuration.observe(labels, seconds);
+  }
+
+  loginFinished(platform: string, outcome: string): void {
+    this.logins.inc({ platform, outcome });
+  }
+
+  platformCall(platform: string, call: string, outcome: string, seconds: number): void {
+    this.platformCalls.observe({ platform, call, outcome }, seconds);
+  }
+
+  accessTokenServed(platform: string, result: "hit" | "fetch"): void {
+    this.tokenCache.inc({ platform, result });
+  }
+
+  /** Gauges read at scrape time, e.g. rooms and connected clients from the room layer. */
+  gauge(name: string, help: string, read: () => number): void {
+    new client.Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(read());
+      },
+    });
+  }
+}

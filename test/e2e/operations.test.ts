@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { startHarness, type Harness } from "../support/app-harness";
+
+describe("operational routes", () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ env: { METRICS_TOKEN: "metrics-token-0123456789" } });
+  });
+  after(() => h?.close());
+
+  it("answers /healthz and /readyz outside the /api prefix", async () => {
+    const health = await h.get("/healthz");
+    assert.equal(health.status, 200);
+    assert.equal(health.body.data.status, "ok");
+    const ready = await h.get("/readyz");
+    assert.equal(ready.status, 200);
+    assert.deepEqual({ store: ready.body.data.store, cache: ready.body.data.cache }, { store: "ok", cache: "ok" });
+  });
+
+  it("exposes Prometheus metrics by route template, never by raw URL, behind the metrics token", async () => {
+    const code = `metricscode${Date.now()}`;
+    await h.get(`/api/minigame/wechat/login?jsCode=${code}`);
+    await h.get(`/api/minigame/wechat/login?jsCode=invalid${code}`);
+    await h.get("/api/minigame/douyin/access_token");
+    await h.get("/api/minigame/douyin/access_token");
+
+    assert.equal((await h.get("/metrics")).status, 401);
+    const res = await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: "Bearer metrics-token-0123456789" } });
+    assert.equal(res.status, 200);
+    const text = await res.text();
+    assert.match(text, /http_requests_total\{method="GET",route="\/api\/minigame\/wechat\/login",status="200"\} 1/);
+    assert.match(text, /logins_total\{platform="wechat",outcome="ok"\} 1/);
+    assert.match(text, /logins_total\{platform="wechat",outcome="platform_code_invalid"\} 1/);
+    assert.match(text, /platform_call_duration_seconds_count\{platform="wechat",call="code2session",outcome="ok"\} 1/);
+    assert.match(text, /platform_access_token_requests_total\{platform="douyin",result="fetch"\} 1/);
+    assert.match(text, /platform_access_token_requests_total\{platform="douyin",result="hit"\} 1/);
+    assert.match(text, /colyseus_rooms \d+/);
+    assert.ok(!text.includes(code), "login codes never appear in metrics");
+  });
+
+  it("answers 503 from /readyz and fails fast when the store is gone", async () => {
+    const broken = await startHarness({ simulator: h.simulator });
+    try {
+      await broken.services.store.close();
+      const ready = await broken.get("/readyz");
+      assert.equal(ready.status, 503);
+      assert.equal(ready.body.data.store, "unavailable");
+      assert.equal(ready.body.data.cache, "ok");
+    } finally {
+      await broken.close();
+    }
+  });
+});
