@@ -11,10 +11,13 @@ import type express from "express";
 import type http from "node:http";
 import { createApiRouter } from "./api/api-router";
 import { opsRoutes } from "./api/ops-routes";
+import { buildOpenApiDocument } from "./api/openapi/build-openapi";
+import { apiDocsRoutes } from "./api/openapi/docs-routes";
 import type { AppConfig } from "./config/config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { HttpDrain } from "./http-drain";
 import { createLogger, type Logger } from "./logging/logger";
+import { playgroundRoutes } from "./playground/playground-routes";
 import { LobbyRoom } from "../rooms/LobbyRoom";
 import { setRoomServices } from "../rooms/room-services";
 import { RoomSessionGuard } from "../rooms/session-guard";
@@ -70,6 +73,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         }),
       );
       app.use("/api", createApiRouter(services));
+      if (settings.apiDocsEnabled) {
+        const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
+        app.use(apiDocsRoutes(document));
+      }
+      if (settings.playgroundEnabled) app.use(playgroundRoutes());
       logger.info(`ready: ${describeStartup(services)}`);
     },
 

@@ -68,3 +68,119 @@ function isHttpsUrl(value: string): boolean {
     return false;
   }
 }
+
+/*
+ * Response schemas: what the server answers. They are not used to build responses (the services
+ * do that); they are the source of the API description, and the conformance test holds the real
+ * responses to them, so the description cannot drift from the code.
+ */
+
+/** The local user (spec 2.3), as `data` of GET /users/me and `data.user` of every login. */
+export const userSchema = z.strictObject({
+  id: z.uuid().meta({ description: "Primary key, and the JWT's `userId` claim. Not the platform openid.", example: "0b5a3c9e-4f1d-4c2a-9e57-2d8f6b1a7c30" }),
+  username: z.string().meta({ description: "`mg_<platform>_<suffix>` for a mini-game user, the chosen name for an account", example: "mg_wechat_k3j9x2ab" }),
+  // Examples matter for fields with a pattern: Swagger UI would otherwise sample noise from it.
+  email: z.email().meta({ description: "A generated placeholder for a mini-game user", example: "wechat_k3j9x2ab@players.invalid" }),
+  nickname: z.string().nullable(),
+  avatar: z.string().nullable().describe("An https URL, or null"),
+  openid: z.string().nullable().meta({ description: "The platform key the user was found or created by; null for registered accounts", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
+  guildId: z.string().nullable(),
+  status: z.int().describe("1 = active. Any other value: the user is disabled and every session ends"),
+  createdAt: z.iso.datetime().meta({ description: "ISO 8601 UTC, milliseconds", example: "2025-01-31T08:00:00.000Z" }),
+  updatedAt: z.iso.datetime().meta({ example: "2025-01-31T08:00:00.000Z" }),
+  version: z.int().min(1).describe("Starts at 1, +1 on every change; send it back in PATCH /api/users/me"),
+});
+
+const tokenFields = {
+  token: z.string().meta({
+    description: "JWT access token (HS256). Send it as `Authorization: Bearer <token>` and as the `accessToken` room join option",
+    example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VySWQiOi…",
+  }),
+  refreshToken: z.string().meta({ description: "Works once, at POST /api/auth/refresh", example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0eXAiOiJy…" }),
+  expiresIn: z.int().positive().describe("Seconds until the access token expires"),
+};
+
+export const tokenPairSchema = z.strictObject(tokenFields);
+export const sessionSchema = z.strictObject({ ...tokenFields, user: userSchema });
+
+/** Spec 2.2. */
+export const platformAccessTokenSchema = z.strictObject({
+  access_token: z.string().describe("The platform's server access token, shared through the cache"),
+  expires_in: z.int().min(0).describe("Seconds the token is still valid"),
+});
+
+export const emptyDataSchema = z.strictObject({});
+
+export const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
+
+export function okEnvelope<T extends z.ZodType>(data: T) {
+  return z.strictObject({ success: z.literal(true), message: z.string(), data });
+}
+
+/**
+ * The failure envelope. `extra` adds the optional fields a route's failures may carry beside
+ * `code`; the three generic ones can come from any route.
+ */
+export function errorEnvelope(codes: readonly [string, ...string[]], extra: z.ZodRawShape = {}) {
+  return z.strictObject({
+    success: z.literal(false),
+    message: z.string().describe("Human-readable; do not parse it, use `data.code`"),
+    data: z.strictObject({
+      code: z.enum(codes).describe("Stable machine code"),
+      fields: z.array(fieldProblemSchema).optional().describe("invalid_request from validation: every problem found"),
+      retryAfterSec: z.int().optional().describe("rate_limited: the Retry-After header, in the body too"),
+      requestId: z.string().optional().describe("internal_error: quote it when reporting the problem"),
+      ...extra,
+    }),
+  });
+}
+
+/** Meanings of the platform fields of a login's `data` (spec 4.3, 4.4). */
+const PLATFORM_FIELD_NOTES: Record<string, string> = {
+  error: "Platform error number; 0 on success",
+  openid: "Platform user id; may be empty (anonymous login, or unionid only)",
+  anonymous_openid: "Anonymous platform user id; may be empty",
+  unionid: "May be empty",
+  session_key: "Sensitive: never store it long-term or log it. Absent when EXPOSE_SESSION_KEY=false",
+  errcode: "Platform error detail; 0 on success",
+  errmsg: "Platform error text; empty on success",
+  message: "Platform error detail; empty on success",
+};
+
+/** The platform's own fields, typed from the platform's empty reply, so a new platform needs no schema. */
+function platformFieldShape(emptyFields: Record<string, unknown>, allOptional: boolean): z.ZodRawShape {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, empty] of Object.entries(emptyFields)) {
+    let field: z.ZodType = typeof empty === "number" ? z.int() : z.string();
+    if (PLATFORM_FIELD_NOTES[name]) field = field.describe(PLATFORM_FIELD_NOTES[name]);
+    shape[name] = allOptional || name === "session_key" ? field.optional() : field;
+  }
+  return shape;
+}
+
+/** `data` of a successful login on one platform: the platform's fields plus our session. */
+export function platformLoginDataSchema(emptyFields: Record<string, unknown>) {
+  return z.strictObject({ ...platformFieldShape(emptyFields, false), ...tokenFields, user: userSchema });
+}
+
+/** Extra `data` fields of a failed login: the platform's fields (empty or as it answered) and no session. */
+export function platformLoginErrorFields(platform: string, emptyFields: Record<string, unknown>): z.ZodRawShape {
+  return {
+    platform: z.literal(platform).optional(),
+    reason: z.string().optional().describe("platform_unavailable: timeout, network_error, malformed_response, http_<status>"),
+    ...platformFieldShape(emptyFields, true),
+    token: z.literal("").optional().describe("Empty on failure (spec 7.2)"),
+    user: z.null().optional(),
+  };
+}
+
+/** Extra `data` fields of a failed platform access-token fetch: the platform's own error detail. */
+export function platformTokenErrorFields(platform: string, emptyFields: Record<string, unknown>): z.ZodRawShape {
+  return {
+    platform: z.literal(platform).optional(),
+    reason: z.string().optional().describe("timeout, network_error, malformed_response, http_<status>, token_lock_timeout"),
+    ...platformFieldShape(emptyFields, true),
+    err_no: z.int().optional(),
+    err_tips: z.string().optional(),
+  };
+}

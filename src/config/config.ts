@@ -48,7 +48,7 @@ const baseSchema = z.object({
   NODE_APP_INSTANCE: int(0, 255).default(0),
   PUBLIC_ADDRESS: z
     .string()
-    .regex(/^[^\s/:]+(:\d+)?(\/\S*)?$/, "must be host[:port][/path] without a scheme, e.g. game.example.com/{port}")
+    .regex(/^[^\s/:]+(:(\d+|\{port\}))?(\/\S*)?$/, "must be host[:port][/path] without a scheme, e.g. game.example.com/{port}")
     .optional(),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   METRICS_ENABLED: bool.default(true),
@@ -66,6 +66,8 @@ const baseSchema = z.object({
     .string()
     .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain name")
     .default("players.invalid"),
+  API_DOCS_ENABLED: bool.default(true),
+  PLAYGROUND_ENABLED: bool.optional(),
 });
 
 export interface PlatformSettings {
@@ -121,6 +123,10 @@ export interface AppConfig {
   };
   exposeSessionKey: boolean;
   placeholderEmailDomain: string;
+  /** Serve the OpenAPI description and Swagger UI at /api-docs.json and /api-docs. */
+  apiDocsEnabled: boolean;
+  /** Serve the browser playground at /; by default only next to the embedded simulator. */
+  playgroundEnabled: boolean;
   /** Human-readable notes about defaults in use, logged once at boot. */
   notices: string[];
 }
@@ -269,6 +275,8 @@ export function parseConfig(rawEnv: Env): AppConfig {
       accountWindowSec: s.RATE_LIMIT_ACCOUNT_WINDOW_SEC,
     },
     placeholderEmailDomain: s.PLACEHOLDER_EMAIL_DOMAIN,
+    apiDocsEnabled: s.API_DOCS_ENABLED,
+    playgroundEnabled: s.PLAYGROUND_ENABLED ?? simulator === "embedded",
     notices,
   } satisfies AppConfig) as AppConfig;
 }

@@ -65,8 +65,11 @@ export class AccountService {
       "username" in identifier
         ? await this.store.findCredentialsByUsername(identifier.username)
         : await this.store.findCredentialsByEmail(identifier.email);
-    const valid = await verifyPassword(password, credentials?.passwordHash ?? (await this.dummyHash));
-    if (!credentials || !valid) throw new AppError("invalid_credentials");
+    // Unknown accounts and accounts whose password nobody chose yet cost one scrypt too, so the
+    // answer time does not tell which accounts exist.
+    const chosen = credentials?.passwordSetAt ? credentials.passwordHash : await this.dummyHash;
+    const valid = await verifyPassword(password, chosen);
+    if (!credentials?.passwordSetAt || !valid) throw new AppError("invalid_credentials");
     if (credentials.user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
     return this.startSession(credentials.user, "new_login");
   }

@@ -105,7 +105,7 @@ export class LoginService {
         if (migrated) return migrated;
       }
       try {
-        const draft = await newPlatformUser(platform, key, this.options.placeholderEmailDomain, new Date(this.now()));
+        const draft = newPlatformUser(platform, key, this.options.placeholderEmailDomain, new Date(this.now()));
         const created = await this.store.createUser(draft, anonymous ? [primary, anonymous] : [primary]);
         this.logger.info({ event: "user_created", platform, userId: created.id }, "user created");
         return created;

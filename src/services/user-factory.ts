@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import type { NewUser } from "../core/ports/user-store";
-import { hashPassword, randomPassword } from "./password-hasher";
+import { hashRandomPassword, randomPassword } from "./password-hasher";
 
 const SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
@@ -15,13 +15,13 @@ export function randomSuffix(length = 10): string {
  * A user created by a platform login: placeholder username `mg_<platform>_<suffix>` and email
  * `<platform>_<suffix>@<domain>` (spec 2.3), and a random password stored only as a hash.
  */
-export async function newPlatformUser(platform: string, openid: string, emailDomain: string, now: Date): Promise<NewUser> {
+export function newPlatformUser(platform: string, openid: string, emailDomain: string, now: Date): NewUser {
   const suffix = randomSuffix();
   return {
     id: crypto.randomUUID(),
     username: `mg_${platform}_${suffix}`,
     email: `${platform}_${suffix}@${emailDomain}`,
-    passwordHash: await hashPassword(randomPassword()),
+    passwordHash: hashRandomPassword(randomPassword()),
     openid,
     createdAt: now.toISOString(),
   };

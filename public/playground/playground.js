@@ -1,0 +1,149 @@
+// The playground's whole client: plain browser JS, no build step. It talks to the same routes and
+// room a game client would, so what it shows is what a game gets.
+(function () {
+  "use strict";
+
+  const $ = (id) => document.getElementById(id);
+  const state = { token: null, room: null };
+  const client = new Colyseus.Client(window.location.origin);
+
+  function setStatus(element, text, kind) {
+    element.textContent = text;
+    element.className = "status" + (kind ? " " + kind : "");
+  }
+
+  function logEvent(text) {
+    const item = document.createElement("li");
+    item.textContent = new Date().toLocaleTimeString() + "  " + text;
+    $("events").prepend(item);
+  }
+
+  /** JWT payloads are base64url JSON; decoding needs no secret (verifying would). */
+  function decodeJwtPayload(token) {
+    const part = token.split(".")[1] || "";
+    const base64 = part.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(part.length / 4) * 4, "=");
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    return JSON.parse(new TextDecoder().decode(bytes));
+  }
+
+  function describeClaims(claims) {
+    const shown = Object.assign({}, claims);
+    for (const key of ["iat", "exp", "authTime"]) {
+      if (typeof claims[key] === "number") shown[key] = claims[key] + "  (" + new Date(claims[key] * 1000).toLocaleString() + ")";
+    }
+    return JSON.stringify(shown, null, 2);
+  }
+
+  /** A fresh simulator-style code: the player part stays, the use number goes up. */
+  function nextCode(code) {
+    const match = /^(.*)\.(\d+)$/.exec(code);
+    return match ? match[1] + "." + (Number(match[2]) + 1) : code + ".2";
+  }
+
+  function refreshControls() {
+    const joined = state.room !== null;
+    $("join").disabled = !state.token || joined;
+    $("logout").disabled = !state.token;
+    $("chat-text").disabled = !joined;
+    $("send").disabled = !joined;
+  }
+
+  $("platform").addEventListener("change", () => {
+    $("code-kind-label").hidden = $("platform").value !== "douyin";
+  });
+
+  $("login-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const platform = $("platform").value;
+    const param = platform === "douyin" ? $("code-kind").value : "jsCode";
+    const code = $("code").value.trim();
+    setStatus($("login-status"), "Logging in…");
+    try {
+      const res = await fetch("/api/minigame/" + platform + "/login?" + new URLSearchParams({ [param]: code }));
+      const body = await res.json();
+      if (!body.success) {
+        setStatus($("login-status"), res.status + " " + body.data.code + ": " + body.message, "error");
+        return;
+      }
+      state.token = body.data.token;
+      $("user").textContent = JSON.stringify(body.data.user, null, 2);
+      $("claims").textContent = describeClaims(decodeJwtPayload(state.token));
+      setStatus($("login-status"), "Logged in as " + body.data.user.username, "ok");
+      logEvent("logged in on " + platform + " as " + body.data.user.username);
+      $("code").value = nextCode(code);
+    } catch (err) {
+      setStatus($("login-status"), "Login failed: " + err.message, "error");
+    }
+    refreshControls();
+  });
+
+  function renderPlayers(players) {
+    const list = $("players");
+    list.replaceChildren();
+    players.forEach((player, sessionId) => {
+      const item = document.createElement("li");
+      item.textContent = player.name + "  (" + player.userId.slice(0, 8) + "…, since " + new Date(player.joinedAt).toLocaleTimeString() + ")";
+      item.dataset.sessionId = sessionId;
+      item.dataset.userId = player.userId;
+      list.append(item);
+    });
+  }
+
+  function addChatLine(message) {
+    const item = document.createElement("li");
+    item.textContent = message.name + ": " + message.text;
+    $("chat").append(item);
+    item.scrollIntoView({ block: "nearest" });
+  }
+
+  $("join").addEventListener("click", async () => {
+    setStatus($("room-status"), "Joining…");
+    $("join").disabled = true;
+    try {
+      const room = await client.joinOrCreate("lobby", { accessToken: state.token });
+      state.room = room;
+      setStatus($("room-status"), "Connected to lobby " + room.roomId + " as session " + room.sessionId, "ok");
+      logEvent("joined lobby " + room.roomId);
+      room.onStateChange((roomState) => renderPlayers(roomState.players));
+      room.onMessage("chat", addChatLine);
+      room.onMessage("error", (problem) => logEvent("room refused a message: " + problem.code));
+      room.onLeave((code) => {
+        state.room = null;
+        const byServer = code >= 4000;
+        setStatus(
+          $("room-status"),
+          (byServer ? "Disconnected by the server" : "Disconnected") + " (close code " + code + ")",
+          byServer ? "error" : "",
+        );
+        logEvent("room connection closed with code " + code);
+        $("players").replaceChildren();
+        refreshControls();
+      });
+    } catch (err) {
+      // Matchmaking failures carry the server's machine code as the message.
+      setStatus($("room-status"), "Could not join: " + (err.code ? err.code + " " : "") + err.message, "error");
+    }
+    refreshControls();
+  });
+
+  $("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("chat-text").value.trim();
+    if (!text || !state.room) return;
+    state.room.send("chat", { text });
+    $("chat-text").value = "";
+  });
+
+  $("logout").addEventListener("click", async () => {
+    const res = await fetch("/api/auth/logout", { method: "POST", headers: { authorization: "Bearer " + state.token } });
+    const body = await res.json();
+    logEvent("logout answered " + res.status + " " + (body.success ? body.message : body.data.code));
+    state.token = null;
+    setStatus($("login-status"), "Logged out", "");
+    // No client-side leave: the point is to watch the server end the room connection itself.
+    refreshControls();
+  });
+
+  $("code").value = "player" + Math.random().toString(36).slice(2, 7) + ".1";
+  refreshControls();
+})();

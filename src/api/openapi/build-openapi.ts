@@ -1,0 +1,327 @@
+/**
+ * The OpenAPI 3.1 description, generated from the same zod schemas that validate requests and
+ * from the platform registry, so a new platform or a changed constraint shows up without edits.
+ */
+import { z } from "zod";
+import { ERROR_CODES, type ErrorCode } from "../../core/errors";
+import type { PlatformDefinition } from "../../platforms/platform";
+import * as s from "../schemas";
+import { API_DESCRIPTION, CODE_EXAMPLES, errorCodeTable, SESSION_NOTE } from "./descriptions";
+
+export interface OpenApiOptions {
+  platforms: readonly PlatformDefinition[];
+  /** Registration refuses this email domain, so the register schema depends on it. */
+  placeholderEmailDomain: string;
+}
+
+type Json = Record<string, unknown>;
+type Method = "get" | "post" | "patch" | "put";
+
+interface OperationSpec {
+  method: Method;
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description: string;
+  security?: "bearer" | "internalKey";
+  query?: { schema: z.ZodType; examples: Record<string, string> };
+  body?: { schema: z.ZodType; examples: Record<string, unknown> };
+  success: { status: 200 | 201; component: string; description: string };
+  errors: ErrorCode[];
+  /** Optional `data` fields this route's failures may carry beside `code`. */
+  errorFields?: z.ZodRawShape;
+}
+
+const AUTH_ERRORS: ErrorCode[] = ["token_missing", "token_invalid", "token_expired", "session_revoked", "user_disabled"];
+/** express.json runs before every route, so every body-carrying method can fail to parse. */
+const BODY_ERRORS: ErrorCode[] = ["invalid_request", "payload_too_large", "unsupported_media_type"];
+/** Any route can hit a bug or lose its cache/database. */
+const COMMON_ERRORS: ErrorCode[] = ["service_unavailable", "internal_error"];
+
+const ref = (component: string) => ({ $ref: `#/components/schemas/${component}` });
+const componentName = (platform: PlatformDefinition) => platform.displayName.replace(/[^A-Za-z0-9]/g, "");
+
+export function buildOpenApiDocument(options: OpenApiOptions): Json {
+  const registry = z.registry<{ id: string }>();
+  const register = (id: string, schema: z.ZodType) => registry.add(schema, { id });
+  register("User", s.userSchema);
+  register("TokenPair", s.tokenPairSchema);
+  register("Session", s.sessionSchema);
+  register("PlatformAccessToken", s.platformAccessTokenSchema);
+  register("UserResponse", s.okEnvelope(s.userSchema));
+  register("SessionResponse", s.okEnvelope(s.sessionSchema));
+  register("TokenPairResponse", s.okEnvelope(s.tokenPairSchema));
+  register("PlatformAccessTokenResponse", s.okEnvelope(s.platformAccessTokenSchema));
+  register("LogoutResponse", s.okEnvelope(s.emptyDataSchema));
+  const allCodes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
+  register("Error", s.errorEnvelope(allCodes).describe("Every failure; each operation lists the codes it can return"));
+
+  const operations: OperationSpec[] = [];
+  for (const platform of options.platforms) {
+    const data = s.platformLoginDataSchema(platform.emptyResponseFields());
+    register(`${componentName(platform)}LoginData`, data);
+    register(`${componentName(platform)}LoginResponse`, s.okEnvelope(data));
+    operations.push(...platformOperations(platform));
+  }
+  operations.push(...accountOperations(options.placeholderEmailDomain));
+
+  const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
+  const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
+
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const op of operations) (paths[op.path] ??= {})[op.method] = operationObject(op);
+
+  return {
+    openapi: "3.1.0",
+    info: { title: "Mini-game login and room server", version: "1.0.0", description: API_DESCRIPTION + errorCodeTable() },
+    // Relative, so "Try it out" calls whichever origin serves the page.
+    servers: [{ url: "/", description: "This server" }],
+    tags: [
+      { name: "Mini-game login", description: "Log a player in with a code from their platform; no token needed" },
+      { name: "Platform access tokens", description: "The app-level platform credential, for other servers of ours" },
+      { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
+      { name: "Users", description: "The logged-in user. Bearer token required" },
+    ],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          bearerFormat: "JWT",
+          description: "`data.token` of any login, register, refresh or password change. Only the latest session's token works.",
+        },
+        internalKey: {
+          type: "apiKey",
+          in: "header",
+          name: "X-Internal-Key",
+          description: "Required on the access-token routes when the server sets ACCESS_TOKEN_ROUTE_KEY",
+        },
+      },
+    },
+  };
+}
+
+function platformOperations(platform: PlatformDefinition): OperationSpec[] {
+  const name = componentName(platform);
+  const query = z.toJSONSchema(platform.loginQuerySchema, { io: "input" }) as Json;
+  const params = Object.keys((query.properties as Json) ?? {});
+  const required = (query.required as string[] | undefined) ?? [];
+  const oneOf = required.length === 0 && params.length > 1 ? ` At least one of ${params.map((p) => `\`${p}\``).join(", ")} is required.` : "";
+  const examples = Object.fromEntries(params.map((p) => [p, CODE_EXAMPLES[p] ?? `${platform.name}player.1`]));
+  const emptyFields = platform.emptyResponseFields();
+  return [
+    {
+      method: "get",
+      path: `/api/minigame/${platform.name}/login`,
+      operationId: `${platform.name}Login`,
+      tag: "Mini-game login",
+      summary: `${platform.displayName} login`,
+      description:
+        `Exchanges the player's ${platform.displayName} login code, finds or creates the local user ` +
+        `(key: the first non-empty of ${platform.userKeyOrder.map((k) => `\`${k}\``).join(", ")}) and starts a session.${oneOf}\n\n` +
+        `${SESSION_NOTE}\n\nOn failure \`data\` keeps the platform's fields (as the platform answered, or empty) with ` +
+        "`token: \"\"` and `user: null`, so a client can read both shapes the same way.",
+      query: { schema: platform.loginQuerySchema, examples },
+      success: { status: 200, component: `${name}LoginResponse`, description: "Logged in: the platform's fields, a session and the user" },
+      errors: [
+        "invalid_request",
+        "platform_code_invalid",
+        "platform_user_blocked",
+        "platform_rate_limited",
+        "rate_limited",
+        "platform_misconfigured",
+        "platform_unavailable",
+        "platform_identity_missing",
+      ],
+      errorFields: s.platformLoginErrorFields(platform.name, emptyFields),
+    },
+    {
+      method: "get",
+      path: `/api/minigame/${platform.name}/access_token`,
+      operationId: `${platform.name}AccessToken`,
+      tag: "Platform access tokens",
+      summary: `${platform.displayName} server access token`,
+      description:
+        "The app-level credential for the platform's server APIs. Cached and shared: concurrent callers share " +
+        "one upstream fetch, and it is refreshed a safety margin before it expires. Requires `X-Internal-Key` when the " +
+        "server sets ACCESS_TOKEN_ROUTE_KEY (always, in production, unless made public deliberately).",
+      security: "internalKey",
+      success: { status: 200, component: "PlatformAccessTokenResponse", description: "The cached token" },
+      errors: ["internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
+      errorFields: s.platformTokenErrorFields(platform.name, emptyFields),
+    },
+  ];
+}
+
+function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
+  const password = { currentPassword: "correct horse", newPassword: "battery staple" };
+  return [
+    {
+      method: "post",
+      path: "/api/auth/register",
+      operationId: "register",
+      tag: "Accounts",
+      summary: "Register an account",
+      description:
+        `Creates an account and starts its session (201). Usernames start with a letter; the \`mg_\` prefix is ` +
+        `reserved for mini-game users. Emails are trimmed and lower-cased; \`@${placeholderEmailDomain}\` is reserved.`,
+      body: { schema: s.registerBody(placeholderEmailDomain), examples: { account: { username: "carol", email: "carol@example.com", password: "correct horse" } } },
+      success: { status: 201, component: "SessionResponse", description: "Registered and logged in" },
+      errors: ["account_exists", "rate_limited"],
+    },
+    {
+      method: "post",
+      path: "/api/auth/login",
+      operationId: "accountLogin",
+      tag: "Accounts",
+      summary: "Log in with a password",
+      description:
+        "Send exactly one of `username` or `email` (case-insensitive) with the password. A wrong password and an " +
+        "unknown account get the same answer. Attempts per account are limited (RATE_LIMIT_ACCOUNT_MAX per " +
+        `RATE_LIMIT_ACCOUNT_WINDOW_SEC).\n\n${SESSION_NOTE}`,
+      body: {
+        schema: s.loginBody,
+        examples: { byUsername: { username: "carol", password: "correct horse" }, byEmail: { email: "carol@example.com", password: "correct horse" } },
+      },
+      success: { status: 200, component: "SessionResponse", description: "Logged in" },
+      errors: ["invalid_credentials", "user_disabled", "rate_limited"],
+    },
+    {
+      method: "post",
+      path: "/api/auth/refresh",
+      operationId: "refresh",
+      tag: "Accounts",
+      summary: "Rotate the token pair",
+      description:
+        "Each refresh token works once and yields a new pair in the same session. If the same refresh token comes " +
+        "again within REFRESH_GRACE_SEC (default 10 s), the answer is the pair its rotation produced, so a client " +
+        "that lost the response stays logged in. Later, it counts as theft: the session ends (`refresh_token_reused`).",
+      body: { schema: s.refreshBody, examples: { refresh: { refreshToken: "<data.refreshToken of a login>" } } },
+      success: { status: 200, component: "TokenPairResponse", description: "A new pair; the previous access token stops working" },
+      errors: ["refresh_token_invalid", "refresh_token_reused", "user_disabled", "rate_limited"],
+    },
+    {
+      method: "post",
+      path: "/api/auth/logout",
+      operationId: "logout",
+      tag: "Accounts",
+      summary: "End the session",
+      description: "Ends the token's session: its access and refresh tokens stop working, and the server closes the user's room connections.",
+      security: "bearer",
+      success: { status: 200, component: "LogoutResponse", description: "Logged out; `data` is empty" },
+      errors: [...AUTH_ERRORS],
+    },
+    {
+      method: "get",
+      path: "/api/users/me",
+      operationId: "getMe",
+      tag: "Users",
+      summary: "The logged-in user",
+      description: "The user of the token (spec 2.3). The password is never part of it.",
+      security: "bearer",
+      success: { status: 200, component: "UserResponse", description: "The user" },
+      errors: [...AUTH_ERRORS],
+    },
+    {
+      method: "patch",
+      path: "/api/users/me",
+      operationId: "updateMe",
+      tag: "Users",
+      summary: "Update nickname or avatar",
+      description:
+        "Optimistic locking: send the `version` you read; if the user changed since, the answer is 409 " +
+        "`version_conflict` and you should reload. `null` clears a field; an absent field is left as it is. " +
+        "`avatar` must be an https URL. No other fields are accepted.",
+      security: "bearer",
+      body: { schema: s.profilePatchBody, examples: { profile: { nickname: "Ace", avatar: "https://cdn.example.com/a.png", version: 1 } } },
+      success: { status: 200, component: "UserResponse", description: "The updated user (`version` + 1)" },
+      errors: [...AUTH_ERRORS, "version_conflict"],
+    },
+    {
+      method: "put",
+      path: "/api/users/me/password",
+      operationId: "changePassword",
+      tag: "Users",
+      summary: "Set or change the password",
+      description:
+        "A mini-game user's password is random and unknown: they may set a first one without `currentPassword`, " +
+        "but only with a token from a login less than RECENT_LOGIN_SEC (10 min) old (`recent_login_required`). " +
+        "Afterwards `currentPassword` is required. The session ends and a new one starts: use the returned token.",
+      security: "bearer",
+      body: { schema: s.passwordChangeBody, examples: { firstPassword: { newPassword: password.newPassword }, change: password } },
+      success: { status: 200, component: "SessionResponse", description: "Changed; a new session" },
+      errors: [...AUTH_ERRORS, "invalid_credentials", "recent_login_required", "rate_limited"],
+    },
+  ];
+}
+
+function operationObject(op: OperationSpec): Json {
+  const codes = unique([...(op.body || op.method !== "get" ? BODY_ERRORS : []), ...op.errors, ...COMMON_ERRORS]);
+  const responses: Json = {
+    [op.success.status]: { description: op.success.description, content: { "application/json": { schema: ref(op.success.component) } } },
+  };
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[status] = errorResponse(status, list, op.errorFields);
+
+  const result: Json = {
+    tags: [op.tag],
+    summary: op.summary,
+    operationId: op.operationId,
+    description: `${op.description}\n\n**Failure codes:** ${codes.map((c) => `\`${c}\` (${ERROR_CODES[c].status})`).join(", ")}.`,
+    responses,
+  };
+  if (op.security === "bearer") result.security = [{ bearerAuth: [] }];
+  // `{}` makes the key optional: it is required only when the server sets one.
+  if (op.security === "internalKey") result.security = [{ internalKey: [] }, {}];
+  if (op.query) result.parameters = queryParameters(op.query.schema, op.query.examples);
+  if (op.body) {
+    const examples = Object.fromEntries(Object.entries(op.body.examples).map(([k, value]) => [k, { value }]));
+    result.requestBody = { required: true, content: { "application/json": { schema: inputSchema(op.body.schema), examples } } };
+  }
+  return result;
+}
+
+function errorResponse(status: number, codes: ErrorCode[], fields: z.ZodRawShape | undefined): Json {
+  const schema = clean(z.toJSONSchema(s.errorEnvelope(codes as [ErrorCode, ...ErrorCode[]], fields)) as Json);
+  const example = { success: false, message: ERROR_CODES[codes[0]].message, data: { code: codes[0] } };
+  const headers =
+    status === 429 && codes.includes("rate_limited")
+      ? { "Retry-After": { description: "rate_limited: seconds until a retry can succeed", schema: { type: "integer" } } }
+      : undefined;
+  return {
+    description: codes.map((c) => `\`${c}\`: ${ERROR_CODES[c].message}`).join("; "),
+    ...(headers ? { headers } : {}),
+    content: { "application/json": { schema, example } },
+  };
+}
+
+function queryParameters(schema: z.ZodType, examples: Record<string, string>): Json[] {
+  const json = inputSchema(schema);
+  const required = new Set((json.required as string[] | undefined) ?? []);
+  return Object.entries((json.properties as Record<string, Json>) ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: required.has(name),
+    schema: property,
+    example: examples[name],
+  }));
+}
+
+/** The request side: what the client sends, before transforms. Refinements are in the descriptions. */
+function inputSchema(schema: z.ZodType): Json {
+  return clean(z.toJSONSchema(schema, { io: "input" }) as Json);
+}
+
+/** Drops the standalone-document keys zod adds; inside OpenAPI they would reset the base URI. */
+function clean(schema: Json): Json {
+  const { $schema: _schema, $id: _id, ...rest } = schema;
+  return rest;
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)];
+}

@@ -1,0 +1,57 @@
+/**
+ * Prose of the API description: the decisions the interface spec leaves "not shown" (status
+ * codes, failure envelope, session rules), stated where client authors will read them.
+ */
+import { ERROR_CODES } from "../../core/errors";
+
+/** Simulator codes for "Try it out": each works once, so edit the number before executing again. */
+export const CODE_EXAMPLES: Record<string, string> = {
+  jsCode: "alice.1",
+  code: "bob.1",
+  anonymous_code: "device7.1",
+};
+
+export const SESSION_NOTE =
+  "**One session per user:** a new login (mini-game or account) ends the previous session; its access token " +
+  "then answers `session_revoked`.";
+
+export const API_DESCRIPTION = `Logs mini-game players in with their platform's login code and issues a JWT that opens the
+protected routes and the real-time rooms (join \`lobby\` with \`{ accessToken: token }\`).
+
+### Trying it
+With the platform simulator, a code is \`<player>.<n>\`: \`alice.1\` and \`alice.2\` are the same player. **Each code
+works once** (like real codes), so change the number before executing again. Prefixes pick an outcome: \`invalid…\`,
+\`busy…\`, \`blocked…\`, \`ratelimited…\`, \`noid…\` (no usable identity). Copy \`data.token\` from a login into
+**Authorize → bearerAuth** to call the protected routes.
+
+### Envelope
+Every answer under \`/api\` is \`{ success, message, data }\`. On failure \`success\` is \`false\`, \`message\` is
+human text and \`data.code\` a stable machine code; switch on the code, never on the message. Extra fields in \`data\`:
+\`fields\` (validation problems), \`retryAfterSec\` (rate limits), \`requestId\` (internal errors), and on mini-game login
+failures the platform's own fields with \`token: ""\` and \`user: null\`.
+
+### Status codes
+200 success (201 for registration); 400 invalid input; 401 missing or bad credentials or token; 403 known but not
+allowed; 404 \`route_not_found\` for any unknown route under \`/api\`; 409 conflicts; 413 JSON bodies over 16 KiB;
+415 a body that is not UTF-8 JSON; 429 our limits (with \`Retry-After\`) or the platform's quota; 500 a bug (fixed
+text plus \`requestId\`, never a stack trace); 502 the platform failed or rejected our credentials; 503 the cache or
+database is unavailable.
+
+### Sessions
+- A login starts a session: a short-lived access token and a refresh token that share a session id.
+- A protected request needs the **current** access token of an active user: the server keeps one access and one
+  refresh token per user, so **a new login ends the previous session** at once.
+- Refresh rotates: each refresh token works once. A retry of the same refresh token within REFRESH_GRACE_SEC
+  (default 10 s) gets the same new pair; a later reuse ends the session (\`refresh_token_reused\`).
+- Logout, a new login, refresh-token reuse, a password change or disabling the user end the session. Room connections
+  of that session are closed by the server.
+- \`user.id\` (the JWT's \`userId\` claim) is the local UUID, **not** the platform openid.
+
+### Error codes
+`;
+
+/** Markdown table of every machine code, from the one error table the server maps errors with. */
+export function errorCodeTable(): string {
+  const rows = Object.entries(ERROR_CODES).map(([code, { status, message }]) => `| \`${code}\` | ${status} | ${message} |`);
+  return ["| Code | Status | Meaning |", "|---|---|---|", ...rows].join("\n");
+}

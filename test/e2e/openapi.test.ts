@@ -1,0 +1,279 @@
+/**
+ * The API description against the real server: the document is valid OpenAPI, and every response
+ * the booted app gives (success and failure) matches what the document says for that route and
+ * status. An undocumented status, field or error code fails.
+ */
+import assert from "node:assert/strict";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { freePort, startHarness, type Harness } from "../support/app-harness";
+
+interface Res {
+  status: number;
+  body: any;
+  headers: Headers;
+}
+
+const INTERNAL_KEY = "internal-key-for-openapi-tests";
+const DOC_ID = "https://openapi.test/doc.json";
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+let seq = 0;
+const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
+
+/** Validates real responses against the document; remembers which route+status pairs were seen. */
+class Conformance {
+  readonly seen = new Set<string>();
+  private readonly ajv = new Ajv2020({ strict: false, allErrors: true });
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(readonly doc: any) {
+    addFormats(this.ajv);
+    this.ajv.addSchema(doc, DOC_ID);
+  }
+
+  check(method: string, route: string, res: Res): Res {
+    const operation = this.doc.paths[route]?.[method.toLowerCase()];
+    assert.ok(operation, `${method} ${route} is not documented`);
+    const response = operation.responses[String(res.status)];
+    assert.ok(response, `${method} ${route} answered ${res.status}, which is not documented: ${JSON.stringify(res.body)}`);
+    const pointer = ["paths", route, method.toLowerCase(), "responses", String(res.status), "content", "application/json", "schema"]
+      .map((part) => part.replace(/~/g, "~0").replace(/\//g, "~1"))
+      .join("/");
+    const key = `${DOC_ID}#/${pointer}`;
+    let validate = this.compiled.get(key);
+    if (!validate) this.compiled.set(key, (validate = this.ajv.compile({ $ref: key })));
+    const valid = validate(res.body); // a boolean first: the type guard would narrow body to unknown
+    assert.ok(valid, `${method} ${route} ${res.status}: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
+    if (res.status === 429 && res.body.data.code === "rate_limited") assert.ok(res.headers.get("retry-after"), "429 carries Retry-After");
+    this.seen.add(`${method.toUpperCase()} ${route} ${res.status}`);
+    return res;
+  }
+}
+
+describe("OpenAPI description", () => {
+  let h: Harness;
+  let doc: any;
+  let conformance: Conformance;
+  let clock = Date.now();
+
+  /** A request to a concrete path, checked against the documented route template. */
+  async function call(method: string, route: string, options: { path?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+    const res = await h.request(method, options.path ?? route, options.body, options.headers);
+    return conformance.check(method, route, res);
+  }
+  const wechatLogin = (code = unique("alice")) => call("GET", "/api/minigame/wechat/login", { path: `/api/minigame/wechat/login?jsCode=${code}` });
+
+  before(async () => {
+    h = await startHarness({
+      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1" },
+      overrides: { now: () => clock },
+    });
+    const res = await h.get("/api-docs.json");
+    assert.equal(res.status, 200);
+    doc = res.body;
+    conformance = new Conformance(doc);
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const result = await new Validator().validate(doc);
+    assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+    assert.equal(doc.openapi, "3.1.0");
+    assert.deepEqual(doc.servers, [{ url: "/", description: "This server" }]);
+  });
+
+  it("documents every route under /api, with a security scheme where one applies", () => {
+    const routes = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`));
+    assert.deepEqual(routes.sort(), [
+      "GET /api/minigame/douyin/access_token",
+      "GET /api/minigame/douyin/login",
+      "GET /api/minigame/wechat/access_token",
+      "GET /api/minigame/wechat/login",
+      "GET /api/users/me",
+      "PATCH /api/users/me",
+      "POST /api/auth/login",
+      "POST /api/auth/logout",
+      "POST /api/auth/refresh",
+      "POST /api/auth/register",
+      "PUT /api/users/me/password",
+    ]);
+    assert.deepEqual(doc.paths["/api/users/me"].get.security, [{ bearerAuth: [] }]);
+    assert.deepEqual(doc.paths["/api/minigame/wechat/access_token"].get.security, [{ internalKey: [] }, {}]);
+    assert.equal(doc.paths["/api/minigame/wechat/login"].get.security, undefined);
+    const jsCode = doc.paths["/api/minigame/wechat/login"].get.parameters[0];
+    assert.deepEqual({ name: jsCode.name, required: jsCode.required, max: jsCode.schema.maxLength, example: jsCode.example }, {
+      name: "jsCode",
+      required: true,
+      max: 256,
+      example: "alice.1",
+    });
+  });
+
+  it("mini-game logins: success and every failure class match the document", async () => {
+    const ok = await wechatLogin();
+    assert.equal(ok.status, 200);
+    for (const [code, status] of [["invalid", 401], ["blocked", 403], ["ratelimited", 429], ["noid", 502], ["busy", 502]] as const) {
+      assert.equal((await wechatLogin(unique(code))).status, status, code);
+    }
+    assert.equal((await call("GET", "/api/minigame/wechat/login")).status, 400);
+    assert.equal((await call("GET", "/api/minigame/wechat/login", { path: "/api/minigame/wechat/login?jsCode=" })).status, 400);
+
+    const douyin = (query: string) => call("GET", "/api/minigame/douyin/login", { path: `/api/minigame/douyin/login?${query}` });
+    assert.equal((await douyin(`code=${unique("bob")}&anonymous_code=${unique("device")}`)).status, 200);
+    assert.equal((await douyin(`anonymous_code=${unique("device")}`)).status, 200);
+    assert.equal((await douyin("")).status, 400);
+    assert.equal((await douyin(`code=${unique("invalid")}`)).status, 401);
+    assert.equal((await douyin(`code=${unique("noid")}`)).status, 502);
+  });
+
+  it("access-token routes, with and without the internal key", async () => {
+    for (const platform of ["wechat", "douyin"]) {
+      const route = `/api/minigame/${platform}/access_token`;
+      assert.equal((await call("GET", route, { headers: { "x-internal-key": INTERNAL_KEY } })).status, 200);
+      assert.equal((await call("GET", route)).status, 401);
+    }
+  });
+
+  it("account routes: register, login, refresh, logout", async () => {
+    const name = unique("carol");
+    const account = { username: name, email: `${name}@example.com`, password: "correct horse" };
+    assert.equal((await call("POST", "/api/auth/register", { body: account })).status, 201);
+    assert.equal((await call("POST", "/api/auth/register", { body: account })).status, 409);
+    assert.equal((await call("POST", "/api/auth/register", { body: { ...account, username: "mg_reserved" } })).status, 400);
+    assert.equal((await call("POST", "/api/auth/register", { body: "{not json" })).status, 400);
+    assert.equal((await call("POST", "/api/auth/register", { body: { pad: "x".repeat(20_000) } })).status, 413);
+    const latin1 = { "content-type": "application/json; charset=iso-8859-1" };
+    assert.equal((await call("POST", "/api/auth/register", { body: account, headers: latin1 })).status, 415);
+
+    const login = await call("POST", "/api/auth/login", { body: { email: account.email, password: account.password } });
+    assert.equal(login.status, 200);
+    assert.equal((await call("POST", "/api/auth/login", { body: { username: name, password: "wrong password" } })).status, 401);
+    assert.equal((await call("POST", "/api/auth/login", { body: { username: name, email: account.email, password: "x" } })).status, 400);
+
+    const { refreshToken } = login.body.data;
+    const refreshed = await call("POST", "/api/auth/refresh", { body: { refreshToken } });
+    assert.equal(refreshed.status, 200);
+    assert.equal((await call("POST", "/api/auth/refresh", { body: { refreshToken: "not-a-token" } })).status, 401);
+    assert.equal((await call("POST", "/api/auth/refresh", { body: {} })).status, 400);
+    await new Promise((r) => setTimeout(r, 1_100)); // past the 1 s grace window: a replay is theft
+    const replay = await call("POST", "/api/auth/refresh", { body: { refreshToken } });
+    assert.deepEqual([replay.status, replay.body.data.code], [401, "refresh_token_reused"]);
+
+    const again = await call("POST", "/api/auth/login", { body: { username: name, password: account.password } });
+    assert.equal((await call("POST", "/api/auth/logout", { headers: bearer(again.body.data.token) })).status, 200);
+    assert.equal((await call("POST", "/api/auth/logout", { headers: bearer(again.body.data.token) })).status, 401);
+    assert.equal((await call("POST", "/api/auth/logout")).status, 401);
+  });
+
+  it("user routes: me, profile update, password", async () => {
+    const { token, user } = (await wechatLogin()).body.data;
+    assert.equal((await call("GET", "/api/users/me", { headers: bearer(token) })).status, 200);
+    assert.equal((await call("GET", "/api/users/me")).status, 401);
+    assert.equal((await call("GET", "/api/users/me", { headers: bearer("garbage") })).status, 401);
+
+    const patch = (body: unknown) => call("PATCH", "/api/users/me", { body, headers: bearer(token) });
+    assert.equal((await patch({ nickname: "Ace", avatar: "https://cdn.example.com/a.png", version: user.version })).status, 200);
+    assert.equal((await patch({ nickname: "Late", version: user.version })).status, 409);
+    assert.equal((await patch({ avatar: "http://insecure.example.com/a.png", version: 2 })).status, 400);
+
+    const put = (body: unknown, t: string) => call("PUT", "/api/users/me/password", { body, headers: bearer(t) });
+    const first = await put({ newPassword: "my new password" }, token);
+    assert.equal(first.status, 200);
+    const next = first.body.data.token;
+    assert.equal((await put({ newPassword: "another password" }, next)).status, 400);
+    assert.equal((await put({ currentPassword: "wrong password", newPassword: "another password" }, next)).status, 401);
+    assert.equal((await put({ newPassword: "short" }, next)).status, 400);
+
+    const stale = (await wechatLogin()).body.data.token;
+    clock += 11 * 60_000;
+    assert.equal((await put({ newPassword: "my new password" }, stale)).status, 403);
+
+    const disabled = (await wechatLogin()).body.data;
+    await h.services.store.setStatus(disabled.user.id, 2);
+    assert.equal((await call("GET", "/api/users/me", { headers: bearer(disabled.token) })).status, 403);
+
+    const expiring = (await wechatLogin()).body.data.token;
+    clock += 3 * 3600_000;
+    const expired = await call("GET", "/api/users/me", { headers: bearer(expiring) });
+    assert.deepEqual([expired.status, expired.body.data.code], [401, "token_expired"]);
+  });
+
+  it("platform failures and our own rate limit match the document", async () => {
+    const dead = await freePort();
+    const broken = await startHarness({
+      env: { RATE_LIMIT_IP_MAX: "2", WECHAT_APP_SECRET: "wrong-secret", DOUYIN_API_BASE_URL: `http://127.0.0.1:${dead}`, PLATFORM_TIMEOUT_MS: "500" },
+    });
+    try {
+      const check = async (route: string, path = route) => conformance.check("GET", route, await broken.get(path));
+      const misconfigured = await check("/api/minigame/wechat/access_token");
+      assert.deepEqual([misconfigured.status, misconfigured.body.data.code], [502, "platform_misconfigured"]);
+      const unreachable = await check("/api/minigame/douyin/access_token");
+      assert.deepEqual([unreachable.status, unreachable.body.data.code], [502, "platform_unavailable"]);
+      assert.equal((await check("/api/minigame/douyin/login", "/api/minigame/douyin/login?code=bob.1")).status, 502);
+      assert.equal((await check("/api/minigame/wechat/login", "/api/minigame/wechat/login?jsCode=alice.1")).status, 502);
+      const limited = await check("/api/minigame/wechat/login", "/api/minigame/wechat/login?jsCode=alice.2");
+      assert.deepEqual([limited.status, limited.body.data.code], [429, "rate_limited"]);
+    } finally {
+      await broken.close();
+    }
+  });
+
+  it("the check itself refuses an undocumented status, field or error code", async () => {
+    const me = await wechatLogin();
+    const fake = (status: number, body: unknown): Res => ({ status, body, headers: new Headers() });
+    const route = "/api/minigame/wechat/login";
+    assert.throws(() => conformance.check("GET", route, fake(418, me.body)), /not documented/);
+    assert.throws(() => conformance.check("GET", route, fake(200, { ...me.body, data: { ...me.body.data, extra: 1 } })), /additional/);
+    const user = { ...me.body.data.user, password: "hash" };
+    assert.throws(() => conformance.check("GET", route, fake(200, { ...me.body, data: { ...me.body.data, user } })), /additional/);
+    const wrongCode = { success: false, message: "x", data: { code: "version_conflict" } };
+    assert.throws(() => conformance.check("GET", route, fake(401, wrongCode)), /allowed values/);
+  });
+
+  it("exercised every documented route, with a success and a failure each", () => {
+    for (const [route, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations as Record<string, any>)) {
+        const statuses = Object.keys(operation.responses).filter((s) => conformance.seen.has(`${method.toUpperCase()} ${route} ${s}`));
+        assert.ok(statuses.some((s) => s < "300"), `${method} ${route}: no success exercised`);
+        assert.ok(statuses.some((s) => s >= "400"), `${method} ${route}: no failure exercised`);
+      }
+    }
+  });
+});
+
+describe("documentation routes", () => {
+  it("serve Swagger UI as HTML and the document as JSON", async () => {
+    const h = await startHarness();
+    try {
+      const ui = await fetch(`${h.baseUrl}/api-docs`);
+      assert.equal(ui.status, 200);
+      assert.match(ui.headers.get("content-type") ?? "", /text\/html/);
+      assert.match(await ui.text(), /swagger-ui/);
+      const json = await h.get("/api-docs.json");
+      assert.match(json.headers.get("content-type") ?? "", /application\/json/);
+      assert.equal(json.body.info.title, "Mini-game login and room server");
+      assert.equal((await h.get("/")).status, 404, "no playground without the simulator unless asked for");
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("do not exist with API_DOCS_ENABLED=false; the playground exists with PLAYGROUND_ENABLED=true", async () => {
+    const h = await startHarness({ env: { API_DOCS_ENABLED: "false", PLAYGROUND_ENABLED: "true" } });
+    try {
+      assert.equal((await fetch(`${h.baseUrl}/api-docs`)).status, 404);
+      assert.equal((await fetch(`${h.baseUrl}/api-docs.json`)).status, 404);
+      const page = await fetch(`${h.baseUrl}/`);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /playground\.js/);
+      const client = await fetch(`${h.baseUrl}/vendor/colyseus.js`);
+      assert.equal(client.status, 200);
+      assert.match(client.headers.get("content-type") ?? "", /javascript/);
+    } finally {
+      await h.close();
+    }
+  });
+});
