@@ -175,11 +175,13 @@ export function platformLoginErrorFields(platform: string, emptyFields: Record<s
 }
 
 /** Extra `data` fields of a failed platform access-token fetch: the platform's own error detail. */
-export function platformTokenErrorFields(platform: string, emptyFields: Record<string, unknown>): z.ZodRawShape {
+/** A failed token fetch keeps the platform's own error fields: WeChat errcode/errmsg, Douyin err_no/err_tips. */
+export function platformTokenErrorFields(platform: string): z.ZodRawShape {
   return {
     platform: z.literal(platform).optional(),
     reason: z.string().optional().describe("timeout, network_error, malformed_response, http_<status>, token_lock_timeout"),
-    ...platformFieldShape(emptyFields, true),
+    errcode: z.int().optional(),
+    errmsg: z.string().optional(),
     err_no: z.int().optional(),
     err_tips: z.string().optional(),
   };

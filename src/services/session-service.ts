@@ -107,9 +107,13 @@ export class SessionService {
     const current = await this.cache.get(refreshTokenKey(user.id));
     if (current !== null && constantTimeEqual(current, refreshToken)) {
       const issued = this.issuePair(user, claims.sid, claims.authTime ?? claims.iat);
+      const graceEntry =
+        this.options.refreshGraceSec > 0
+          ? [{ key: rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec }]
+          : [];
       const rotated = await this.cache.replaceIfEquals(refreshTokenKey(user.id), refreshToken, [
         ...this.sessionEntries(user.id, issued),
-        { key: rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec },
+        ...graceEntry,
       ]);
       if (rotated) return issued;
       // A concurrent request rotated first: fall through and answer like a retried request.

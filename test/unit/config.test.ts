@@ -81,6 +81,15 @@ describe("config", () => {
     assert.ok(problems.some((p) => p.includes("DATABASE_URL")));
   });
 
+  it("gives each pm2 process its own port and public address", () => {
+    const c = parseConfig({ PORT: "3000", NODE_APP_INSTANCE: "2", PUBLIC_ADDRESS: "game.example.com/{port}" });
+    assert.equal(c.processPort, 3002);
+    assert.equal(c.publicAddress, "game.example.com/3002");
+    const problems = problemsOf({ INSTANCES: "2", REDIS_URL: "redis://r:6379", DATABASE_URL: "postgres://db/x" });
+    assert.deepEqual(problems.filter((p) => p.includes("PUBLIC_ADDRESS")).length, 1);
+    assert.ok(problemsOf({ PUBLIC_ADDRESS: "https://game.example.com" }).some((p) => p.startsWith("PUBLIC_ADDRESS")));
+  });
+
   it("rejects malformed values with the setting named", () => {
     const problems = problemsOf({ PORT: "http", REDIS_URL: "localhost:6379", ACCESS_TOKEN_TTL_SEC: "-5" });
     assert.ok(problems.some((p) => p.startsWith("PORT")));

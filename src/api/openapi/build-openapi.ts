@@ -151,7 +151,7 @@ function platformOperations(platform: PlatformDefinition): OperationSpec[] {
       security: "internalKey",
       success: { status: 200, component: "PlatformAccessTokenResponse", description: "The cached token" },
       errors: ["internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
-      errorFields: s.platformTokenErrorFields(platform.name, emptyFields),
+      errorFields: s.platformTokenErrorFields(platform.name),
     },
   ];
 }

@@ -25,13 +25,13 @@ const ERROR_CLASSES: Record<number, ErrorCode> = {
   [BUSY]: "platform_unavailable",
 };
 
-function wechatFailure(reply: Record<string, unknown>): AppError {
+/** A failed call keeps WeChat's errcode/errmsg; a failed login also keeps the login's empty fields. */
+function wechatFailure(reply: Record<string, unknown>, call: "login" | "token"): AppError {
   const errcode = errorNumber(reply.errcode);
   const errmsg = str(reply.errmsg);
   const code = ERROR_CLASSES[errcode] ?? "platform_unavailable";
-  return new AppError(code, {
-    data: { platform: "wechat", openid: "", unionid: "", session_key: "", errcode, errmsg },
-  });
+  const loginFields = call === "login" ? { openid: "", unionid: "", session_key: "" } : {};
+  return new AppError(code, { data: { platform: "wechat", ...loginFields, errcode, errmsg } });
 }
 
 class WechatClient implements PlatformClient {
@@ -57,7 +57,7 @@ class WechatClient implements PlatformClient {
       grant_type: "authorization_code",
     });
     // Real success replies carry no errcode at all; the documented example shows errcode 0.
-    if (errorNumber(reply.errcode) !== 0) throw wechatFailure(reply);
+    if (errorNumber(reply.errcode) !== 0) throw wechatFailure(reply, "login");
     const identity = {
       openid: str(reply.openid),
       anonymousOpenid: "",
@@ -88,7 +88,7 @@ class WechatClient implements PlatformClient {
             secret: appSecret,
             force_refresh: false,
           });
-    if (errorNumber(reply.errcode) !== 0) throw wechatFailure(reply);
+    if (errorNumber(reply.errcode) !== 0) throw wechatFailure(reply, "token");
     const accessToken = str(reply.access_token);
     const expiresInSec = errorNumber(reply.expires_in);
     if (!accessToken || expiresInSec <= 0) {
