@@ -41,7 +41,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   let services: Services | undefined;
   let guard: RoomSessionGuard | undefined;
-  let drain: HttpDrain | undefined;
+  let httpServer: http.Server | undefined;
+  let draining = false;
   // With Redis, rooms and presence are shared by every process (pass the URL, not an ioredis
   // instance: the Colyseus packages bundle their own ioredis and would ignore ours).
   const redisUrl = settings.cache.kind === "redis" ? settings.cache.url : undefined;
@@ -55,7 +56,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     },
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
-      drain = new HttpDrain(transportOptions.server);
+      httpServer = transportOptions.server;
       return new WebSocketTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES });
     },
 
@@ -70,6 +71,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
           cache: services.cache,
           metrics: settings.metrics.enabled ? services.metrics : undefined,
           metricsToken: settings.metrics.token,
+          isDraining: () => draining,
         }),
       );
       app.use("/api", createApiRouter(services));
@@ -89,10 +91,13 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       gameServer.define("lobby", LobbyRoom);
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
+      // Counted here, after Colyseus wrapped the server's request listeners, so matchmaking counts too.
+      const drain = new HttpDrain(httpServer!);
       // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
       gameServer.onBeforeShutdown(async () => {
-        logger.info({ inFlight: drain?.inFlight }, "shutting down: draining HTTP requests");
-        await drain?.drain(settings.shutdownTimeoutMs);
+        draining = true;
+        logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
+        await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
       });
       gameServer.onShutdown(async () => {
         guard?.stop();

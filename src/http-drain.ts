@@ -1,15 +1,29 @@
 import type http from "node:http";
+import net from "node:net";
+
+export interface DrainOptions {
+  /** Keep accepting this long after the signal, so connections already queued are served, not reset. */
+  acceptWindowMs: number;
+  /** Give up waiting for in-flight requests after this long (counted from the signal). */
+  budgetMs: number;
+}
+
+const SETTLE_MS = 100;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Graceful shutdown for plain HTTP: stop accepting, let requests already in flight finish (within
- * a budget), then drop idle keep-alive sockets. Room clients are disconnected by Colyseus after this.
+ * Graceful shutdown for plain HTTP: answer everything with `Connection: close`, keep accepting
+ * briefly, stop listening, let requests in flight finish, then drop idle sockets. Room clients are
+ * disconnected by Colyseus after this.
  */
 export class HttpDrain {
   private inflight = 0;
+  private draining = false;
 
   constructor(private readonly server: http.Server) {
     server.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
       this.inflight++;
+      if (this.draining) res.setHeader("connection", "close");
       res.once("close", () => this.inflight--);
     });
   }
@@ -18,10 +32,21 @@ export class HttpDrain {
     return this.inflight;
   }
 
-  async drain(budgetMs: number): Promise<void> {
-    this.server.close();
-    const deadline = Date.now() + budgetMs;
-    while (this.inflight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  async drain(options: DrainOptions): Promise<void> {
+    const deadline = Date.now() + options.budgetMs;
+    this.draining = true;
+    await sleep(Math.min(options.acceptWindowMs, options.budgetMs));
+    // net.Server#close only stops listening. http.Server#close would also destroy every socket
+    // without an active request, including ones just accepted whose request is not read yet.
+    net.Server.prototype.close.call(this.server);
+    while (Date.now() < deadline) {
+      if (this.inflight === 0) {
+        await sleep(SETTLE_MS); // a just-accepted socket may still deliver its request
+        if (this.inflight === 0) break;
+      } else {
+        await sleep(20);
+      }
+    }
     this.server.closeIdleConnections();
   }
 }

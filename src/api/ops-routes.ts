@@ -13,6 +13,8 @@ export interface OpsRouteDeps {
   metricsToken?: string;
   /** How long a readiness probe waits for each backing service. */
   probeTimeoutMs?: number;
+  /** True once shutdown began: a draining process must drop out of load balancing. */
+  isDraining?: () => boolean;
 }
 
 /**
@@ -29,11 +31,17 @@ export function opsRoutes(deps: OpsRouteDeps): Router {
 
   router.get("/readyz", async (_req, res) => {
     const [store, cache] = await Promise.all([probe(() => deps.store.ping(), timeoutMs), probe(() => deps.cache.ping(), timeoutMs)]);
-    const ready = store && cache;
+    const draining = deps.isDraining?.() ?? false;
+    const ready = store && cache && !draining;
     res.status(ready ? 200 : 503).json({
       success: ready,
-      message: ready ? "ready" : "a backing service is unavailable",
-      data: { code: ready ? undefined : "service_unavailable", store: store ? "ok" : "unavailable", cache: cache ? "ok" : "unavailable" },
+      message: ready ? "ready" : draining ? "shutting down" : "a backing service is unavailable",
+      data: {
+        code: ready ? undefined : "service_unavailable",
+        store: store ? "ok" : "unavailable",
+        cache: cache ? "ok" : "unavailable",
+        draining,
+      },
     });
   });
 

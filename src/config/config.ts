@@ -51,6 +51,7 @@ const baseSchema = z.object({
     .regex(/^[^\s/:]+(:(\d+|\{port\}))?(\/\S*)?$/, "must be host[:port][/path] without a scheme, e.g. game.example.com/{port}")
     .optional(),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
+  SHUTDOWN_ACCEPT_WINDOW_MS: int(0, 30_000).default(1000),
   METRICS_ENABLED: bool.default(true),
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 
@@ -97,6 +98,8 @@ export interface AppConfig {
   /** Address room seats point clients at (host[:port][/path]); `{port}` becomes processPort. */
   publicAddress?: string;
   shutdownTimeoutMs: number;
+  /** After SIGTERM, keep accepting this long so queued connections are served rather than reset. */
+  shutdownAcceptWindowMs: number;
   metrics: { enabled: boolean; token?: string };
   simulator: "embedded" | "off";
   platforms: Record<string, PlatformSettings>;
@@ -255,6 +258,7 @@ export function parseConfig(rawEnv: Env): AppConfig {
     processPort: s.PORT + s.NODE_APP_INSTANCE,
     publicAddress: s.PUBLIC_ADDRESS?.replace("{port}", String(s.PORT + s.NODE_APP_INSTANCE)),
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
+    shutdownAcceptWindowMs: s.SHUTDOWN_ACCEPT_WINDOW_MS,
     metrics: { enabled: s.METRICS_ENABLED, token: s.METRICS_TOKEN },
     simulator,
     platforms,

@@ -178,14 +178,33 @@ function startRedis(port: number): ChildProcess {
     const [a] = urls();
     const list = JSON.parse(pm2("jlist")) as Array<{ pid: number; pm2_env: { NODE_APP_INSTANCE: number } }>;
     const pid = list.find((p) => Number(p.pm2_env.NODE_APP_INSTANCE) === 0)!.pid;
-    // New players' logins hash a password, so a burst of them is still in flight when the signal lands.
-    const burst = Array.from({ length: 40 }, (_, i) => getJson(`${a}/api/minigame/wechat/login?jsCode=term${Date.now()}x${i}`));
-    await sleep(100);
+    let signalledAt = Infinity;
+    const completedAt: number[] = [];
+    const burst = Array.from({ length: 300 }, (_, i) =>
+      getJson(`${a}/api/minigame/wechat/login?jsCode=term${Date.now()}x${i}`).then(
+        (r) => {
+          completedAt.push(Date.now());
+          return r;
+        },
+        (err) => ({ status: 0, body: String(err?.cause?.code ?? err?.cause?.message ?? err) }),
+      ),
+    );
+    await sleep(30);
+    signalledAt = Date.now();
     process.kill(pid, "SIGTERM");
     const results = await Promise.all(burst);
     assert.deepEqual(results.map((r) => r.status), results.map(() => 200));
-    // pm2 brings the process back.
-    await waitFor(async () => (await fetch(`${a}/readyz`)).status === 200, 30_000, "restart after SIGTERM");
+    assert.ok(completedAt.some((t) => t > signalledAt), "some requests were still in flight when the signal arrived");
+    // pm2 brings the process back: a new pid, ready (the old one answers 503 while it drains).
+    await waitFor(
+      async () => {
+        const now = JSON.parse(pm2("jlist")) as Array<{ pid: number; pm2_env: { NODE_APP_INSTANCE: number; status: string } }>;
+        const instance = now.find((p) => Number(p.pm2_env.NODE_APP_INSTANCE) === 0);
+        return !!instance && instance.pid !== pid && instance.pm2_env.status === "online" && (await fetch(`${a}/readyz`)).status === 200;
+      },
+      30_000,
+      "restart after SIGTERM",
+    );
   });
 
   it("answers 503 within a second while Redis is down and recovers without a restart", async () => {

@@ -56,6 +56,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     NODE_ENV: "test",
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: "debug",
+    SHUTDOWN_ACCEPT_WINDOW_MS: "0",
     PLATFORM_SIMULATOR: "off",
     SQLITE_PATH: path.join(tmp, "users.sqlite"),
     WECHAT_APP_ID: wechat.appId,
