@@ -1,6 +1,12 @@
-// pm2 process file. Fork mode: Colyseus processes must not share a port through pm2's cluster mode.
+// pm2 process file: `npm run build && npx pm2 start ecosystem.config.js --env production`.
+// Fork mode: Colyseus processes must not share a port through pm2's cluster mode.
 // @colyseus/tools' listen() gives each process PORT + NODE_APP_INSTANCE, so no increment_var here.
+// All other settings come from arena.env (loaded by the server in production) or the environment.
 const os = require("os");
+
+// The process count is a setting (INSTANCES, default: one per core). It is handed to every process
+// too, so the server can refuse what breaks with several processes (in-memory cache, SQLite).
+const instances = Number(process.env.INSTANCES) || os.cpus().length;
 
 module.exports = {
   apps: [
@@ -8,13 +14,15 @@ module.exports = {
       name: "minigame-server",
       script: "build/src/index.js",
       exec_mode: "fork",
-      instances: Number(process.env.INSTANCES) || os.cpus().length,
+      instances,
       wait_ready: true,
-      listen_timeout: 15000,
+      listen_timeout: 20000,
+      // Longer than SHUTDOWN_TIMEOUT_MS (10 s) plus the accept window, so pm2 never kills a drain.
       kill_timeout: 15000,
       time: true,
       watch: false,
-      env_production: { NODE_ENV: "production" },
+      env: { INSTANCES: String(instances) },
+      env_production: { NODE_ENV: "production", INSTANCES: String(instances) },
     },
   ],
 };

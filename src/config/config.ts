@@ -164,9 +164,19 @@ export function parseConfig(rawEnv: Env): AppConfig {
   const problems: string[] = [];
   const notices: string[] = [];
 
+  // arena.env ships with "change-me" in every value an operator must fill in.
+  if (env.NODE_ENV === "production") {
+    for (const key of knownSettingNames()) {
+      if (/change[-_]?me/i.test(env[key] ?? "")) problems.push(`${key}: still the arena.env placeholder`);
+    }
+  }
+  const flagged = (key: string) => problems.some((p) => p.startsWith(`${key}:`));
   const parsed = baseSchema.safeParse(env);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) problems.push(`${issue.path.join(".")}: ${issue.message}`);
+    for (const issue of parsed.error.issues) {
+      const key = issue.path.join(".");
+      if (!flagged(key)) problems.push(`${key}: ${issue.message}`);
+    }
     throw new ConfigError(problems);
   }
   const s = parsed.data;
@@ -204,7 +214,7 @@ export function parseConfig(rawEnv: Env): AppConfig {
 
   if (production) {
     if (!s.JWT_SECRET) problems.push("JWT_SECRET: required in production");
-    else if (isWeakSecret(s.JWT_SECRET)) {
+    else if (isWeakSecret(s.JWT_SECRET) && !flagged("JWT_SECRET")) {
       problems.push(`JWT_SECRET: must be at least ${MIN_SECRET_BYTES} bytes and not a placeholder`);
     }
     for (const prev of previousSecrets) {
@@ -214,16 +224,17 @@ export function parseConfig(rawEnv: Env): AppConfig {
     for (const def of platformDefinitions) {
       const prefix = def.name.toUpperCase();
       const secretValue = env[`${prefix}_APP_SECRET`];
-      if (secretValue && isPlaceholder(secretValue)) problems.push(`${prefix}_APP_SECRET: still a placeholder`);
+      if (secretValue && isPlaceholder(secretValue) && !flagged(`${prefix}_APP_SECRET`)) problems.push(`${prefix}_APP_SECRET: still a placeholder`);
     }
     if (!s.ACCESS_TOKEN_ROUTE_KEY && !s.ACCESS_TOKEN_ROUTE_PUBLIC) {
       problems.push(
         "ACCESS_TOKEN_ROUTE_KEY: required in production (or set ACCESS_TOKEN_ROUTE_PUBLIC=true to expose platform access tokens deliberately)",
       );
     }
-    if (s.ACCESS_TOKEN_ROUTE_KEY && isPlaceholder(s.ACCESS_TOKEN_ROUTE_KEY)) {
+    if (s.ACCESS_TOKEN_ROUTE_KEY && isPlaceholder(s.ACCESS_TOKEN_ROUTE_KEY) && !flagged("ACCESS_TOKEN_ROUTE_KEY")) {
       problems.push("ACCESS_TOKEN_ROUTE_KEY: still a placeholder");
     }
+
   }
   if (instances > 1 && !s.REDIS_URL) problems.push("INSTANCES > 1 requires REDIS_URL (the in-memory cache is per process)");
   if (instances > 1 && !s.DATABASE_URL) problems.push("INSTANCES > 1 requires DATABASE_URL (SQLite is per machine and per process lock)");
@@ -288,6 +299,13 @@ export function parseConfig(rawEnv: Env): AppConfig {
 /** Loads settings for the running process: env file plus environment, validated. */
 export function loadConfig(processEnv: Env = process.env): AppConfig {
   return parseConfig(readEnvironment(processEnv));
+}
+
+function knownSettingNames(): string[] {
+  const platformKeys = platformDefinitions.flatMap((d) =>
+    ["APP_ID", "APP_SECRET", "API_BASE_URL"].map((suffix) => `${d.name.toUpperCase()}_${suffix}`),
+  );
+  return [...Object.keys(baseSchema.shape), ...platformKeys];
 }
 
 /** "true"/"false", a hop count, or a comma-separated list of trusted proxy addresses/subnets. */

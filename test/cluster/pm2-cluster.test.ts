@@ -115,6 +115,7 @@ function startRedis(port: number): ChildProcess {
       ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY,
       RATE_LIMIT_IP_MAX: "100000",
       SHUTDOWN_TIMEOUT_MS: "8000",
+      METRICS_TOKEN: "cluster-metrics-token-0123456789",
     };
     await waitFor(() => canConnect(redisPort), 5000, "redis-server");
     pm2("start", "ecosystem.config.js", "--env", "production");

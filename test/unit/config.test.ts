@@ -75,6 +75,19 @@ describe("config", () => {
     assert.equal(c.accessTokenRoute.public, true);
   });
 
+  it("refuses the shipped arena.env until its placeholders are replaced", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "arena-"));
+    try {
+      fs.copyFileSync(path.resolve(__dirname, "../../arena.env"), path.join(dir, "arena.env"));
+      const problems = problemsOf(readEnvironment({ NODE_ENV: "production" }, dir) as Record<string, string>);
+      for (const key of ["JWT_SECRET", "DATABASE_URL", "WECHAT_APP_SECRET", "DOUYIN_APP_ID", "ACCESS_TOKEN_ROUTE_KEY"]) {
+        assert.ok(problems.some((p) => p.startsWith(key)), `${key} flagged`);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses several instances with the in-memory cache or SQLite", () => {
     const problems = problemsOf({ INSTANCES: "2" });
     assert.ok(problems.some((p) => p.includes("REDIS_URL")));
