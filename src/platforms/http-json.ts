@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import { AppError } from "../core/errors";
+import type { PlatformClientDeps } from "./platform";
 
 export interface JsonRequest {
   method: "GET" | "POST";
@@ -87,6 +88,27 @@ class TimeoutError extends Error {
   constructor() {
     super("platform request timed out");
   }
+}
+
+export interface PlatformCall {
+  method: "GET" | "POST";
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  /** Whether a reply says "system busy" (-1), the only answer worth retrying. */
+  isBusy: (reply: Record<string, unknown>) => boolean;
+}
+
+/** One platform API call with the client's base URL, timeout, agent and busy retries. */
+export function callPlatformApi(platform: string, deps: PlatformClientDeps, call: PlatformCall): Promise<Record<string, unknown>> {
+  const { settings, timeoutMs, busyRetries, agent, retryDelayMs } = deps;
+  const { method, path, query, body } = call;
+  return retryWhileBusy(
+    () => requestJson(platform, { method, url: settings.apiBaseUrl + path, query, body, timeoutMs, agent }),
+    call.isBusy,
+    busyRetries,
+    retryDelayMs,
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, type ErrorCode } from "../../core/errors";
-import { requestJson, retryWhileBusy } from "../http-json";
+import { callPlatformApi } from "../http-json";
 import { errorNumber, optionalLoginCodeParam, str } from "../login-code";
 import type {
   LoginCodes,
@@ -61,24 +61,14 @@ class DouyinClient implements PlatformClient {
   readonly platform = "douyin";
   constructor(private readonly deps: PlatformClientDeps) {}
 
-  private call(method: "GET" | "POST", path: string, isBusy: (r: Record<string, unknown>) => boolean, query?: Record<string, string | undefined>, body?: unknown) {
-    const { settings, timeoutMs, busyRetries, agent, retryDelayMs } = this.deps;
-    return retryWhileBusy(
-      () => requestJson("douyin", { method, url: settings.apiBaseUrl + path, query, body, timeoutMs, agent }),
-      isBusy,
-      busyRetries,
-      retryDelayMs,
-    );
-  }
-
   async exchangeCode(codes: LoginCodes): Promise<PlatformLoginResult> {
     const { appId, appSecret } = this.deps.settings;
-    const reply = await this.call(
-      "GET",
-      "/mgplatform/api/apps/jscode2session",
-      (r) => loginErrorNumber(r) === BUSY,
-      { appid: appId, secret: appSecret, code: codes.code, anonymous_code: codes.anonymousCode },
-    );
+    const reply = await callPlatformApi("douyin", this.deps, {
+      method: "GET",
+      path: "/mgplatform/api/apps/jscode2session",
+      query: { appid: appId, secret: appSecret, code: codes.code, anonymous_code: codes.anonymousCode },
+      isBusy: (r) => loginErrorNumber(r) === BUSY,
+    });
     if (loginErrorNumber(reply) !== 0) throw douyinLoginFailure(reply);
     const identity = {
       openid: str(reply.openid),
@@ -100,13 +90,12 @@ class DouyinClient implements PlatformClient {
 
   async fetchAccessToken(): Promise<PlatformAccessToken> {
     const { appId, appSecret } = this.deps.settings;
-    const reply = await this.call(
-      "POST",
-      "/mgplatform/api/apps/v2/token",
-      (r) => errorNumber(r.err_no) === BUSY,
-      undefined,
-      { appid: appId, secret: appSecret, grant_type: "client_credential" },
-    );
+    const reply = await callPlatformApi("douyin", this.deps, {
+      method: "POST",
+      path: "/mgplatform/api/apps/v2/token",
+      body: { appid: appId, secret: appSecret, grant_type: "client_credential" },
+      isBusy: (r) => errorNumber(r.err_no) === BUSY,
+    });
     const errNo = errorNumber(reply.err_no);
     if (errNo !== 0) {
       throw new AppError(ERROR_CLASSES[errNo] ?? "platform_unavailable", {

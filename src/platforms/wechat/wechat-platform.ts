@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AppError, type ErrorCode } from "../../core/errors";
-import { requestJson, retryWhileBusy } from "../http-json";
+import { callPlatformApi } from "../http-json";
 import { errorNumber, loginCodeParam, str } from "../login-code";
 import type { PlatformAccessToken, PlatformClient, PlatformClientDeps, PlatformDefinition, PlatformLoginResult } from "../platform";
 
@@ -39,13 +39,7 @@ class WechatClient implements PlatformClient {
   constructor(private readonly deps: PlatformClientDeps) {}
 
   private call(method: "GET" | "POST", path: string, query?: Record<string, string>, body?: unknown) {
-    const { settings, timeoutMs, busyRetries, agent, retryDelayMs } = this.deps;
-    return retryWhileBusy(
-      () => requestJson("wechat", { method, url: settings.apiBaseUrl + path, query, body, timeoutMs, agent }),
-      (reply) => errorNumber(reply.errcode) === BUSY,
-      busyRetries,
-      retryDelayMs,
-    );
+    return callPlatformApi("wechat", this.deps, { method, path, query, body, isBusy: (r) => errorNumber(r.errcode) === BUSY });
   }
 
   async exchangeCode(codes: { code?: string }): Promise<PlatformLoginResult> {
