@@ -25,6 +25,13 @@ export function playerOf(client: PlayerClient): PlayerAuth {
 const TOKEN_OPTIONS = ["accessToken", "token"] as const;
 
 /**
+ * Colyseus retries joinOrCreate (up to 5 times, when a seat reservation races) with the same
+ * options object and calls onAuth again. The token is gone from it by then, so the first
+ * verdict is remembered per options object.
+ */
+const verdicts = new WeakMap<object, PlayerAuth>();
+
+/**
  * Base of every room: no room can forget auth. The static onAuth runs on the matchmake request,
  * before a room or seat exists, and uses the same `verifyAccessToken` as the HTTP Bearer middleware.
  * Session ends reach connected clients through the RoomSessionGuard.
@@ -38,6 +45,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
 
   static override async onAuth(bearer: string | undefined, options: unknown, context: ColyseusAuthContext): Promise<PlayerAuth> {
+    const earlier = options && typeof options === "object" ? verdicts.get(options) : undefined;
+    if (earlier) return earlier;
     const token = takeToken(options, bearer, context);
     const { sessions, limiter, rateLimit } = roomServices();
     try {
@@ -45,7 +54,9 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       await limiter.hit(`ip:matchmake:${ip}`, rateLimit.ipMax, rateLimit.windowSec);
       const { auth } = await sessions.verifyAccessToken(token);
       await limiter.hit(`user:matchmake:${auth.userId}`, rateLimit.userMax, rateLimit.windowSec);
-      return { userId: auth.userId, sid: auth.sid, username: auth.username, nickname: auth.nickname };
+      const verdict: PlayerAuth = { userId: auth.userId, sid: auth.sid, username: auth.username, nickname: auth.nickname };
+      if (options && typeof options === "object") verdicts.set(options, verdict);
+      return verdict;
     } catch (err) {
       throw toServerError(err);
     }

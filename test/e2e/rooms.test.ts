@@ -201,6 +201,17 @@ for (const backend of backends) {
       await assert.rejects(new Client(h.baseUrl).reconnect(againToken));
     });
 
+    it("authenticates a matchmaking retry of the same request, whose options no longer hold the token", async () => {
+      const a = await login();
+      const options: Record<string, unknown> = { accessToken: a.token };
+      const context = { headers: {}, ip: "127.0.0.1" };
+      const first = await ProbeRoom.onAuth(undefined, options, context);
+      assert.equal("accessToken" in options, false);
+      const retried = await ProbeRoom.onAuth(undefined, options, context);
+      assert.deepEqual(retried, first);
+      await assert.rejects(ProbeRoom.onAuth(undefined, {}, context), /token_missing/);
+    });
+
     it("lets 100 clients with valid tokens join at once", async () => {
       const sessions = await Promise.all(Array.from({ length: 100 }, () => login()));
       const joined = await Promise.all(sessions.map((s) => join({ accessToken: s.token })));
