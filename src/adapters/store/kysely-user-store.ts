@@ -2,7 +2,7 @@
  * The UserStore over Kysely: one implementation for SQLite and PostgreSQL. The few places where
  * the dialects differ (error shapes, timestamp values) are the helpers at the bottom.
  */
-import { sql, type ColumnType, type Kysely, type Selectable, type Transaction } from "kysely";
+import { sql, type ColumnType, type CompiledQuery, type Kysely, type Selectable, type Transaction } from "kysely";
 import {
   AccountTakenError,
   IdentityTakenError,
@@ -75,6 +75,12 @@ export interface KyselyUserStoreOptions {
 
 export class KyselyUserStore implements UserStore {
   private readonly now: () => Date;
+  /**
+   * The two reads on every authenticated request and every login, built and compiled once:
+   * building and compiling a Kysely query costs more than running it on SQLite.
+   */
+  private readonly byIdQuery: CompiledQuery<UserRow>;
+  private readonly byIdentityQuery: CompiledQuery<UserRow>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -82,26 +88,34 @@ export class KyselyUserStore implements UserStore {
     options: KyselyUserStoreOptions = {},
   ) {
     this.now = options.now ?? (() => new Date());
+    this.byIdQuery = db.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", "").limit(1).compile();
+    this.byIdentityQuery = db
+      .selectFrom("user_identities")
+      .innerJoin("users", "users.id", "user_identities.user_id")
+      .select(USER_COLUMNS)
+      .where("user_identities.platform", "=", "")
+      .where("user_identities.platform_id", "=", "")
+      .limit(1)
+      .compile();
+  }
+
+  /** Runs a precompiled query with new parameters, in the order its placeholders appear. */
+  private async first(query: CompiledQuery<UserRow>, parameters: unknown[]): Promise<User | null> {
+    const limit = query.parameters.slice(parameters.length);
+    const { rows } = await this.db.executeQuery<UserRow>({ ...query, parameters: [...parameters, ...limit] });
+    return rows[0] ? toUser(rows[0]) : null;
   }
 
   migrate(): Promise<void> {
     return migrateToLatest(this.db, this.dialect);
   }
 
-  async findById(id: string): Promise<User | null> {
-    const row = await this.db.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", id).executeTakeFirst();
-    return row ? toUser(row) : null;
+  findById(id: string): Promise<User | null> {
+    return this.first(this.byIdQuery, [id]);
   }
 
-  async findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
-    const row = await this.db
-      .selectFrom("user_identities")
-      .innerJoin("users", "users.id", "user_identities.user_id")
-      .select(USER_COLUMNS)
-      .where("user_identities.platform", "=", identity.platform)
-      .where("user_identities.platform_id", "=", identity.platformId)
-      .executeTakeFirst();
-    return row ? toUser(row) : null;
+  findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
+    return this.first(this.byIdentityQuery, [identity.platform, identity.platformId]);
   }
 
   async createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
