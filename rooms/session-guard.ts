@@ -37,7 +37,8 @@ export class RoomSessionGuard {
   }
 
   stop(): void {
-    this.presence.unsubscribe(TOPIC, this.onMessage);
+    // Redis presence answers with a promise that rejects once its connection is closing.
+    Promise.resolve(this.presence.unsubscribe(TOPIC, this.onMessage)).catch(() => undefined);
   }
 
   register(room: GuardedRoom): void {

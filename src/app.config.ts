@@ -96,11 +96,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
       gameServer.onBeforeShutdown(async () => {
         draining = true;
+        guard?.stop(); // while the presence connection is still open
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
       });
       gameServer.onShutdown(async () => {
-        guard?.stop();
         setRoomServices(undefined);
         await services?.close();
       });
