@@ -16,6 +16,7 @@ export function createApiRouter(services: Services): Router {
 
   const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };
   api.use(
+    "/minigame",
     minigameRoutes({
       platforms: services.platformDefinitions,
       login: services.login,

@@ -20,20 +20,20 @@ export interface MinigameRouteDeps {
   limits: { windowSec: number; ipMax: number };
 }
 
-/** Spec 4.1–4.4: `/minigame/<platform>/login` and `/minigame/<platform>/access_token`, one pair per platform. */
+/** Spec 4.1–4.4, mounted at `/minigame`: `/<platform>/login` and `/<platform>/access_token`, one pair per platform. */
 export function minigameRoutes(deps: MinigameRouteDeps): Router {
   const router = Router();
   const requireInternalKey = internalKeyGuard(deps.internalKey);
 
   for (const platform of deps.platforms) {
-    router.get(`/minigame/${platform.name}/login`, async (req, res) => {
+    router.get(`/${platform.name}/login`, async (req, res) => {
       await deps.limiter.hit(`ip:login:${req.ip}`, deps.limits.ipMax, deps.limits.windowSec);
       const codes = parseInput(platform.loginQuerySchema, req.query);
       const data = await deps.login.loginWithPlatform(platform.name, codes);
       sendOk(res, data, "Login succeeded");
     });
 
-    router.get(`/minigame/${platform.name}/access_token`, requireInternalKey, async (_req, res) => {
+    router.get(`/${platform.name}/access_token`, requireInternalKey, async (_req, res) => {
       sendOk(res, await deps.platformTokens.getAccessToken(platform.name), "OK");
     });
   }

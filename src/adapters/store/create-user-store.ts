@@ -28,7 +28,27 @@ function openSqlite(file: string): KyselyUserStore {
   database.pragma("journal_mode = WAL");
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
+  cachePreparedStatements(database);
   return new KyselyUserStore(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), "sqlite");
+}
+
+/**
+ * Kysely prepares every query anew; on SQLite preparing costs about as much as running a simple
+ * lookup. Kysely only calls all/run/iterate synchronously, so one statement per SQL text can be
+ * reused safely. The cache is bounded: the store issues a few dozen distinct statements at most.
+ */
+function cachePreparedStatements(database: SqliteDatabase.Database, max = 256): void {
+  const prepare = database.prepare.bind(database);
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  database.prepare = ((source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (cache.size >= max) cache.delete(cache.keys().next().value as string);
+      cache.set(source, statement);
+    }
+    return statement;
+  }) as typeof database.prepare;
 }
 
 function openPostgres(url: string): KyselyUserStore {
