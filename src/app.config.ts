@@ -63,8 +63,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     initializeExpress: async (app: express.Express) => {
       services = await buildServices(settings, logger, options.overrides);
       app.disable("x-powered-by");
+      // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
+      app.set("etag", false);
       // Without TRUST_PROXY, X-Forwarded-For is ignored: a client could otherwise pick its own IP.
       app.set("trust proxy", settings.trustProxy);
+      app.use("/api", createApiRouter(services));
       app.use(
         opsRoutes({
           store: services.store,
@@ -74,7 +77,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
           isDraining: () => draining,
         }),
       );
-      app.use("/api", createApiRouter(services));
+
       if (settings.apiDocsEnabled) {
         const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
         app.use(apiDocsRoutes(document));

@@ -83,6 +83,40 @@ describe("TokenSigner", () => {
     assert.equal(codeOf(() => s.verifyAccess(token)), "token_invalid");
   });
 
+  it("agrees with jsonwebtoken: a token it signs with our key and kid verifies", () => {
+    const s = signer();
+    const kid = (jwt.decode(s.signAccess(subject).token, { complete: true })!.header as { kid: string }).kid;
+    const key = crypto.createSecretKey(Buffer.from(SECRET));
+    const token = jwt.sign({ ...subject, jti: "j" }, key, { algorithm: "HS256", header: { alg: "HS256", kid }, expiresIn: 60 });
+    assert.equal(s.verifyAccess(token).userId, subject.userId);
+  });
+
+  it("rejects structural tricks: extra parts, padded signatures, missing or non-numeric exp, future nbf, array payloads", () => {
+    const s = signer();
+    const { token } = s.signAccess(subject);
+    const kid = (jwt.decode(token, { complete: true })!.header as { kid: string }).kid;
+    const key = crypto.createSecretKey(Buffer.from(SECRET));
+    const signRaw = (payload: unknown) => {
+      const head = b64({ alg: "HS256", typ: "JWT", kid });
+      const body = Buffer.from(JSON.stringify(payload)).toString("base64url");
+      return `${head}.${body}.${crypto.createHmac("sha256", key).update(`${head}.${body}`).digest("base64url")}`;
+    };
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { ...subject, jti: "j", iat: now };
+    for (const bad of [
+      `${token}.extra`,
+      `${token}=`,
+      `${token}!`,
+      signRaw({ ...claims }),
+      signRaw({ ...claims, exp: String(now + 60) }),
+      signRaw({ ...claims, exp: now + 60, nbf: now + 30 }),
+      signRaw([claims]),
+    ]) {
+      assert.equal(codeOf(() => s.verifyAccess(bad)), "token_invalid", bad.slice(-20));
+    }
+    assert.equal(s.verifyAccess(signRaw({ ...claims, exp: now + 60, nbf: now - 1 })).userId, subject.userId);
+  });
+
   it("keeps access and refresh tokens apart", () => {
     const s = signer();
     const access = s.signAccess(subject).token;
