@@ -220,3 +220,20 @@ for (const backend of backends) {
     });
   });
 }
+
+describe("room matchmaking limits", () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ env: { RATE_LIMIT_USER_MAX: "2" } });
+  });
+  after(() => h?.close());
+
+  it("refuses a user's matchmaking requests past the per-user limit with rate_limited", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("mm")}`);
+    const token = login.body.data.token;
+    const joined: Room[] = [];
+    for (let i = 0; i < 2; i++) joined.push(await new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: token }));
+    await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: token }), "rate_limited");
+    await Promise.all(joined.map((r) => r.leave()));
+  });
+});
