@@ -1,0 +1,670 @@
+/**
+ * `npm run bench`: starts the baselines, the platform simulator and the service as child processes
+ * on 127.0.0.1, loads them with autocannon (HTTP) and colyseus.js (rooms), prints one table per
+ * service run and writes them to bench/results/latest.md. Everything it starts, it stops, also on
+ * error and Ctrl-C; every load is bounded in time and count.
+ *
+ * Run `npm run bench -- --help` for the flags.
+ */
+import { spawnSync } from "node:child_process";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import Redis from "ioredis";
+import { Client as PgClient } from "pg";
+import { runHttpLoad, stopHttpLoad, type HttpLoad } from "./lib/http-load";
+import { formatProfile, summarizeProfile } from "./lib/profile";
+import {
+  cpuTicks,
+  freePort,
+  httpGet,
+  killAllNow,
+  meterOutsideLoad,
+  rssMiB,
+  startNode,
+  stopAll,
+  waitForHttp,
+  waitUntilIdle,
+  type Child,
+  type OutsideLoad,
+} from "./lib/procs";
+import { markdownTable, textTable, type Row, type RunTable } from "./lib/report";
+import { joinAnchor, runRoomLoad, stopRoomLoad } from "./lib/room-load";
+
+const ROOT = path.resolve(__dirname, "..");
+const BUILD_DIR = path.join(ROOT, "bench", ".build");
+const RESULTS_DIR = path.join(ROOT, "bench", "results");
+/** tsx's loader by absolute URL, so children with another cwd (the service's temp dir) still find it. */
+const TSX_IMPORT = ["--import", pathToFileURL(path.join(path.dirname(require.resolve("tsx/package.json", { paths: [ROOT] })), "dist/loader.mjs")).href];
+
+const SCENARIOS = ["access-token", "users-me", "returning-login", "new-login", "rooms"] as const;
+type ScenarioId = (typeof SCENARIOS)[number];
+const RUNS = ["embedded", "redis-pg"] as const;
+type RunId = (typeof RUNS)[number];
+
+const TARGETS = { "access-token": 0.8, "users-me": 0.6, "returning-login": 0.4, rooms: 0.9 } as const;
+
+const HELP = `npm run bench [-- flags]
+
+  --duration <s>          seconds per measured scenario (default 10)
+  --warmup <s>            seconds of unmeasured load before each scenario (default 1)
+  --connections <n>       autocannon connections (default 50)
+  --room-concurrency <n>  concurrent join+leave loops (default 20)
+  --room-players <n>      distinct players pre-logged in for the room loops (default 40, ≥ concurrency)
+  --no-anchor             let the lobby empty between joins (by default one idle client stays in it, so
+                          the loops measure joining a live lobby, not Colyseus disposing and re-creating it)
+  --max-requests <n>      cap on requests per HTTP scenario (default 2000000)
+  --runs <list>           service runs: embedded,redis-pg (default both; redis-pg is skipped if unreachable)
+  --only <list>           scenarios: ${SCENARIOS.join(",")} (default all; the baselines always run, before each service run)
+  --no-build              run the service from src/ through tsx instead of compiling it first
+  --profile               run the service under node --cpu-prof and print its top self-time functions
+                          (numbers are then skewed; results go to bench/results/profile.md)
+  --out <file>            Markdown output (default bench/results/latest.md)
+
+Env: BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DATABASE_URL
+(default postgres://postgres@127.0.0.1:5432/test), BENCH_NOAUTH_REDIS_URL (default: BENCH_REDIS_URL, database 1).`;
+
+interface Flags {
+  durationSec: number;
+  warmupSec: number;
+  connections: number;
+  roomConcurrency: number;
+  roomPlayers: number;
+  maxRequests: number;
+  runs: RunId[];
+  only: ScenarioId[];
+  build: boolean;
+  anchor: boolean;
+  profile: boolean;
+  out: string;
+}
+
+function parseFlags(): Flags {
+  const { values } = parseArgs({
+    options: {
+      duration: { type: "string", default: "10" },
+      warmup: { type: "string", default: "1" },
+      connections: { type: "string", default: "50" },
+      "room-concurrency": { type: "string", default: "20" },
+      "room-players": { type: "string", default: "40" },
+      "max-requests": { type: "string", default: "2000000" },
+      runs: { type: "string", default: RUNS.join(",") },
+      only: { type: "string", default: SCENARIOS.join(",") },
+      "no-build": { type: "boolean", default: false },
+      "no-anchor": { type: "boolean", default: false },
+      profile: { type: "boolean", default: false },
+      out: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  const int = (name: string, v: string, min: number, max: number) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`--${name} must be a number in ${min}..${max}`);
+    return n;
+  };
+  const list = <T extends string>(name: string, v: string, allowed: readonly T[]): T[] => {
+    const items = v.split(",").map((s) => s.trim()).filter(Boolean);
+    for (const i of items) if (!allowed.includes(i as T)) throw new Error(`--${name}: unknown "${i}" (one of ${allowed.join(", ")})`);
+    return items as T[];
+  };
+  const profile = values.profile ?? false;
+  const flags: Flags = {
+    durationSec: int("duration", values.duration!, 1, 120),
+    warmupSec: int("warmup", values.warmup!, 0, 30),
+    connections: Math.floor(int("connections", values.connections!, 1, 1000)),
+    roomConcurrency: Math.floor(int("room-concurrency", values["room-concurrency"]!, 1, 200)),
+    roomPlayers: Math.floor(int("room-players", values["room-players"]!, 1, 500)),
+    maxRequests: Math.floor(int("max-requests", values["max-requests"]!, 1, 100_000_000)),
+    runs: list("runs", values.runs!, RUNS),
+    only: list("only", values.only!, SCENARIOS),
+    build: !values["no-build"],
+    anchor: !values["no-anchor"],
+    profile,
+    out: path.resolve(values.out ?? path.join(RESULTS_DIR, profile ? "profile.md" : "latest.md")),
+  };
+  // Each loop owns a player (a new login of a player ends its previous session), plus the anchor's.
+  flags.roomPlayers = Math.max(flags.roomPlayers, flags.roomConcurrency + 1);
+  return flags;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Clean-up: children are stopped by pid (procs.ts); other resources register a function here.
+
+const cleanups: (() => Promise<void>)[] = [];
+let aborting = false;
+
+async function cleanUp(): Promise<void> {
+  stopHttpLoad();
+  stopRoomLoad();
+  await stopAll();
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop()!;
+    await fn().catch((err: unknown) => log(`clean-up step failed: ${String(err)}`));
+  }
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (aborting) return;
+  aborting = true;
+  log(`${signal}: stopping everything this bench started…`);
+  void cleanUp().finally(() => process.exit(130));
+}
+
+function log(msg: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Filled before the context exists. */
+const ctx0 = { loadAtStart: [0, 0, 0] };
+
+function loadAverage(): number[] {
+  return os.loadavg().map((n) => Math.round(n * 100) / 100);
+}
+
+interface Context {
+  flags: Flags;
+  tag: string;
+  seq: number;
+  simulatorUrl: string;
+  tables: RunTable[];
+  profiles: string[];
+  startedAt: number;
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags();
+  // Children that run TypeScript through tsx need the project's tsconfig (decorators), whatever their cwd.
+  process.env.TSX_TSCONFIG_PATH = path.join(ROOT, "tsconfig.json");
+  ctx0.loadAtStart = loadAverage();
+  const probe = meterOutsideLoad();
+  await new Promise((r) => setTimeout(r, 1000));
+  const busy = probe();
+  if (busy && busy.otherCores + busy.databaseCores > 0.2) {
+    log(`warning: other processes are using ${(busy.otherCores + busy.databaseCores).toFixed(2)} cores right now: they will skew these numbers`);
+  }
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  process.on("exit", killAllNow);
+
+  const ctx: Context = {
+    flags,
+    tag: crypto.randomBytes(3).toString("hex"),
+    seq: 0,
+    simulatorUrl: "",
+    tables: [],
+    profiles: [],
+    startedAt: Date.now(),
+  };
+
+  // A hard cap on the whole run, so a hang can never keep load or processes going.
+  const perScenario = flags.durationSec + flags.warmupSec + 15;
+  const hardCapMs = Math.max(10 * 60_000, 3 * 1000 * (120 + perScenario * 8 * flags.runs.length));
+  const hardCap = setTimeout(() => {
+    log(`hard time cap of ${Math.round(hardCapMs / 1000)} s reached: aborting`);
+    onSignal("SIGTERM");
+  }, hardCapMs);
+  hardCap.unref();
+
+  if (flags.build) buildService();
+
+  // The standalone platform simulator, shared by both service runs (codes never repeat).
+  const simPort = await freePort();
+  const simulator = startNode({
+    name: "simulator",
+    args: [...TSX_IMPORT, path.join(ROOT, "src/simulator/main.ts")],
+    env: { SIMULATOR_PORT: String(simPort), SIMULATOR_HOST: "127.0.0.1" },
+    cwd: ROOT,
+  });
+  ctx.simulatorUrl = `http://127.0.0.1:${simPort}`;
+
+  await waitForHttp(simulator, `${ctx.simulatorUrl}/__simulator/stats`);
+
+  for (const run of flags.runs) {
+    if (aborting) break;
+    ctx.tables.push(await serviceRun(ctx, run));
+  }
+
+  await simulator.stop();
+  writeReport(ctx);
+  const elapsed = Math.round((Date.now() - ctx.startedAt) / 1000);
+  log(`done in ${elapsed} s`);
+}
+
+function buildService(): void {
+  log("compiling the service (tsconfig.build.json → bench/.build)…");
+  fs.rmSync(BUILD_DIR, { recursive: true, force: true });
+  const tsc = require.resolve("typescript/bin/tsc", { paths: [ROOT] });
+  const result = spawnSync(process.execPath, [tsc, "-p", path.join(ROOT, "tsconfig.build.json"), "--outDir", BUILD_DIR], {
+    cwd: ROOT,
+    encoding: "utf8",
+    timeout: 180_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`build failed (use --no-build to run from src/ through tsx):\n${result.stdout}${result.stderr}`);
+  }
+}
+
+async function startHello(name: string, file: string): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const child = startNode({
+    name,
+    args: [...TSX_IMPORT, path.join(ROOT, "bench/servers", file)],
+    env: { PORT: String(port), NODE_ENV: "development" },
+    cwd: ROOT,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(child, `${url}/`);
+  return { child, url };
+}
+
+async function measureBaselines(ctx: Context): Promise<{ node: Row; express: Row }> {
+  const nodeHello = await startHello("node-hello", "node-hello.ts");
+  const expressHello = await startHello("express-hello", "express-hello.ts");
+  const node = await measureHttp(ctx, "node:http hello (baseline 1)", nodeHello.child, { baseUrl: nodeHello.url, path: "/" });
+  const express = await measureHttp(ctx, "Express 5 hello (baseline 2)", expressHello.child, { baseUrl: expressHello.url, path: "/" });
+  await nodeHello.child.stop();
+  await expressHello.child.stop();
+  node.vsNode = 1;
+  node.vsExpress = node.m.reqPerSec / express.m.reqPerSec;
+  express.vsNode = express.m.reqPerSec / node.m.reqPerSec;
+  express.vsExpress = 1;
+  return { node, express };
+}
+
+/** Warm-up (not recorded), then the measured load, then the target's RSS. */
+async function measureHttp(
+  ctx: Context,
+  label: string,
+  target: Child,
+  load: Pick<HttpLoad, "baseUrl" | "path" | "headers">,
+): Promise<Row> {
+  const { flags } = ctx;
+  if (aborting) throw new Error("aborted");
+  await waitUntilIdle(target.pid);
+  const common = { ...load, connections: flags.connections, maxRequests: flags.maxRequests };
+  if (flags.warmupSec > 0) await runHttpLoad({ ...common, durationSec: flags.warmupSec });
+  log(`measuring ${label} (${flags.durationSec} s, ${flags.connections} connections)`);
+  const ticks = cpuTicks(target.pid);
+  const outside = meterOutsideLoad();
+  const m = await runHttpLoad({ ...common, durationSec: flags.durationSec });
+  const row: Row = {
+    label,
+    unit: "req/s",
+    m,
+    rssMiB: rssMiB(target.pid),
+    cpuMsPerReq: cpuPerRequest(target.pid, ticks, m.ok + m.non2xx),
+    ...outsideFields(outside()),
+  };
+  logResult(row);
+  return row;
+}
+
+/** Server CPU (user + system) per completed request since `before`, in ms. */
+function cpuPerRequest(pid: number, before: number | undefined, completed: number): number | undefined {
+  const after = cpuTicks(pid);
+  if (before === undefined || after === undefined || completed === 0) return undefined;
+  return ((after - before) * 10) / completed;
+}
+
+function nextCode(ctx: Context, player: string): string {
+  return `${player}.${ctx.tag}-${ctx.seq++}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One service run: embedded defaults, or Redis + PostgreSQL.
+
+interface Backends {
+  env: Record<string, string>;
+  noauthRedisUrl?: string;
+  describe: string;
+}
+
+async function prepareBackends(ctx: Context, run: RunId, tmp: string): Promise<Backends | string> {
+  if (run === "embedded") {
+    return { env: { SQLITE_PATH: path.join(tmp, "users.sqlite") }, describe: "SQLite (temp file) + in-memory cache" };
+  }
+  const redisUrl = process.env.BENCH_REDIS_URL ?? "redis://127.0.0.1:6379";
+  const pgUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+  const noauthRedisUrl = process.env.BENCH_NOAUTH_REDIS_URL ?? withRedisDb(redisUrl, 1);
+
+  const redis = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch (err) {
+    redis.disconnect();
+    return `Redis not reachable at ${redisUrl} (${errText(err)})`;
+  }
+  const prefix = `bench:${ctx.tag}:`;
+  cleanups.push(async () => {
+    // The service's cache keys live under our own prefix: remove them (bounded scan).
+    let cursor = "0";
+    let rounds = 0;
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      if (keys.length > 0) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== "0" && ++rounds < 10_000);
+    redis.disconnect();
+  });
+
+  const dbName = `mgl_bench_${crypto.randomBytes(6).toString("hex")}`;
+  try {
+    await asPgAdmin(pgUrl, (c) => c.query(`CREATE DATABASE "${dbName}"`));
+  } catch (err) {
+    return `PostgreSQL not reachable at ${pgUrl} (${errText(err)})`;
+  }
+  cleanups.push(() => asPgAdmin(pgUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`)).then(() => undefined));
+  const dbUrl = new URL(pgUrl);
+  dbUrl.pathname = `/${dbName}`;
+  return {
+    env: { REDIS_URL: redisUrl, CACHE_KEY_PREFIX: prefix, DATABASE_URL: dbUrl.toString(), SQLITE_PATH: path.join(tmp, "unused.sqlite") },
+    noauthRedisUrl,
+    describe: `PostgreSQL (${dbName}) + Redis (prefix ${prefix})`,
+  };
+}
+
+async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
+  const { flags } = ctx;
+  const title = run === "embedded" ? "Service: embedded defaults (SQLite + in-memory cache)" : "Service: Redis + PostgreSQL";
+  const table: RunTable = { title, rows: [], notes: [] };
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), `mgl-bench-${run}-`));
+  cleanups.push(async () => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  const backends = await prepareBackends(ctx, run, tmp);
+  if (typeof backends === "string") {
+    log(`skipping the ${run} run: ${backends}`);
+    table.notes.push(`skipped: ${backends}`);
+    process.stdout.write(`\n== ${title} ==\n  skipped: ${backends}\n`);
+    return table;
+  }
+  table.title = `${title} — ${backends.describe}`;
+
+  // Baselines right before this run's scenarios, so a busy neighbour skews both sides alike.
+  const baselines = await measureBaselines(ctx);
+  table.rows.push(baselines.node, baselines.express);
+
+  // One folder per profiled run: node names the files CPU.<date>.<pid>.<thread>.<seq>.cpuprofile,
+  // one per thread (tsx adds a loader thread); the main thread's is the one that matters.
+  const profileDir = path.join(RESULTS_DIR, "profiles", `${run}-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+  if (flags.profile) fs.mkdirSync(profileDir, { recursive: true });
+  const profileArgs = flags.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [];
+
+  // The no-auth Colyseus server for the room comparison, on the same kind of presence/driver.
+  let noauth: { child: Child; url: string } | undefined;
+  if (flags.only.includes("rooms")) {
+    const port = await freePort();
+    const child = startNode({
+      name: "colyseus-noauth",
+      args: [...profileArgs, ...TSX_IMPORT, path.join(ROOT, "bench/servers/colyseus-noauth.ts")],
+      env: { PORT: String(port), NODE_ENV: "development", ...(backends.noauthRedisUrl ? { REDIS_URL: backends.noauthRedisUrl } : {}) },
+      cwd: ROOT,
+    });
+    noauth = { child, url: `http://127.0.0.1:${port}` };
+    // Colyseus answers GET /matchmake/ with 404 once listening (other paths would hang).
+    await waitForHttp(child, `${noauth.url}/matchmake/`);
+  }
+
+  const port = await freePort();
+  const entry = flags.build ? [path.join(BUILD_DIR, "src/index.js")] : [...TSX_IMPORT, path.join(ROOT, "src/index.ts")];
+  const service = startNode({
+    name: `service (${run})`,
+    args: [...profileArgs, ...entry],
+    env: {
+      NODE_ENV: "development",
+      PORT: String(port),
+      LOG_LEVEL: "warn",
+      PLATFORM_SIMULATOR: "off",
+      WECHAT_APP_ID: "wx_simulator_app",
+      WECHAT_APP_SECRET: "simulator-wechat-secret",
+      WECHAT_API_BASE_URL: ctx.simulatorUrl,
+      DOUYIN_APP_ID: "tt_simulator_app",
+      DOUYIN_APP_SECRET: "simulator-douyin-secret",
+      DOUYIN_API_BASE_URL: ctx.simulatorUrl,
+      RATE_LIMIT_ENABLED: "false",
+      JWT_SECRET: crypto.randomBytes(32).toString("hex"),
+      ...backends.env,
+    },
+    // A temp cwd, so a developer's .env in the repo cannot change what is measured.
+    cwd: tmp,
+  });
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(service, `${base}/api/__bench_ready`, 60_000);
+  log(`${run}: service up (pid ${service.pid}) on ${base}`);
+
+  // Preparation: warm token cache, a user for /users/me, the returning player, the room players.
+  const accessToken = await getJson(`${base}/api/minigame/wechat/access_token`);
+  if (!accessToken.success) throw new Error(`access_token warm-up failed: ${JSON.stringify(accessToken)}`);
+  const me = await login(ctx, base, "benchuser1");
+  await login(ctx, base, "returning");
+  const roomTokens: string[] = [];
+  if (flags.only.includes("rooms")) {
+    for (let i = 0; i < flags.roomPlayers; i += 4) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(4, flags.roomPlayers - i) }, (_, k) => login(ctx, base, `roomp${i + k}`)),
+      );
+      roomTokens.push(...batch);
+    }
+  }
+
+  const rel = (row: Row): Row => {
+    row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
+    row.vsExpress = row.m.reqPerSec / baselines.express.m.reqPerSec;
+    return row;
+  };
+  const withTarget = (row: Row, id: keyof typeof TARGETS): Row => {
+    row.target = { ratio: row.vsExpress ?? NaN, min: TARGETS[id], against: "Express hello" };
+    return row;
+  };
+
+  if (flags.only.includes("access-token")) {
+    const row = await measureHttp(ctx, "GET /api/minigame/wechat/access_token (cached)", service, {
+      baseUrl: base,
+      path: "/api/minigame/wechat/access_token",
+    });
+    table.rows.push(withTarget(rel(row), "access-token"));
+  }
+  if (flags.only.includes("users-me")) {
+    const row = await measureHttp(ctx, "GET /api/users/me (Bearer)", service, {
+      baseUrl: base,
+      path: "/api/users/me",
+      headers: { authorization: `Bearer ${me}` },
+    });
+    table.rows.push(withTarget(rel(row), "users-me"));
+  }
+  if (flags.only.includes("returning-login")) {
+    const row = await measureHttp(ctx, "WeChat login, returning player (fresh code)", service, {
+      baseUrl: base,
+      path: () => `/api/minigame/wechat/login?jsCode=${nextCode(ctx, "returning")}`,
+    });
+    table.rows.push(withTarget(rel(row), "returning-login"));
+  }
+  if (flags.only.includes("new-login")) {
+    const row = await measureHttp(ctx, "WeChat login, new player (no target)", service, {
+      baseUrl: base,
+      path: () => `/api/minigame/wechat/login?jsCode=newp${ctx.tag}x${ctx.seq++}`,
+    });
+    table.rows.push(rel(row));
+  }
+  if (flags.only.includes("rooms") && noauth) {
+    const workers = roomTokens.slice(0, flags.roomConcurrency).map((t) => ({ accessToken: t }));
+    const anchor = { accessToken: roomTokens[flags.roomConcurrency] };
+    const auth = await measureRooms(ctx, "room join+leave, with auth (service)", service, base, workers, anchor);
+    const bare = await measureRooms(ctx, "room join+leave, no auth (bare Colyseus)", noauth.child, noauth.url, workers.map(() => ({})), {});
+    auth.target = { ratio: auth.m.reqPerSec / bare.m.reqPerSec, min: TARGETS.rooms, against: "join without auth" };
+    table.rows.push(auth, bare);
+    for (const row of [auth, bare]) if (row.note) table.notes.push(`${row.label}: first failure: ${row.note}`);
+    if (backends.noauthRedisUrl) table.notes.push(`the no-auth server uses Redis presence/driver too (${backends.noauthRedisUrl}), like the service`);
+  }
+  table.notes.push("TODO (pm2, measured separately): 2 pm2 processes ≥ 1.7× one — not measured by this script");
+
+  await service.stop();
+  if (noauth) await noauth.child.stop();
+  if (flags.profile) {
+    const profiled: [string, Child | undefined][] = [["the service", service], ["the no-auth Colyseus server", noauth?.child]];
+    for (const [who, child] of profiled) {
+      if (!child) continue;
+      const mainThread = fs.readdirSync(profileDir).find((f) => f.includes(`.${child.pid}.0.`) && f.endsWith(".cpuprofile"));
+      if (!mainThread) {
+        table.notes.push(`no CPU profile of ${who}'s main thread was written in ${profileDir}`);
+        continue;
+      }
+      const file = path.join(profileDir, mainThread);
+      const text = formatProfile(summarizeProfile(file, ROOT));
+      ctx.profiles.push(`#### CPU profile of ${who}, ${run} run (${path.relative(ROOT, file)})\n\n\`\`\`\n${text}\n\`\`\``);
+      process.stdout.write(`\nCPU profile of ${who}, ${run} run:\n${text}\n`);
+    }
+  }
+  process.stdout.write(`\n${textTable(table)}\n`);
+  return table;
+}
+
+async function measureRooms(
+  ctx: Context,
+  label: string,
+  target: Child,
+  baseUrl: string,
+  workerOptions: Record<string, unknown>[],
+  anchorOptions: Record<string, unknown>,
+): Promise<Row> {
+  const { flags } = ctx;
+  if (aborting) throw new Error("aborted");
+  await waitUntilIdle(target.pid);
+  const leaveAnchor = flags.anchor ? await joinAnchor(baseUrl, "lobby", anchorOptions) : async () => undefined;
+  const roomLoad = { baseUrl, roomName: "lobby", workerOptions, maxIterations: 200_000 };
+  let m;
+  let ticks: number | undefined;
+  let cpuMsPerReq: number | undefined;
+  let load: OutsideLoad | undefined;
+  try {
+    if (flags.warmupSec > 0) await runRoomLoad({ ...roomLoad, durationSec: flags.warmupSec });
+    log(`measuring ${label} (${flags.durationSec} s, ${workerOptions.length} concurrent loops${flags.anchor ? " + 1 idle client" : ""})`);
+    ticks = cpuTicks(target.pid);
+    const outside = meterOutsideLoad();
+    m = await runRoomLoad({ ...roomLoad, durationSec: flags.durationSec });
+    cpuMsPerReq = cpuPerRequest(target.pid, ticks, m.ok);
+    load = outside();
+  } finally {
+    await leaveAnchor();
+  }
+  const row: Row = { label, unit: "joins/s", m, rssMiB: rssMiB(target.pid), cpuMsPerReq, ...outsideFields(load) };
+  if (m.firstError) row.note = m.firstError;
+  logResult(row);
+  if (m.errors > 0) log(`${label}: ${m.errors} failed iterations, first: ${m.firstError}`);
+  return row;
+}
+
+function outsideFields(load: OutsideLoad | undefined): Pick<Row, "outsideCores" | "databaseCores"> {
+  return load ? { outsideCores: load.otherCores, databaseCores: load.databaseCores } : {};
+}
+
+function logResult(row: Row): void {
+  const r = (n: number) => Math.round(n * 10) / 10;
+  const outside =
+    row.outsideCores === undefined
+      ? ""
+      : `; other processes ${row.outsideCores.toFixed(2)} cores, Redis+PostgreSQL servers ${row.databaseCores?.toFixed(2)} cores`;
+  log(`  ${Math.round(row.m.reqPerSec)} ${row.unit}, p50 ${r(row.m.p50)} ms, p99 ${r(row.m.p99)} ms, server CPU ${row.cpuMsPerReq?.toFixed(2) ?? "?"} ms/req${outside}`);
+}
+
+async function login(ctx: Context, base: string, player: string): Promise<string> {
+  const body = await getJson(`${base}/api/minigame/wechat/login?jsCode=${nextCode(ctx, player)}`);
+  const data = body.data as { token?: unknown } | undefined;
+  if (!body.success || typeof data?.token !== "string") throw new Error(`login of ${player} failed: ${JSON.stringify(body)}`);
+  return data.token;
+}
+
+async function getJson(url: string): Promise<{ success?: boolean; data?: unknown }> {
+  const res = await httpGet(url, 15_000);
+  try {
+    return JSON.parse(res.body) as { success?: boolean; data?: unknown };
+  } catch {
+    throw new Error(`${url}: HTTP ${res.status}, not JSON: ${res.body.slice(0, 200)}`);
+  }
+}
+
+async function asPgAdmin(url: string, fn: (client: PgClient) => Promise<unknown>): Promise<void> {
+  const client = new PgClient({ connectionString: url, connectionTimeoutMillis: 3000 });
+  await client.connect();
+  try {
+    await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function withRedisDb(url: string, db: number): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+function errText(err: unknown): string {
+  if (err instanceof AggregateError) return err.errors.map(errText).join("; ");
+  return err instanceof Error ? err.message || err.name : String(err);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function cpuModel(): string {
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync("/proc/cpuinfo", "utf8"));
+    if (m) return m[1].trim();
+  } catch {
+    // not Linux
+  }
+  return os.cpus()[0]?.model ?? "unknown";
+}
+
+function writeReport(ctx: Context): void {
+  const { flags } = ctx;
+  const elapsed = Math.round((Date.now() - ctx.startedAt) / 1000);
+  const lines = [
+    "# Benchmark results",
+    "",
+    `- Date: ${new Date().toISOString()}`,
+    `- Node ${process.version}, ${os.platform()} ${os.release()}`,
+    `- CPU: ${cpuModel()} × ${os.cpus().length} (load generator, simulator and service share these cores)`,
+    `- Flags: --duration ${flags.durationSec} --warmup ${flags.warmupSec} --connections ${flags.connections} --room-concurrency ${flags.roomConcurrency} --room-players ${flags.roomPlayers}${flags.anchor ? "" : " --no-anchor"} --runs ${flags.runs.join(",")} --only ${flags.only.join(",")}${flags.build ? "" : " --no-build"}${flags.profile ? " --profile" : ""}`,
+    `- Service: ${flags.build ? "compiled (tsconfig.build.json) and run with node" : "run from src/ through tsx"}, one process, NODE_ENV=development, LOG_LEVEL=warn, rate limits off, standalone simulator as the platforms`,
+    `- Whole run took ${elapsed} s; load average (1, 5, 15 min) at start ${ctx0.loadAtStart.join(" ")}, at end ${loadAverage().join(" ")}`,
+    "",
+    "Rates are autocannon's mean of per-second samples (join+leave completions per second for rooms); latencies are per request (per join+leave). \"CPU ms/req\" is the server process's CPU time (user + system, from /proc) during the scenario divided by the requests it completed: unlike the rates, it does not depend on how much CPU the load generator takes from the same cores.",
+    flags.anchor
+      ? "Room loops: each loop owns a distinct player's token; one more idle client stays in the lobby throughout, so it is never disposed and re-created mid-run."
+      : "Room loops: each loop owns a distinct player's token; no idle client, so the lobby is disposed and re-created whenever it empties.",
+    "Ratios are to the node:http and Express hello servers measured just before each service run; targets: access token ≥ 0.8, /users/me ≥ 0.6, returning login ≥ 0.4 (× Express hello), room join with auth ≥ 0.9 × without.",
+    flags.profile ? "\n**Profiled run: the service ran under --cpu-prof, so its numbers are lower than normal.**" : "",
+    "",
+    ...ctx.tables.flatMap((t) => [markdownTable(t), ""]),
+    ...(ctx.profiles.length > 0 ? ["## CPU profiles", "", ...ctx.profiles.flatMap((p) => [p, ""])] : []),
+  ];
+  fs.mkdirSync(path.dirname(flags.out), { recursive: true });
+  const tmpFile = `${flags.out}.tmp`;
+  fs.writeFileSync(tmpFile, `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`);
+  fs.renameSync(tmpFile, flags.out);
+  log(`wrote ${path.relative(process.cwd(), flags.out)}`);
+}
+
+main()
+  .catch((err: unknown) => {
+    if (!aborting) process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    if (aborting) return;
+    await cleanUp();
+    // Handles left by client libraries (colyseus.js sockets, pg, ioredis) must not keep us alive.
+    setTimeout(() => process.exit(), 200).unref();
+  });
