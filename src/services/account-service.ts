@@ -107,6 +107,17 @@ export class AccountService {
     return this.startSession(user, "password_change");
   }
 
+  /**
+   * For operators' tooling (no public route): disabling a user (status other than 1) ends their
+   * session at once, which also disconnects their room clients.
+   */
+  async setUserStatus(userId: string, status: number): Promise<User> {
+    const user = await this.store.setStatus(userId, status);
+    if (!user) throw new AppError("user_disabled", { message: "No such user" });
+    if (status !== USER_STATUS_ACTIVE) await this.sessions.endSession(userId, "user_disabled");
+    return user;
+  }
+
   private async requireCredentials(userId: string): Promise<UserCredentials> {
     const credentials = await this.store.findCredentialsById(userId);
     if (!credentials || credentials.user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");

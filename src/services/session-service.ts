@@ -65,7 +65,8 @@ export class SessionService {
   /** Starts a new session for the user, ending any previous one. */
   async startSession(user: Pick<User, "id" | "username" | "email">, reason: SessionEndReason = "new_login"): Promise<IssuedSession> {
     const issued = this.issuePair(user, randomId(), this.signer.nowSec());
-    const hadSession = (await this.cache.get(accessTokenKey(user.id))) !== null;
+    // The previous session may have outlived its access token (refresh token still stored).
+    const hadSession = (await this.liveSessionId(user.id)) !== null;
     // One atomic write, so concurrent logins never leave one login's access token beside another's refresh token.
     await this.cache.setMany(this.sessionEntries(user.id, issued));
     if (hadSession) this.notify(user.id, reason);

@@ -184,6 +184,15 @@ for (const backend of backends) {
       assert.equal(await left2, SESSION_ENDED_CLOSE_CODE);
     });
 
+    it("disconnects a user's client when an operator disables the user", async () => {
+      const a = await login();
+      const room = await join({ accessToken: a.token });
+      const left = waitForLeave(room);
+      await h.services.accounts.setUserStatus(a.user.id, 2);
+      assert.equal(await left, SESSION_ENDED_CLOSE_CODE);
+      await expectJoinError(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: a.token }), "user_disabled");
+    });
+
     it("accepts a reconnection after a refresh and refuses one after logout", async () => {
       const a = await login();
       const room = await join({ accessToken: a.token });
