@@ -9,8 +9,8 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client, type Room } from "colyseus.js";
-import { startSimulator, DEFAULT_SIMULATOR_APPS, type RunningSimulator } from "../../src/simulator/simulator-server";
-import { freePort } from "../support/app-harness";
+import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
+import { freePort, simulatorPlatformEnv } from "../support/app-harness";
 import { createTestDatabase } from "../support/postgres";
 import { testDatabaseUrl } from "../support/services";
 
@@ -91,8 +91,6 @@ function startRedis(port: number): ChildProcess {
     dropDatabase = db.drop;
     const base = await twoFreePorts();
     ports = [base, base + 1];
-    const wechat = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "wechat")!;
-    const douyin = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "douyin")!;
     env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
@@ -105,13 +103,7 @@ function startRedis(port: number): ChildProcess {
       JWT_SECRET: "cluster-test-jwt-secret-which-is-long-enough",
       DATABASE_URL: db.url,
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-      PLATFORM_SIMULATOR: "off",
-      WECHAT_APP_ID: wechat.appId,
-      WECHAT_APP_SECRET: wechat.appSecret,
-      WECHAT_API_BASE_URL: simulator.url,
-      DOUYIN_APP_ID: douyin.appId,
-      DOUYIN_APP_SECRET: douyin.appSecret,
-      DOUYIN_API_BASE_URL: simulator.url,
+      ...simulatorPlatformEnv(simulator.url),
       ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY,
       RATE_LIMIT_IP_MAX: "100000",
       SHUTDOWN_TIMEOUT_MS: "8000",

@@ -16,6 +16,18 @@ import { DEFAULT_SIMULATOR_APPS, startSimulator, type RunningSimulator } from ".
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-more-than-thirty-two-bytes";
 
+/** Settings that point every platform at a running simulator with the simulator's own app credentials. */
+export function simulatorPlatformEnv(simulatorUrl: string): Record<string, string> {
+  const env: Record<string, string> = { PLATFORM_SIMULATOR: "off" };
+  for (const app of DEFAULT_SIMULATOR_APPS) {
+    const prefix = app.platform.toUpperCase();
+    env[`${prefix}_APP_ID`] = app.appId;
+    env[`${prefix}_APP_SECRET`] = app.appSecret;
+    env[`${prefix}_API_BASE_URL`] = simulatorUrl;
+  }
+  return env;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -49,22 +61,14 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const simulator = options.simulator ?? (await startSimulator({ port: 0 }));
-  const wechat = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "wechat")!;
-  const douyin = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "douyin")!;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-"));
   const config = parseConfig({
     NODE_ENV: "test",
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: "debug",
     SHUTDOWN_ACCEPT_WINDOW_MS: "0",
-    PLATFORM_SIMULATOR: "off",
     SQLITE_PATH: path.join(tmp, "users.sqlite"),
-    WECHAT_APP_ID: wechat.appId,
-    WECHAT_APP_SECRET: wechat.appSecret,
-    WECHAT_API_BASE_URL: simulator.url,
-    DOUYIN_APP_ID: douyin.appId,
-    DOUYIN_APP_SECRET: douyin.appSecret,
-    DOUYIN_API_BASE_URL: simulator.url,
+    ...simulatorPlatformEnv(simulator.url),
     ...options.env,
   });
   const logs: string[] = [];
