@@ -31,6 +31,10 @@ export const ERROR_CODES = {
     status: 403,
     message: "Setting a first password needs a login from the last few minutes; log in again",
   },
+  login_grade_insufficient: {
+    status: 403,
+    message: "This needs a login with the platform code or a password; an anonymous login is not enough",
+  },
   rate_limited: { status: 429, message: "Too many requests; retry later" },
   payload_too_large: { status: 413, message: "The request body is too large" },
   unsupported_media_type: { status: 415, message: "The request body must be JSON" },

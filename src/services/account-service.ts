@@ -5,6 +5,7 @@ import { USER_STATUS_ACTIVE, type User } from "../core/user";
 import type { Logger } from "../logging/logger";
 import { hashPassword, verifyPassword } from "./password-hasher";
 import type { RateLimiter } from "./rate-limiter";
+import { requireFullGrade } from "./session-grade";
 import type { AuthContext, IssuedSession, SessionService } from "./session-service";
 
 export type SessionWithUser = Omit<IssuedSession, "sid"> & { user: User };
@@ -87,6 +88,8 @@ export class AccountService {
    * Changing a password ends the session and starts a new one.
    */
   async changePassword(auth: AuthContext, input: { currentPassword?: string; newPassword: string }): Promise<SessionWithUser> {
+    // A password is a way in from anywhere: an anonymous device login must not be able to add one.
+    requireFullGrade(auth);
     const credentials = await this.requireCredentials(auth.userId);
     if (credentials.passwordSetAt === null) {
       const ageSec = Math.floor(this.now() / 1000) - auth.authTime;
@@ -125,7 +128,8 @@ export class AccountService {
   }
 
   private async startSession(user: User, reason: "new_login" | "password_change"): Promise<SessionWithUser> {
-    const { token, refreshToken, expiresIn } = await this.sessions.startSession(user, reason);
+    // Registration, a password login and a password change all prove the password: full grade.
+    const { token, refreshToken, expiresIn } = await this.sessions.startSession(user, "full", reason);
     return { token, refreshToken, expiresIn, user };
   }
 }

@@ -3,7 +3,7 @@ import { AccountTakenError, IdentityTakenError, type UserStore } from "../core/p
 import type { PlatformIdentityKey, User } from "../core/user";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity } from "../platforms/platform";
+import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
 import type { SessionService } from "./session-service";
 import { newPlatformUser } from "./user-factory";
 
@@ -73,15 +73,16 @@ export class LoginService {
     const fields = { ...result.responseFields };
     if (!this.options.exposeSessionKey) delete fields.session_key;
 
-    const key = userKey(result.identity, definition);
-    if (!key) {
+    const found = userKey(result.identity, definition);
+    if (!found) {
       throw new AppError("platform_identity_missing", {
         data: { platform: platformName, ...fields, token: "", user: null },
       });
     }
 
-    const user = await this.findOrCreateUser(platformName, key, result.identity);
-    const session = await this.sessions.startSession(user);
+    const user = await this.findOrCreateUser(platformName, found.key, result.identity);
+    // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
+    const session = await this.sessions.startSession(user, found.field === "anonymousOpenid" ? "anonymous" : "full");
     this.logger.info({ event: "login", platform: platformName, userId: user.id }, "mini-game login");
     return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
   }
@@ -155,7 +156,8 @@ export class LoginService {
   }
 }
 
-function userKey(identity: PlatformIdentity, definition: PlatformDefinition): string | undefined {
-  for (const field of definition.userKeyOrder) if (identity[field]) return identity[field];
+/** The first non-empty identity field in the platform's order, and which field it was. */
+function userKey(identity: PlatformIdentity, definition: PlatformDefinition): { key: string; field: UserKeyField } | undefined {
+  for (const field of definition.userKeyOrder) if (identity[field]) return { key: identity[field], field };
   return undefined;
 }

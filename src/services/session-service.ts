@@ -3,7 +3,9 @@ import { AppError } from "../core/errors";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import { USER_STATUS_ACTIVE, type User } from "../core/user";
-import { randomId, type AccessClaims, type TokenSigner } from "./token-signer";
+import { gradeOf, randomId, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
+
+export type { SessionGrade } from "./token-signer";
 
 /** Cache keys named by spec 5.5. */
 export const accessTokenKey = (userId: string) => `access_token:${userId}`;
@@ -32,6 +34,8 @@ export interface AuthContext {
   exp: number;
   /** When the session started (seconds), for "recent login" checks. */
   authTime: number;
+  /** How the session's login proved the player: see SessionGrade and session-grade.ts. */
+  grade: SessionGrade;
 }
 
 export type SessionEndReason = "logout" | "new_login" | "refresh_reuse" | "password_change" | "user_disabled";
@@ -62,9 +66,13 @@ export class SessionService {
     this.listeners.push(listener);
   }
 
-  /** Starts a new session for the user, ending any previous one. */
-  async startSession(user: Pick<User, "id" | "username" | "email">, reason: SessionEndReason = "new_login"): Promise<IssuedSession> {
-    const issued = this.issuePair(user, randomId(), this.signer.nowSec());
+  /** Starts a new session of the given grade for the user, ending any previous one. */
+  async startSession(
+    user: Pick<User, "id" | "username" | "email">,
+    grade: SessionGrade,
+    reason: SessionEndReason = "new_login",
+  ): Promise<IssuedSession> {
+    const issued = this.issuePair(user, randomId(), this.signer.nowSec(), grade);
     // The previous session may have outlived its access token (refresh token still stored).
     const hadSession = (await this.liveSessionId(user.id)) !== null;
     // One atomic write, so concurrent logins never leave one login's access token beside another's refresh token.
@@ -107,7 +115,7 @@ export class SessionService {
 
     const current = await this.cache.get(refreshTokenKey(user.id));
     if (current !== null && constantTimeEqual(current, refreshToken)) {
-      const issued = this.issuePair(user, claims.sid, claims.authTime ?? claims.iat);
+      const issued = this.issuePair(user, claims.sid, claims.authTime ?? claims.iat, gradeOf(claims));
       const graceEntry =
         this.options.refreshGraceSec > 0
           ? [{ key: rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec }]
@@ -147,9 +155,9 @@ export class SessionService {
     this.notify(userId, reason);
   }
 
-  private issuePair(user: Pick<User, "id" | "username" | "email">, sid: string, authTime: number): IssuedSession {
-    const access = this.signer.signAccess({ userId: user.id, username: user.username, email: user.email, sid, authTime });
-    const refresh = this.signer.signRefresh({ userId: user.id, sid, authTime });
+  private issuePair(user: Pick<User, "id" | "username" | "email">, sid: string, authTime: number, grade: SessionGrade): IssuedSession {
+    const access = this.signer.signAccess({ userId: user.id, username: user.username, email: user.email, sid, authTime, grade });
+    const refresh = this.signer.signRefresh({ userId: user.id, sid, authTime, grade });
     return { token: access.token, refreshToken: refresh.token, expiresIn: this.signer.accessTtlSec, sid };
   }
 
@@ -176,6 +184,7 @@ function toAuthContext(c: AccessClaims, user: User): AuthContext {
     iat: c.iat,
     exp: c.exp,
     authTime: c.authTime ?? c.iat,
+    grade: gradeOf(c),
   };
 }
 

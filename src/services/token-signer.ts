@@ -2,6 +2,13 @@ import crypto, { type KeyObject } from "node:crypto";
 import jwt from "jsonwebtoken";
 import { AppError } from "../core/errors";
 
+/**
+ * How strongly a session proves who the player is. "full": a platform login code (the platform
+ * vouches for the player) or a password. "anonymous": a Douyin device id alone, which anyone
+ * holding that device can present. Kept across refreshes, like `authTime`.
+ */
+export type SessionGrade = "full" | "anonymous";
+
 /** Claims of an access token (spec 5.2 plus session bookkeeping). */
 export interface AccessClaims {
   userId: string;
@@ -11,6 +18,8 @@ export interface AccessClaims {
   sid: string;
   /** When the session started (login time, seconds); kept across refreshes. */
   authTime?: number;
+  /** Absent in tokens issued before grades existed: read as "anonymous" (see gradeOf). */
+  grade?: SessionGrade;
   jti: string;
   iat: number;
   exp: number;
@@ -21,9 +30,15 @@ export interface RefreshClaims {
   userId: string;
   sid: string;
   authTime?: number;
+  grade?: SessionGrade;
   jti: string;
   iat: number;
   exp: number;
+}
+
+/** A token without a grade claim predates grades; it could be anonymous, so it counts as one. */
+export function gradeOf(claims: { grade?: SessionGrade }): SessionGrade {
+  return claims.grade === "full" ? "full" : "anonymous";
 }
 
 interface SigningKey {
@@ -67,7 +82,7 @@ export class TokenSigner {
     return this.options.refreshTtlSec;
   }
 
-  signAccess(subject: { userId: string; username: string; email: string; sid: string; authTime?: number }): {
+  signAccess(subject: { userId: string; username: string; email: string; sid: string; authTime?: number; grade: SessionGrade }): {
     token: string;
     claims: AccessClaims;
   } {
@@ -78,7 +93,7 @@ export class TokenSigner {
     return { token, claims };
   }
 
-  signRefresh(subject: { userId: string; sid: string; authTime?: number }): { token: string; claims: RefreshClaims } {
+  signRefresh(subject: { userId: string; sid: string; authTime?: number; grade: SessionGrade }): { token: string; claims: RefreshClaims } {
     const iat = Math.floor(this.now() / 1000);
     const claims: RefreshClaims = { typ: "refresh", ...subject, jti: randomId(), iat, exp: iat + this.options.refreshTtlSec };
     const key = this.keys[0];
@@ -95,7 +110,8 @@ export class TokenSigner {
       !isNonEmptyString(payload.sid) ||
       !isNonEmptyString(payload.jti) ||
       typeof payload.username !== "string" ||
-      typeof payload.email !== "string"
+      typeof payload.email !== "string" ||
+      !isGradeClaim(payload.grade)
     ) {
       throw new AppError("token_invalid");
     }
@@ -109,7 +125,8 @@ export class TokenSigner {
       payload.typ !== "refresh" ||
       !isNonEmptyString(payload.userId) ||
       !isNonEmptyString(payload.sid) ||
-      !isNonEmptyString(payload.jti)
+      !isNonEmptyString(payload.jti) ||
+      !isGradeClaim(payload.grade)
     ) {
       throw new AppError("refresh_token_invalid");
     }
@@ -173,6 +190,10 @@ function deriveKeys(secret: string): SigningKey {
     access: crypto.createSecretKey(Buffer.from(secret, "utf8")),
     refresh: crypto.createSecretKey(refreshKey),
   };
+}
+
+function isGradeClaim(v: unknown): boolean {
+  return v === undefined || v === "full" || v === "anonymous";
 }
 
 function isNonEmptyString(v: unknown): v is string {

@@ -204,6 +204,18 @@ for (const impl of implementations) {
         assert.deepEqual(await store.findByIdentity(taken), owner);
       });
 
+      it("lists a user's identities, and none for an unknown user", async () => {
+        const first = identity("douyin");
+        const user = await store.createUser(draft(), [first]);
+        assert.deepEqual(await store.listIdentities(user.id), [first]);
+        const second = identity("douyin");
+        await store.attachIdentity(user.id, second, { asPrimary: true });
+        const listed = await store.listIdentities(user.id);
+        assert.equal(listed.length, 2);
+        assert.deepEqual(new Set(listed.map((i) => i.platformId)), new Set([first.platformId, second.platformId]));
+        assert.deepEqual(await store.listIdentities(crypto.randomUUID()), []);
+      });
+
       it("returns null and links nothing when the user does not exist", async () => {
         const id = identity();
         assert.equal(await store.attachIdentity(crypto.randomUUID(), id, { asPrimary: true }), null);

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import jwt from "jsonwebtoken";
 import { AppError } from "../../src/core/errors";
-import { TokenSigner } from "../../src/services/token-signer";
+import { gradeOf, TokenSigner } from "../../src/services/token-signer";
 
 const SECRET = "a-very-long-test-secret-that-is-32-bytes-or-more";
-const subject = { userId: crypto.randomUUID(), username: "mg_wechat_abc", email: "wechat_abc@players.invalid", sid: "sid1" };
+const subject = { userId: crypto.randomUUID(), username: "mg_wechat_abc", email: "wechat_abc@players.invalid", sid: "sid1", grade: "full" as const };
 
 function signer(overrides: Partial<ConstructorParameters<typeof TokenSigner>[0]> = {}) {
   return new TokenSigner({ secret: SECRET, previousSecrets: [], accessTtlSec: 7200, refreshTtlSec: 86400, ...overrides });
@@ -120,10 +120,28 @@ describe("TokenSigner", () => {
   it("keeps access and refresh tokens apart", () => {
     const s = signer();
     const access = s.signAccess(subject).token;
-    const refresh = s.signRefresh({ userId: subject.userId, sid: "sid1" }).token;
+    const refresh = s.signRefresh({ userId: subject.userId, sid: "sid1", grade: "anonymous" }).token;
     assert.equal(s.verifyRefresh(refresh).sid, "sid1");
     assert.equal(codeOf(() => s.verifyAccess(refresh)), "token_invalid");
     assert.equal(codeOf(() => s.verifyRefresh(access)), "refresh_token_invalid");
+  });
+
+  it("carries the session grade in both tokens and reads a token without one as anonymous", () => {
+    const s = signer();
+    assert.equal(s.verifyAccess(s.signAccess(subject).token).grade, "full");
+    assert.equal(s.verifyRefresh(s.signRefresh({ userId: subject.userId, sid: "sid1", grade: "anonymous" }).token).grade, "anonymous");
+    const legacy = jwt.sign({ userId: subject.userId, username: "u", email: "e", sid: "s", jti: "j" }, SECRET, {
+      algorithm: "HS256",
+      expiresIn: 60,
+      keyid: crypto.createHash("sha256").update(`kid:${SECRET}`).digest("base64url").slice(0, 10),
+    });
+    assert.equal(gradeOf(s.verifyAccess(legacy)), "anonymous");
+    const forged = jwt.sign({ userId: subject.userId, username: "u", email: "e", sid: "s", jti: "j", grade: "root" }, SECRET, {
+      algorithm: "HS256",
+      expiresIn: 60,
+      keyid: crypto.createHash("sha256").update(`kid:${SECRET}`).digest("base64url").slice(0, 10),
+    });
+    assert.equal(codeOf(() => s.verifyAccess(forged)), "token_invalid");
   });
 
   it("accepts tokens signed with a previous secret after rotation, and signs with the new one", () => {

@@ -170,6 +170,18 @@ export class KyselyUserStore implements UserStore {
     }
   }
 
+  async listIdentities(userId: string): Promise<PlatformIdentityKey[]> {
+    const rows = await this.db
+      .selectFrom("user_identities")
+      .select(["platform", "platform_id"])
+      .where("user_id", "=", userId)
+      .orderBy("created_at")
+      .orderBy("platform")
+      .orderBy("platform_id")
+      .execute();
+    return rows.map((r) => ({ platform: r.platform, platformId: r.platform_id }));
+  }
+
   findCredentialsByUsername(username: string): Promise<UserCredentials | null> {
     return this.findCredentials("username", username);
   }

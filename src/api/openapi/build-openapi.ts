@@ -249,11 +249,12 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
       description:
         "A mini-game user's password is random and unknown: they may set a first one without `currentPassword`, " +
         "but only with a token from a login less than RECENT_LOGIN_SEC (10 min) old (`recent_login_required`). " +
-        "Afterwards `currentPassword` is required. The session ends and a new one starts: use the returned token.",
+        "Afterwards `currentPassword` is required. The session ends and a new one starts: use the returned token. " +
+        "Needs a full-grade session: an anonymous Douyin login (`anonymous_code` alone) gets `login_grade_insufficient`.",
       security: "bearer",
       body: { schema: s.passwordChangeBody, examples: { firstPassword: { newPassword: password.newPassword }, change: password } },
       success: { status: 200, component: "SessionResponse", description: "Changed; a new session" },
-      errors: [...AUTH_ERRORS, "invalid_credentials", "recent_login_required", "rate_limited"],
+      errors: [...AUTH_ERRORS, "invalid_credentials", "recent_login_required", "login_grade_insufficient", "rate_limited"],
     },
   ];
 }

@@ -47,6 +47,17 @@ database is unavailable.
   of that session are closed by the server.
 - \`user.id\` (the JWT's \`userId\` claim) is the local UUID, **not** the platform openid.
 
+### Session grades
+Every session has a grade, carried by both tokens as the \`grade\` claim and kept across refreshes (like the login
+time):
+- **full**: a login with a platform code (WeChat \`jsCode\`, Douyin \`code\`), or with a password (login, register,
+  password change).
+- **anonymous**: a Douyin login whose user was found by the anonymous id alone (\`anonymous_code\` without \`code\`).
+  Whoever holds the device presents that id, so it still leads to the player's progress but cannot take the account:
+  \`PUT /api/users/me/password\` answers 403 \`login_grade_insufficient\`. Erasing an account needs a full grade too,
+  unless that anonymous id is the account's only way in (no other identity, no chosen password).
+- A token without the claim (issued before grades existed) counts as anonymous.
+
 ### Error codes
 `;
 

@@ -59,6 +59,8 @@ export interface UserStore {
    * belongs to a user or the user does not exist (then nothing changed).
    */
   attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null>;
+  /** Every platform identity that leads to the user, oldest first; empty for an unknown user. */
+  listIdentities(userId: string): Promise<PlatformIdentityKey[]>;
   findCredentialsByUsername(username: string): Promise<UserCredentials | null>;
   findCredentialsByEmail(email: string): Promise<UserCredentials | null>;
   findCredentialsById(id: string): Promise<UserCredentials | null>;
