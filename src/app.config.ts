@@ -4,11 +4,10 @@
  */
 import config from "@colyseus/tools";
 import { matchMaker, type Server } from "@colyseus/core";
-import { RedisDriver } from "@colyseus/redis-driver";
-import { RedisPresence } from "@colyseus/redis-presence";
 import { WebSocketTransport } from "@colyseus/ws-transport";
 import type express from "express";
 import type http from "node:http";
+import { createColyseusRedis } from "./adapters/cache/colyseus-redis";
 import { createApiRouter } from "./api/api-router";
 import { opsRoutes } from "./api/ops-routes";
 import { buildOpenApiDocument } from "./api/openapi/build-openapi";
@@ -52,7 +51,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     options: {
       greet: false,
       publicAddress: settings.publicAddress,
-      ...(redisUrl ? { presence: new RedisPresence(redisUrl), driver: new RedisDriver(redisUrl) } : {}),
+      ...(redisUrl ? createColyseusRedis(redisUrl) : {}),
     },
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {

@@ -41,6 +41,8 @@ const baseSchema = z.object({
   RATE_LIMIT_ACCOUNT_WINDOW_SEC: int(1, 24 * 3600).default(300),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(1000),
+  DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(1000),
   SQLITE_PATH: z.string().min(1).default("./data/users.sqlite"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   CACHE_KEY_PREFIX: z.string().max(64).default(""),
@@ -89,7 +91,7 @@ export interface AppConfig {
     accessTtlSec: number;
     refreshTtlSec: number;
   };
-  store: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string };
+  store: { kind: "sqlite"; path: string } | { kind: "postgres"; url: string; connectTimeoutMs: number; queryTimeoutMs: number };
   cache: { kind: "memory" } | { kind: "redis"; url: string };
   cacheKeyPrefix: string;
   instances: number;
@@ -262,7 +264,9 @@ export function parseConfig(rawEnv: Env): AppConfig {
       accessTtlSec: s.ACCESS_TOKEN_TTL_SEC,
       refreshTtlSec: s.REFRESH_TOKEN_TTL_SEC,
     },
-    store: s.DATABASE_URL ? { kind: "postgres", url: s.DATABASE_URL } : { kind: "sqlite", path: s.SQLITE_PATH },
+    store: s.DATABASE_URL
+      ? { kind: "postgres", url: s.DATABASE_URL, connectTimeoutMs: s.DATABASE_CONNECT_TIMEOUT_MS, queryTimeoutMs: s.DATABASE_QUERY_TIMEOUT_MS }
+      : { kind: "sqlite", path: s.SQLITE_PATH },
     cache: s.REDIS_URL ? { kind: "redis", url: s.REDIS_URL } : { kind: "memory" },
     cacheKeyPrefix: s.CACHE_KEY_PREFIX,
     instances,

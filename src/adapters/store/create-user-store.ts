@@ -2,22 +2,36 @@ import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import { Pool } from "pg";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
 import { KyselyUserStore, type Database } from "./kysely-user-store";
+import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
 import { failFastWhenUnavailable } from "./unavailable-errors";
 
 /** Opens the configured database and brings its schema up to date before handing it out. */
 export async function createUserStore(config: AppConfig["store"]): Promise<UserStore> {
-  const store = config.kind === "postgres" ? openPostgres(config.url) : openSqlite(config.path);
+  if (config.kind === "sqlite") {
+    const store = openSqlite(config.path);
+    await migrateOrClose(store);
+    return failFastWhenUnavailable(store);
+  }
+  // Schema changes may wait for another process's migration lock and take longer than a request
+  // may: they run on a short-lived pool of their own, without the serving pool's tight timeouts.
+  const migrator = openPostgres(config.url, { connectTimeoutMs: config.connectTimeoutMs, queryTimeoutMs: MIGRATION_QUERY_TIMEOUT_MS }, 2);
+  await migrateOrClose(migrator);
+  await migrator.close();
+  return failFastWhenUnavailable(openPostgres(config.url, config));
+}
+
+const MIGRATION_QUERY_TIMEOUT_MS = 60_000;
+
+async function migrateOrClose(store: KyselyUserStore): Promise<void> {
   try {
     await store.migrate();
   } catch (err) {
     await store.close().catch(() => undefined);
     throw err;
   }
-  return failFastWhenUnavailable(store);
 }
 
 function openSqlite(file: string): KyselyUserStore {
@@ -51,20 +65,7 @@ function cachePreparedStatements(database: SqliteDatabase.Database, max = 256): 
   }) as typeof database.prepare;
 }
 
-function openPostgres(url: string): KyselyUserStore {
-  const pool = new Pool({
-    connectionString: url,
-    max: 10,
-    // Fail fast when the database is down or stuck rather than holding requests open.
-    connectionTimeoutMillis: 3000,
-    statement_timeout: 5000,
-    // Client-side backstop for a silent network; a little above the server-side timeout so the
-    // server normally cancels first and the connection stays usable.
-    query_timeout: 6000,
-    idleTimeoutMillis: 30_000,
-  });
-  // An idle client losing its connection emits "error" on the pool; unhandled, that would crash
-  // the process. The next query fails on its own and reports it.
-  pool.on("error", () => undefined);
+function openPostgres(url: string, timeouts: PostgresTimeouts, maxConnections?: number): KyselyUserStore {
+  const pool = createPostgresPool(url, timeouts, maxConnections);
   return new KyselyUserStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres");
 }

@@ -82,7 +82,7 @@ export async function migrateToLatest(db: Kysely<any>, dialect: SqlDialect): Pro
  * CREATE TABLE IF NOT EXISTS can still fail on PG; so the whole run is serialised by our lock.
  * The lock lives on one pooled session while the migrator uses other pooled connections.
  * We poll pg_try_advisory_lock rather than block in pg_advisory_lock so that a waiting process is
- * not cut off by the pool's 5 s statement/query timeouts.
+ * not cut off by statement/query timeouts.
  */
 async function withPgAdvisoryLock(db: Kysely<any>, fn: () => Promise<void>): Promise<void> {
   await db.connection().execute(async (session) => {

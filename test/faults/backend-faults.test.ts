@@ -1,0 +1,186 @@
+/**
+ * The server as a real process, reaching PostgreSQL and Redis through TCP proxies this test owns,
+ * under a steady load of logins and authenticated reads. Each backing service is cut (every
+ * connection reset) and then silenced (packets dropped, nothing closed), and restored after each.
+ * The process must stay up, every failed request must be a 503 `service_unavailable` envelope,
+ * the first 503 must come soon after the fault, and requests must succeed again after the restore
+ * without a restart. The shared servers themselves are never stopped.
+ */
+import assert from "node:assert/strict";
+import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
+import { simulatorPlatformEnv, TEST_JWT_SECRET } from "../support/app-harness";
+import { createTestDatabase, type TestDatabase } from "../support/postgres";
+import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services";
+import { TcpProxy } from "../support/tcp-proxy";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A request still open after this counts as hung. */
+const REQUEST_LIMIT_MS = 8000;
+/** How long a fault is held once the first 503 was seen, so requests keep failing into it. */
+const HOLD_MS = 600;
+
+interface Sample {
+  started: number;
+  ended: number;
+  status: number;
+  body: any;
+}
+
+interface FaultTiming {
+  firstFailureMs: number;
+  recoveryMs: number;
+}
+
+/** Workers that keep sending requests until stopped, recording every outcome. */
+class Load {
+  readonly samples: Sample[] = [];
+  private running = true;
+  private readonly workers: Promise<void>[] = [];
+  private sequence = 0;
+
+  constructor(
+    private readonly baseUrl: string,
+    bearer: string,
+    readers: number,
+    loggers: number,
+  ) {
+    for (let i = 0; i < readers; i++) this.workers.push(this.loop(() => this.send("/api/users/me", { authorization: `Bearer ${bearer}` })));
+    // Each login is a new player, so it writes a user and its identity in one transaction.
+    const run = Date.now().toString(36);
+    for (let i = 0; i < loggers; i++) this.workers.push(this.loop(() => this.send(`/api/minigame/wechat/login?jsCode=fault${run}x${i}n${this.sequence++}.1`)));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await Promise.all(this.workers);
+  }
+
+  private async loop(request: () => Promise<void>): Promise<void> {
+    while (this.running) {
+      await request();
+      await sleep(5);
+    }
+  }
+
+  private async send(path: string, headers: Record<string, string> = {}): Promise<void> {
+    const started = Date.now();
+    let status = 0;
+    let body: unknown;
+    try {
+      const res = await fetch(`${this.baseUrl}${path}`, { headers, signal: AbortSignal.timeout(REQUEST_LIMIT_MS) });
+      status = res.status;
+      body = await res.json().catch(() => undefined);
+    } catch (err) {
+      body = String((err as Error)?.name ?? err);
+    }
+    this.samples.push({ started, ended: Date.now(), status, body });
+  }
+}
+
+async function waitFor<T>(find: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Applies a fault under load, holds it, restores, and measures the first 503 and the recovery. */
+async function measureFault(load: Load, server: ServerProcess, fault: () => void, restore: () => void, what: string): Promise<FaultTiming> {
+  const faultAt = Date.now();
+  fault();
+  const firstFailure = await waitFor(() => load.samples.find((s) => s.ended >= faultAt && s.status !== 200), 15_000, `the first failure (${what})`);
+  await sleep(HOLD_MS);
+  assert.equal(server.exit(), null, `the server exited during ${what}:\n${server.output().slice(-4000)}`);
+  const restoredAt = Date.now();
+  restore();
+  const recovered = await waitFor(() => load.samples.find((s) => s.started >= restoredAt && s.status === 200), 15_000, `recovery (${what})`);
+  // Recovered for good, not by one lucky request: a fresh round all succeeds.
+  const settledAt = Date.now() + 300;
+  await waitFor(() => (load.samples.filter((s) => s.started >= settledAt).length >= 10 ? true : undefined), 10_000, `requests after ${what}`);
+  const after = load.samples.filter((s) => s.started >= settledAt);
+  assert.deepEqual(after.filter((s) => s.status !== 200), [], `requests still failed after the recovery from ${what}`);
+  return { firstFailureMs: firstFailure.ended - faultAt, recoveryMs: recovered.ended - restoredAt };
+}
+
+(testDatabaseUrl && testRedisUrl ? describe : describe.skip)("faults: PostgreSQL and Redis drop or go silent under load", function () {
+  this.timeout(120_000);
+  let database: TestDatabase;
+  let simulator: RunningSimulator;
+  let pgProxy: TcpProxy;
+  let redisProxy: TcpProxy;
+  let server: ServerProcess;
+  let load: Load;
+  const timings: Record<string, FaultTiming> = {};
+
+  before(async () => {
+    database = await createTestDatabase(testDatabaseUrl!);
+    simulator = await startSimulator({ port: 0 });
+    const pgUrl = new URL(database.url);
+    pgProxy = await TcpProxy.start(pgUrl.hostname, Number(pgUrl.port || 5432));
+    pgUrl.host = `127.0.0.1:${pgProxy.port}`;
+    const redisUrl = new URL(testRedisUrl!);
+    redisProxy = await TcpProxy.start(redisUrl.hostname, Number(redisUrl.port || 6379));
+    redisUrl.host = `127.0.0.1:${redisProxy.port}`;
+    server = await startServerProcess({
+      NODE_ENV: "test",
+      JWT_SECRET: TEST_JWT_SECRET,
+      LOG_LEVEL: "warn",
+      DATABASE_URL: pgUrl.toString(),
+      REDIS_URL: redisUrl.toString(),
+      CACHE_KEY_PREFIX: uniquePrefix("faults"),
+      RATE_LIMIT_IP_MAX: "1000000",
+      ...simulatorPlatformEnv(simulator.url),
+    });
+    const login = await fetch(`${server.baseUrl}/api/minigame/wechat/login?jsCode=faultreader${Date.now()}.1`);
+    assert.equal(login.status, 200);
+    const bearer = ((await login.json()) as any).data.token as string;
+    load = new Load(server.baseUrl, bearer, 4, 2);
+    await waitFor(() => (load.samples.filter((s) => s.status === 200).length >= 20 ? true : undefined), 15_000, "the load to run");
+  });
+
+  after(async () => {
+    await load?.stop();
+    await server?.stop();
+    await pgProxy?.close();
+    await redisProxy?.close();
+    await simulator?.close();
+    await database?.drop();
+    if (Object.keys(timings).length > 0) {
+      const lines = Object.entries(timings).map(([name, t]) => `      ${name}: first 503 after ${t.firstFailureMs} ms, recovered ${t.recoveryMs} ms after the restore`);
+      console.log(`    fault timings:\n${lines.join("\n")}`);
+    }
+  });
+
+  it("keeps serving through PostgreSQL cut and silenced, failing fast with 503 and recovering by itself", async () => {
+    timings["PostgreSQL cut"] = await measureFault(load, server, () => pgProxy.cut(), () => pgProxy.restore(), "a PostgreSQL cut");
+    timings["PostgreSQL silent"] = await measureFault(load, server, () => pgProxy.silence(), () => pgProxy.restore(), "a silent PostgreSQL");
+    assert.ok(timings["PostgreSQL cut"].firstFailureMs < 2000, `first 503 ${timings["PostgreSQL cut"].firstFailureMs} ms after the cut`);
+    // About one second by design (connect and query timeouts); the margin is for a loaded machine.
+    assert.ok(timings["PostgreSQL silent"].firstFailureMs < 2500, `first 503 ${timings["PostgreSQL silent"].firstFailureMs} ms into the silence`);
+  });
+
+  it("keeps serving through Redis cut and silenced, failing fast with 503 and recovering by itself", async () => {
+    timings["Redis cut"] = await measureFault(load, server, () => redisProxy.cut(), () => redisProxy.restore(), "a Redis cut");
+    timings["Redis silent"] = await measureFault(load, server, () => redisProxy.silence(), () => redisProxy.restore(), "a silent Redis");
+    assert.ok(timings["Redis cut"].firstFailureMs < 2000, `first 503 ${timings["Redis cut"].firstFailureMs} ms after the cut`);
+    assert.ok(timings["Redis silent"].firstFailureMs < 3500, `first 503 ${timings["Redis silent"].firstFailureMs} ms into the silence`);
+  });
+
+  it("answered every failed request with a 503 service_unavailable envelope, none hung, and never exited", async () => {
+    assert.equal(server.exit(), null, server.output().slice(-4000));
+    const failed = load.samples.filter((s) => s.status !== 200);
+    assert.ok(failed.length > 0, "the faults made some requests fail");
+    const wrong = failed.filter(
+      (s) => s.status !== 503 || s.body?.success !== false || typeof s.body?.message !== "string" || s.body?.data?.code !== "service_unavailable",
+    );
+    assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} of ${failed.length} failures were not a 503 envelope`);
+    const slowest = Math.max(...load.samples.map((s) => s.ended - s.started));
+    assert.ok(slowest < 4000, `the slowest request took ${slowest} ms`);
+    const alarming = server.output().split("\n").filter((line) => /uncaught|unhandled/i.test(line));
+    assert.deepEqual(alarming.map((line) => line.slice(0, 300)), []);
+  });
+});
