@@ -21,10 +21,12 @@ export class HttpDrain {
   private draining = false;
 
   constructor(private readonly server: http.Server) {
-    server.on("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    // First in line, before the app's listener: a synchronous route (a health probe) has already
+    // sent its headers when a later listener runs, and setting one then throws.
+    server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
       this.inflight++;
-      if (this.draining) res.setHeader("connection", "close");
       res.once("close", () => this.inflight--);
+      if (this.draining && !res.headersSent) res.setHeader("connection", "close");
     });
   }
 
