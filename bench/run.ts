@@ -15,6 +15,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import Redis from "ioredis";
 import { Client as PgClient } from "pg";
+import { simulatorPlatformEnv } from "../src/simulator/simulator-server";
 import { runHttpLoad, stopHttpLoad, type HttpLoad } from "./lib/http-load";
 import { formatProfile, summarizeProfile } from "./lib/profile";
 import {
@@ -425,13 +426,7 @@ async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
       NODE_ENV: "development",
       PORT: String(port),
       LOG_LEVEL: "warn",
-      PLATFORM_SIMULATOR: "off",
-      WECHAT_APP_ID: "wx_simulator_app",
-      WECHAT_APP_SECRET: "simulator-wechat-secret",
-      WECHAT_API_BASE_URL: ctx.simulatorUrl,
-      DOUYIN_APP_ID: "tt_simulator_app",
-      DOUYIN_APP_SECRET: "simulator-douyin-secret",
-      DOUYIN_API_BASE_URL: ctx.simulatorUrl,
+      ...simulatorPlatformEnv(ctx.simulatorUrl),
       RATE_LIMIT_ENABLED: "false",
       JWT_SECRET: crypto.randomBytes(32).toString("hex"),
       ...backends.env,

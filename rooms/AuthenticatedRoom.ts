@@ -1,7 +1,7 @@
 import { Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
 import type { Deferred } from "@colyseus/core";
 import { AppError } from "../src/core/errors";
-import { bearerToken } from "../src/api/auth-middleware";
+import { bearerToken } from "../src/core/credentials";
 import { roomServices } from "./room-services";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 

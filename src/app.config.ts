@@ -81,7 +81,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
         app.use(apiDocsRoutes(document));
       }
-      if (settings.playgroundEnabled) app.use(playgroundRoutes());
+      if (settings.playgroundEnabled) app.use(playgroundRoutes(services.platformDefinitions));
       logger.info(`ready: ${describeStartup(services)}`);
     },
 
@@ -124,11 +124,11 @@ function describeStartup(services: Services): string {
   const parts = [
     `${config.env} mode`,
     config.simulator === "embedded"
-      ? `platform simulator at ${services.simulator?.url} serving ${services.platformDefinitions.map((p) => p.name).join(" and ")}`
+      ? `platform simulator at ${services.simulator?.url} serving ${services.platformDefinitions.map((p) => p.name).join(", ")}`
       : `platforms: ${services.platformDefinitions.map((p) => `${p.name} → ${config.platforms[p.name].apiBaseUrl}`).join(", ")}`,
     config.store.kind === "sqlite" ? `users in SQLite at ${config.store.path}` : "users in PostgreSQL",
     config.cache.kind === "memory" ? "in-memory cache (single process)" : "Redis cache",
   ];
-  if (config.jwt.secret && config.notices.some((n) => n.startsWith("JWT_SECRET"))) parts.push("built-in development JWT secret");
+  if (config.jwt.isDevelopmentSecret) parts.push("built-in development JWT secret");
   return parts.join("; ");
 }

@@ -4,14 +4,14 @@
  */
 import { createCache } from "./adapters/cache/create-cache";
 import { createUserStore } from "./adapters/store/create-user-store";
-import type { AppConfig, PlatformSettings } from "./config/config";
+import type { AppConfig } from "./config/config";
 import type { Cache } from "./core/ports/cache";
 import type { UserStore } from "./core/ports/user-store";
 import type { Logger } from "./logging/logger";
 import { instrumentPlatformClient } from "./observability/instrumented-platform-client";
 import { Metrics } from "./observability/metrics";
-import { keepAliveAgents } from "./platforms/http-json";
-import type { PlatformClient, PlatformDefinition } from "./platforms/platform";
+import type { PlatformClient, PlatformDefinition, PlatformSettings } from "./platforms/platform";
+import { keepAliveAgents } from "./platforms/shared/http-json";
 import { platformDefinitions } from "./platforms/registry";
 import { AccountService } from "./services/account-service";
 import { LoginService, type PlatformLogin } from "./services/login-service";
@@ -19,21 +19,20 @@ import { RateLimiter } from "./services/rate-limiter";
 import { PlatformTokenService } from "./services/platform-token-service";
 import { SessionService } from "./services/session-service";
 import { TokenSigner } from "./services/token-signer";
-import { startSimulator, type RunningSimulator } from "./simulator/simulator-server";
+import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "./simulator/simulator-server";
 
 export interface Services {
   config: AppConfig;
   logger: Logger;
   store: UserStore;
   cache: Cache;
-  signer: TokenSigner;
   sessions: SessionService;
   login: LoginService;
   accounts: AccountService;
   limiter: RateLimiter;
   platformTokens: PlatformTokenService;
+  /** The enabled platforms (PLATFORMS), in registry order. */
   platformDefinitions: readonly PlatformDefinition[];
-  platformClients: ReadonlyMap<string, PlatformClient>;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -49,15 +48,12 @@ export interface ServiceOverrides {
 export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
   const cleanups: Array<() => Promise<void>> = [];
   try {
+    const enabled = platformDefinitions.filter((d) => d.name in config.platforms);
     let simulator: RunningSimulator | undefined;
     let platformSettings = config.platforms;
     if (config.simulator === "embedded") {
-      // The embedded simulator accepts whatever app credentials are configured.
-      const apps = platformDefinitions.map((d) => ({
-        platform: d.name as "wechat" | "douyin",
-        appId: config.platforms[d.name].appId,
-        appSecret: config.platforms[d.name].appSecret,
-      }));
+      // The embedded simulator serves every registered platform and accepts whatever app credentials are configured.
+      const apps = defaultSimulatorApps().map((app) => ({ ...app, ...pick(config.platforms[app.platform]) }));
       simulator = await startSimulator({ host: "127.0.0.1", port: 0, apps });
       cleanups.push(() => simulator!.close());
       platformSettings = pointAt(simulator.url, config.platforms);
@@ -80,7 +76,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const metrics = new Metrics();
     const platformLogins = new Map<string, PlatformLogin>();
     const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
-    for (const definition of platformDefinitions) {
+    for (const definition of enabled) {
       const settings = platformSettings[definition.name];
       const rawClient = definition.createClient({
         settings,
@@ -120,14 +116,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       logger,
       store,
       cache,
-      signer,
       sessions,
       login,
       accounts,
       limiter,
       platformTokens,
-      platformDefinitions,
-      platformClients: new Map([...platformLogins].map(([name, p]) => [name, p.client])),
+      platformDefinitions: enabled,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),
@@ -138,8 +132,13 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
   }
 }
 
-function pointAt(url: string, platforms: Record<string, PlatformSettings>): Record<string, PlatformSettings> {
-  return Object.fromEntries(Object.entries(platforms).map(([name, s]) => [name, { ...s, apiBaseUrl: url }]));
+function pick(settings: PlatformSettings | undefined): { appId?: string; appSecret?: string } {
+  return settings ? { appId: settings.appId, appSecret: settings.appSecret } : {};
+}
+
+/** Each platform's API inside the simulator (its real paths, under a prefix where they collide). */
+function pointAt(simulatorUrl: string, platforms: Record<string, PlatformSettings>): Record<string, PlatformSettings> {
+  return Object.fromEntries(Object.entries(platforms).map(([name, s]) => [name, { ...s, apiBaseUrl: simulatorBaseUrl(simulatorUrl, name) }]));
 }
 
 async function runAll(steps: Array<() => Promise<void>>): Promise<void> {

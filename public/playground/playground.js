@@ -48,14 +48,31 @@
     $("send").disabled = !joined;
   }
 
-  $("platform").addEventListener("change", () => {
-    $("code-kind-label").hidden = $("platform").value !== "douyin";
-  });
+  /** The server's enabled platforms: name, display name and the login's code parameters. */
+  const platforms = {};
+
+  function showCodeKinds() {
+    const params = (platforms[$("platform").value] || {}).codeParams || [];
+    $("code-kind").replaceChildren(...params.map((p) => new Option(p, p)));
+    $("code-kind-label").hidden = params.length < 2;
+  }
+
+  async function loadPlatforms() {
+    const list = await (await fetch("/playground/platforms.json")).json();
+    for (const p of list) {
+      platforms[p.name] = p;
+      $("platform").append(new Option(p.displayName, p.name));
+    }
+    showCodeKinds();
+  }
+
+  $("platform").addEventListener("change", showCodeKinds);
+  loadPlatforms().catch((err) => setStatus($("login-status"), "Could not load the platform list: " + err.message, "error"));
 
   $("login-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const platform = $("platform").value;
-    const param = platform === "douyin" ? $("code-kind").value : "jsCode";
+    const param = $("code-kind").value;
     const code = $("code").value.trim();
     setStatus($("login-status"), "Logging in…");
     try {

@@ -1,4 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
+import { bearerToken } from "../core/credentials";
 import { AppError } from "../core/errors";
 import type { User } from "../core/user";
 import type { AuthContext, SessionService } from "../services/session-service";
@@ -7,13 +8,6 @@ interface Authenticated {
   auth: AuthContext;
   user: User;
   token: string;
-}
-
-/** Reads `Authorization: Bearer <token>`; anything else counts as no token. */
-export function bearerToken(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1];
 }
 
 /** Bearer middleware over the shared `verifyAccessToken`; the result is read with `authOf(res)`. */

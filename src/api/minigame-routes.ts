@@ -4,7 +4,7 @@ import type { PlatformDefinition } from "../platforms/platform";
 import type { LoginService } from "../services/login-service";
 import type { PlatformTokenService } from "../services/platform-token-service";
 import type { RateLimiter } from "../services/rate-limiter";
-import { constantTimeEqual } from "../services/session-service";
+import { constantTimeEqual } from "../core/credentials";
 import { sendOk } from "./envelope";
 import { parseInput } from "./validate";
 

@@ -2,8 +2,7 @@ import { Router, type Request, type Response } from "express";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { Metrics } from "../observability/metrics";
-import { constantTimeEqual } from "../services/session-service";
-import { bearerToken } from "./auth-middleware";
+import { bearerToken, constantTimeEqual } from "../core/credentials";
 
 export interface OpsRouteDeps {
   store: UserStore;

@@ -81,7 +81,3 @@ export function invalidRequest(problems: FieldProblem[]): AppError {
   const message = problems.map((p) => (p.field ? `${p.field}: ${p.message}` : p.message)).join("; ");
   return new AppError("invalid_request", { message: message || undefined, data: { fields: problems } });
 }
-
-export function isAppError(err: unknown): err is AppError {
-  return err instanceof AppError;
-}

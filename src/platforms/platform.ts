@@ -1,7 +1,21 @@
+/**
+ * The platform port: what the service needs from one mini-game platform, and what a platform module
+ * declares about itself. Everything platform-specific lives in `src/platforms/<name>/`; the registry
+ * lists the modules and everything else (config, routes, docs, simulator, tests, bench) derives from it.
+ */
 import type { Agent as HttpAgent } from "node:http";
 import type { z } from "zod";
-import type { PlatformSettings } from "../config/config";
 import type { Logger } from "../logging/logger";
+import type { PlatformSimulator } from "../simulator/platform-simulator";
+
+/** One platform's validated settings (`<NAME>_APP_ID`, `<NAME>_APP_SECRET`, `<NAME>_API_BASE_URL`, extras). */
+export interface PlatformSettings {
+  appId: string;
+  appSecret: string;
+  apiBaseUrl: string;
+  /** Platform-specific settings declared by the platform module itself. */
+  extra: Record<string, unknown>;
+}
 
 /** The codes a client obtained from its platform's login call. At least one is present. */
 export interface LoginCodes {
@@ -51,24 +65,35 @@ export interface PlatformClientDeps {
 
 export type UserKeyField = keyof Pick<PlatformIdentity, "openid" | "anonymousOpenid" | "unionid">;
 
+/** Settings a platform adds beyond app id, secret and base URL: env keys, parsed inside the config schema. */
+export interface PlatformExtraSettings {
+  /** zod fields keyed by environment variable name, e.g. `{ WECHAT_TOKEN_API: z.enum(...) }`. */
+  shape: z.ZodRawShape;
+  /** Turns the parsed values into `PlatformSettings.extra`. */
+  read(values: Record<string, unknown>): Record<string, unknown>;
+}
+
 /**
- * Everything the service needs to know about one platform. Adding a platform means writing one of
- * these and adding it to `registry.ts`; routes, settings and the login flow follow from it.
+ * Everything the service knows about one platform. Adding a platform means writing one of these in
+ * `src/platforms/<name>/` and adding it to `registry.ts`.
  */
 export interface PlatformDefinition {
   /** Lowercase route segment and settings prefix (`wechat` → WECHAT_APP_ID, /api/minigame/wechat/login). */
   name: string;
   displayName: string;
   defaultApiBaseUrl: string;
-  /** Credentials the embedded simulator accepts; used when the simulator serves this platform. */
+  /** Credentials the simulator accepts by default; used when the embedded simulator serves this platform. */
   simulatorApp: { appId: string; appSecret: string };
-  /** Platform-specific settings, read from the environment by the config module. */
-  settingsSchema: z.ZodType<Record<string, unknown>>;
+  extraSettings?: PlatformExtraSettings;
   /** Validates the login query string and turns it into codes. */
   loginQuerySchema: z.ZodType<LoginCodes>;
+  /** Query parameters of the login route that carry a code, the main one first (playground, bench, tests). */
+  codeParams: readonly string[];
   /** Identity fields tried in order; the first non-empty one is the local user key. */
   userKeyOrder: UserKeyField[];
   /** Platform fields of a failed login's `data`, with empty values, so failures keep the success shape. */
   emptyResponseFields(): Record<string, unknown>;
   createClient(deps: PlatformClientDeps): PlatformClient;
+  /** This platform's part of the simulator: its paths, handlers and id formats. */
+  simulator: PlatformSimulator;
 }

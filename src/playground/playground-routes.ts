@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import express, { Router } from "express";
+import type { PlatformDefinition } from "../platforms/platform";
 
 /** `public/` next to `src/` when run with tsx, and two levels up from `build/src/` when built. */
 function publicDir(): string {
@@ -16,9 +17,13 @@ function colyseusBrowserBundle(): string {
 }
 
 /** The browser playground at `/`, with the Colyseus client served locally so no CDN is needed. */
-export function playgroundRoutes(): Router {
+export function playgroundRoutes(platforms: readonly PlatformDefinition[]): Router {
   const router = Router();
   const bundle = colyseusBrowserBundle();
+  const platformList = platforms.map((p) => ({ name: p.name, displayName: p.displayName, codeParams: p.codeParams }));
+  router.get("/playground/platforms.json", (_req, res) => {
+    res.json(platformList);
+  });
   router.get("/vendor/colyseus.js", (_req, res) => {
     res.type("application/javascript").sendFile(bundle);
   });

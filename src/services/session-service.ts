@@ -1,5 +1,5 @@
-import crypto from "node:crypto";
 import { AppError } from "../core/errors";
+import { constantTimeEqual } from "../core/credentials";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import { USER_STATUS_ACTIVE, type User } from "../core/user";
@@ -197,10 +197,4 @@ function sidOf(token: string | null): string | null {
   } catch {
     return null;
   }
-}
-
-export function constantTimeEqual(a: string, b: string): boolean {
-  const ab = Buffer.from(a);
-  const bb = Buffer.from(b);
-  return ab.length === bb.length && crypto.timingSafeEqual(ab, bb);
 }

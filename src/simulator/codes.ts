@@ -1,25 +1,21 @@
 /**
- * Login codes and player ids for the platform simulator.
- *
- * How the simulator behaves (wire text follows /work/shared/spec/platform-apis.md §1, §2, §4, §5, §8):
+ * Login codes and player ids for the platform simulator, shared by every platform's part.
  *
  * Codes
  * - A code is 1–128 characters of [A-Za-z0-9._-]. The player is the part before the first ".",
  *   so `alice`, `alice.1` and `alice.2` are three codes of one player. A code with an empty player
- *   part (".1") or any other shape is rejected: WeChat 40029 `invalid code`, Douyin 40018 `bad code`
- *   (40019 `bad anonymous_code` when it came as `anonymous_code`), Douyin `error` 3.
- * - A player part starting with one of these words picks an outcome, so tests can provoke it:
- *     invalid…      rejected as above
- *     blocked…      WeChat 40226 `code blocked`; Douyin: same as invalid
- *     busy…         system error -1 (Douyin `error` 1, message `system error`)
- *     ratelimited…  WeChat 45011 `api minute-quota reach limit mustslower retry next minute`; Douyin -1
- *     noopenid…     success with a unionid but no openid (WeChat omits the key, Douyin sends "")
- *     noid…         success with neither openid nor unionid (an anonymous_code still yields its
- *                   anonymous_openid unless it is itself `noid…`/`noopenid…`)
+ *   part (".1") or any other shape is malformed; each platform answers it as its "invalid code".
+ * - A player part starting with one of these words picks an outcome, so tests can provoke it; each
+ *   platform module maps the outcome to its own error numbers (see its `*-simulator.ts`):
+ *     invalid…      rejected as an invalid code
+ *     blocked…      the platform's "user blocked", where it has one
+ *     busy…         the platform's "system busy" (-1 on most)
+ *     ratelimited…  the platform's quota error, where it has one
+ *     noopenid…     success with a unionid but no openid
+ *     noid…         success with neither openid nor unionid
  * - Each code works once. Only a successful exchange consumes it: every outcome above is decided by
  *   the code itself, and a busy or rate-limited request never reached the point of using the code, so
- *   a retry must see the same answer again. Reuse is WeChat 40163 `code been used`, Douyin 40018
- *   `bad code` (40019 for anonymous_code). Douyin consumes both codes of a login, and only if both pass.
+ *   a retry must see the same answer again.
  * - The simulator cannot know when the client obtained a code, so the 5-minute validity becomes a
  *   5-minute memory of consumed codes, measured on the injectable clock. Older entries are purged on
  *   every request (and the oldest are dropped beyond MAX_REMEMBERED_CODES); after that a reused code
@@ -27,17 +23,14 @@
  *
  * Ids
  * - Deterministic per (platform, app id, player): HMAC-SHA256 under a fixed simulator key, so a restart
- *   or another process running the simulator hands out the same ids.
- *   WeChat openid: `o` + 27 base64url characters (28 in all). Douyin openid: `_000` + 32 base64url.
+ *   or another process running the simulator hands out the same ids. Each platform module shapes the
+ *   digest into its own id format.
  * - unionid is per (platform, player) and does not depend on the app id: two apps of one platform see
- *   the same unionid, which is what a unionid is for. WeChat and Douyin unionids differ, as they are
- *   separate account systems. WeChat: `o` + 27 base64url; Douyin: a UUID-shaped hex string.
- * - Douyin anonymous_openid is derived from the anonymous code's player under its own label, so it
- *   never equals the openid of the same player name.
+ *   the same unionid, which is what a unionid is for.
  * - session_key is base64 of 16 fresh random bytes per login.
  */
 import crypto from "node:crypto";
-import type { Platform } from "./state";
+import type { PlatformSimContext } from "./platform-simulator";
 
 export const CODE_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 export const CODE_MEMORY_MS = 5 * 60_000;
@@ -63,35 +56,49 @@ export function parseCode(code: string): ParsedCode | undefined {
   return { player, outcome };
 }
 
+export type CodeKind = "code" | "anonymous_code";
+
+/** Why a code is refused; each platform turns the reason into its own error reply. */
+export type CodeRejection = "malformed" | "invalid" | "blocked" | "busy" | "ratelimited" | "used";
+
+export type CodeVerdict =
+  | { accepted: false; reason: CodeRejection }
+  | { accepted: true; player: string; outcome: "ok" | "noopenid" | "noid"; consumedKey: string };
+
+/**
+ * Decides what a code yields, without consuming it: the caller marks `consumedKey` used once the
+ * whole exchange succeeds (Douyin consumes both codes of a login only if both pass).
+ */
+export function judgeCode(sim: PlatformSimContext, appId: string, kind: CodeKind, code: string): CodeVerdict {
+  const parsed = parseCode(code);
+  if (!parsed) return { accepted: false, reason: "malformed" };
+  const { outcome } = parsed;
+  if (outcome !== "ok" && outcome !== "noopenid" && outcome !== "noid") return { accepted: false, reason: outcome };
+  const consumedKey = ConsumedCodes.key(sim.platform, appId, kind, code);
+  if (sim.consumed.isUsed(consumedKey)) return { accepted: false, reason: "used" };
+  return { accepted: true, player: parsed.player, outcome, consumedKey };
+}
+
 // Fixed on purpose: ids must survive restarts. It protects nothing.
 const ID_KEY = "minigame-platform-simulator/ids/v1";
 
-function digest(...parts: string[]): Buffer {
+/** The deterministic digest every simulated id is cut from. */
+export function idDigest(...parts: string[]): Buffer {
   // NUL separators keep ("ab","c") and ("a","bc") apart.
   return crypto.createHmac("sha256", ID_KEY).update(parts.join("\0")).digest();
 }
 
-export function openidFor(platform: Platform, appId: string, player: string): string {
-  const b64 = digest("openid", platform, appId, player).toString("base64url");
-  return platform === "wechat" ? `o${b64.slice(0, 27)}` : `_000${b64.slice(0, 32)}`;
-}
-
-export function unionidFor(platform: Platform, player: string): string {
-  const d = digest("unionid", platform, player);
-  if (platform === "wechat") return `o${d.toString("base64url").slice(0, 27)}`;
-  const h = d.toString("hex");
+/** 32 hex digits shaped as a UUID (8-4-4-4-12). */
+export function uuidShaped(digest: Buffer): string {
+  const h = digest.toString("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
-export function anonymousOpenidFor(appId: string, player: string): string {
-  return `_000${digest("anonymous_openid", "douyin", appId, player).toString("base64url").slice(0, 32)}`;
 }
 
 export function newSessionKey(): string {
   return crypto.randomBytes(16).toString("base64");
 }
 
-/** WeChat's request id suffix: `xxxxxxxx-xxxxxxxx-xxxxxxxx` in hex. */
+/** WeChat-style request id suffix: `xxxxxxxx-xxxxxxxx-xxxxxxxx` in hex. */
 export function newRid(): string {
   const h = crypto.randomBytes(12).toString("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 16)}-${h.slice(16, 24)}`;
@@ -106,7 +113,7 @@ export class ConsumedCodes {
 
   constructor(private readonly now: () => number) {}
 
-  static key(platform: Platform, appId: string, kind: "code" | "anonymous_code", code: string): string {
+  static key(platform: string, appId: string, kind: CodeKind, code: string): string {
     return `${platform}\0${appId}\0${kind}\0${code}`;
   }
 

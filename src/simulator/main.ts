@@ -1,15 +1,17 @@
 /**
  * Standalone platform simulator (`npm run simulator`), for running the login service or a client
- * against WeChat and Douyin without the real platforms. Serves the default simulator apps.
+ * against every registered platform without the real platforms. Serves each platform's simulator app.
  */
-import { loadSimulatorConfig } from "../config/config";
-import { DEFAULT_SIMULATOR_APPS, startSimulator } from "./simulator-server";
+import { loadSimulatorConfig } from "../config/simulator-config";
+import { defaultSimulatorApps, simulatorPathPrefixes, startSimulator } from "./simulator-server";
 
 async function main(): Promise<void> {
   const { host, port } = loadSimulatorConfig();
-  const simulator = await startSimulator({ host, port, apps: DEFAULT_SIMULATOR_APPS });
-  const apps = DEFAULT_SIMULATOR_APPS.map((a) => `${a.platform} ${a.appId}`).join(", ");
-  process.stdout.write(`platform simulator listening at ${simulator.url} (apps: ${apps})\n`);
+  const apps = defaultSimulatorApps();
+  const simulator = await startSimulator({ host, port, apps });
+  const prefixes = simulatorPathPrefixes();
+  const described = apps.map((a) => `${a.platform} ${a.appId} at ${simulator.url}${prefixes.get(a.platform) ?? ""}`).join(", ");
+  process.stdout.write(`platform simulator listening at ${simulator.url} (apps: ${described})\n`);
 
   let stopping = false;
   const stop = () => {

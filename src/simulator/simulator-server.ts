@@ -1,6 +1,9 @@
 /**
- * A local stand-in for the WeChat and Douyin mini-game server APIs, served by one node:http server
- * at the platforms' real paths (they do not collide). Behaviour and wire text: see codes.ts.
+ * A local stand-in for the mini-game platforms' server APIs, served by one node:http server. It knows
+ * no platform itself: every registered platform module contributes its routes (src/platforms/<name>/
+ * *-simulator.ts), mounted at the platform's real paths. A platform whose paths collide with an
+ * earlier one's (QQ copies WeChat's `/sns/jscode2session`) is mounted under `/<name>`, so its base
+ * URL is the simulator's URL plus that prefix (`simulatorBaseUrl`).
  *
  * Like the real platforms every answer is HTTP 200, errors included; only an unknown route gets a
  * 404. Two extra routes let a test in another process read and reset the upstream-call counters:
@@ -8,29 +11,34 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import * as douyin from "./douyin";
-import { JSON_TYPE, MALFORMED_BODY, SimulatorState, type Platform, type SimReply, type SimRequest, type SimulatorApp } from "./state";
-import * as wechat from "./wechat";
+import type { PlatformDefinition } from "../platforms/platform";
+import { platformDefinitions } from "../platforms/registry";
+import { JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
+import { SimulatorState, type SimulatorApp } from "./state";
 
 export type { SimulatorApp } from "./state";
+
+/** The platform parts the simulator needs: name, default app and routes. */
+export type SimulatedPlatform = Pick<PlatformDefinition, "name" | "simulatorApp" | "simulator">;
 
 export interface SimulatorOptions {
   host?: string;
   port?: number;
+  /** Apps the simulator accepts; default: each platform's simulator app. */
   apps?: SimulatorApp[];
+  /** Default: every registered platform. */
+  platforms?: readonly SimulatedPlatform[];
   /** ms clock, so tests can expire codes and tokens without waiting. */
   now?: () => number;
 }
 
-export const DEFAULT_SIMULATOR_APPS: SimulatorApp[] = [
-  { platform: "wechat", appId: "wx_simulator_app", appSecret: "simulator-wechat-secret" },
-  { platform: "douyin", appId: "tt_simulator_app", appSecret: "simulator-douyin-secret" },
-];
-
-export interface SimulatorStats {
-  code2session: { wechat: number; douyin: number };
-  accessToken: { wechat: number; douyin: number };
+/** The simulator app (id and secret) of every given platform. */
+export function defaultSimulatorApps(platforms: readonly SimulatedPlatform[] = platformDefinitions): SimulatorApp[] {
+  return platforms.map((p) => ({ platform: p.name, ...p.simulatorApp }));
 }
+
+/** Upstream calls served per kind and platform: `{ code2session: { wechat: 2, … }, accessToken: { … } }`. */
+export type SimulatorStats = Record<CallKind, Record<string, number>>;
 
 export interface RunningSimulator {
   /** e.g. http://127.0.0.1:41234, without a trailing slash. */
@@ -42,24 +50,49 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-interface Route {
-  counter: { kind: keyof SimulatorStats; platform: Platform };
-  handle(req: SimRequest, state: SimulatorState): SimReply;
+/** Path prefix of each platform in the simulator: "" unless its paths collide with an earlier platform's. */
+export function simulatorPathPrefixes(platforms: readonly SimulatedPlatform[] = platformDefinitions): Map<string, string> {
+  const taken = new Set<string>();
+  const prefixes = new Map<string, string>();
+  for (const p of platforms) {
+    const keys = p.simulator.routes.map((r) => `${r.method} ${r.path}`);
+    const prefix = keys.some((k) => taken.has(k)) ? `/${p.name}` : "";
+    for (const r of p.simulator.routes) taken.add(`${r.method} ${prefix}${r.path}`);
+    prefixes.set(p.name, prefix);
+  }
+  return prefixes;
 }
 
-const ROUTES: Record<string, Route> = {
-  "GET /sns/jscode2session": { counter: { kind: "code2session", platform: "wechat" }, handle: wechat.code2Session },
-  "GET /cgi-bin/token": { counter: { kind: "accessToken", platform: "wechat" }, handle: wechat.token },
-  "POST /cgi-bin/stable_token": { counter: { kind: "accessToken", platform: "wechat" }, handle: wechat.stableToken },
-  "GET /mgplatform/api/apps/jscode2session": { counter: { kind: "code2session", platform: "douyin" }, handle: douyin.code2Session },
-  "POST /mgplatform/api/apps/v2/token": { counter: { kind: "accessToken", platform: "douyin" }, handle: douyin.token },
-  "POST /mgplatform/api/apps/stable_token": { counter: { kind: "accessToken", platform: "douyin" }, handle: douyin.stableToken },
-};
+/** Where a platform's API is inside a simulator at `simulatorUrl`. */
+export function simulatorBaseUrl(simulatorUrl: string, platform: string, platforms: readonly SimulatedPlatform[] = platformDefinitions): string {
+  const prefix = simulatorPathPrefixes(platforms).get(platform);
+  if (prefix === undefined) throw new Error(`simulator: unknown platform ${platform}`);
+  return simulatorUrl + prefix;
+}
+
+/**
+ * Settings (as environment variables) that enable every given platform and point it at a simulator
+ * running at `simulatorUrl` with the simulator's own app credentials: for tests, the bench and pm2 runs.
+ */
+export function simulatorPlatformEnv(simulatorUrl: string, platforms: readonly SimulatedPlatform[] = platformDefinitions): Record<string, string> {
+  const env: Record<string, string> = { PLATFORM_SIMULATOR: "off", PLATFORMS: platforms.map((p) => p.name).join(",") };
+  for (const p of platforms) {
+    const prefix = p.name.toUpperCase();
+    env[`${prefix}_APP_ID`] = p.simulatorApp.appId;
+    env[`${prefix}_APP_SECRET`] = p.simulatorApp.appSecret;
+    env[`${prefix}_API_BASE_URL`] = simulatorBaseUrl(simulatorUrl, p.name, platforms);
+  }
+  return env;
+}
+
+interface MountedRoute {
+  platform: string;
+  route: SimulatorRoute;
+  context: PlatformSimContext;
+}
 
 // Real request bodies are a few hundred bytes; anything far larger is treated as malformed.
 const MAX_BODY_BYTES = 64 * 1024;
-
-const zeroStats = (): SimulatorStats => ({ code2session: { wechat: 0, douyin: 0 }, accessToken: { wechat: 0, douyin: 0 } });
 
 function readBody(req: http.IncomingMessage): Promise<SimRequest["body"]> {
   return new Promise((resolve) => {
@@ -91,7 +124,19 @@ function send(res: http.ServerResponse, status: number, reply: SimReply): void {
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
-  const state = new SimulatorState(options.apps ?? DEFAULT_SIMULATOR_APPS, options.now ?? Date.now);
+  const platforms = options.platforms ?? platformDefinitions;
+  const state = new SimulatorState(options.apps ?? defaultSimulatorApps(platforms), options.now ?? Date.now);
+  const prefixes = simulatorPathPrefixes(platforms);
+  const routes = new Map<string, MountedRoute>();
+  for (const p of platforms) {
+    const context = state.contextFor(p.name, p.simulator.tokenPolicy);
+    for (const route of p.simulator.routes) routes.set(`${route.method} ${prefixes.get(p.name)}${route.path}`, { platform: p.name, route, context });
+  }
+
+  const zeroStats = (): SimulatorStats => ({
+    code2session: Object.fromEntries(platforms.map((p) => [p.name, 0])),
+    accessToken: Object.fromEntries(platforms.map((p) => [p.name, 0])),
+  });
   let counters = zeroStats();
   const stats = (): SimulatorStats => ({ code2session: { ...counters.code2session }, accessToken: { ...counters.accessToken } });
 
@@ -104,16 +149,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       counters = zeroStats();
       return send(res, 200, { contentType: JSON_TYPE, body: stats() });
     }
-    const route = ROUTES[routeKey];
-    if (!route) {
+    const mounted = routes.get(routeKey);
+    if (!mounted) {
       req.resume();
       return send(res, 404, { contentType: JSON_TYPE, body: { errcode: 404, errmsg: `no simulator route for ${routeKey}` } });
     }
-    counters[route.counter.kind][route.counter.platform] += 1;
+    counters[mounted.route.counts][mounted.platform] += 1;
     let body: SimRequest["body"];
     if (req.method === "POST") body = await readBody(req);
     else req.resume();
-    send(res, 200, route.handle({ query: url.searchParams, body }, state));
+    send(res, 200, mounted.route.handle({ query: url.searchParams, body }, mounted.context));
   }
 
   const server = http.createServer((req, res) => {

@@ -1,31 +1,13 @@
-/** What the simulator remembers between requests, and the shapes its route handlers share. */
+/** What the simulator remembers between requests: apps, consumed codes and token books. */
 import { ConsumedCodes } from "./codes";
-import { TokenBook } from "./tokens";
-
-export type Platform = "wechat" | "douyin";
+import type { CredentialCheck, PlatformSimContext } from "./platform-simulator";
+import { TokenBook, type TokenPolicy } from "./tokens";
 
 export interface SimulatorApp {
-  platform: Platform;
+  platform: string;
   appId: string;
   appSecret: string;
 }
-
-/** Stands for a POST body that was not a JSON object; handlers answer it as bad parameters. */
-export const MALFORMED_BODY = Symbol("malformed body");
-
-export interface SimRequest {
-  query: URLSearchParams;
-  body: Record<string, unknown> | typeof MALFORMED_BODY | undefined;
-}
-
-export interface SimReply {
-  contentType: string;
-  body: unknown;
-}
-
-export const JSON_TYPE = "application/json";
-
-export type CredentialCheck = "ok" | "unknown_appid" | "wrong_secret";
 
 export class SimulatorState {
   readonly consumed: ConsumedCodes;
@@ -44,23 +26,26 @@ export class SimulatorState {
     this.consumed = new ConsumedCodes(now);
   }
 
-  checkCredentials(platform: Platform, appId: string, secret: string): CredentialCheck {
+  /** The state as one platform's handlers see it. */
+  contextFor(platform: string, tokenPolicy: TokenPolicy): PlatformSimContext {
+    return {
+      platform,
+      consumed: this.consumed,
+      checkCredentials: (appId, secret) => this.checkCredentials(platform, appId, secret),
+      tokens: (appId) => this.tokens(platform, appId, tokenPolicy),
+    };
+  }
+
+  private checkCredentials(platform: string, appId: string, secret: string): CredentialCheck {
     const app = this.apps.get(`${platform}\0${appId}`);
     if (!app) return "unknown_appid";
     return app.appSecret === secret ? "ok" : "wrong_secret";
   }
 
-  /** Call only after checkCredentials said "ok", so books exist for configured apps only. */
-  tokens(platform: Platform, appId: string): TokenBook {
+  private tokens(platform: string, appId: string, policy: TokenPolicy): TokenBook {
     const key = `${platform}\0${appId}`;
     let book = this.tokenBooks.get(key);
-    if (!book) this.tokenBooks.set(key, (book = new TokenBook(platform, this.now)));
+    if (!book) this.tokenBooks.set(key, (book = new TokenBook(policy, this.now)));
     return book;
   }
-}
-
-/** Reads a string parameter; a missing, empty or non-string value counts as absent. */
-export function param(source: URLSearchParams | Record<string, unknown>, name: string): string {
-  const value = source instanceof URLSearchParams ? source.get(name) : source[name];
-  return typeof value === "string" ? value : "";
 }

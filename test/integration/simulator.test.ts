@@ -5,9 +5,10 @@
 import assert from "node:assert/strict";
 import { once } from "node:events";
 import net from "node:net";
-import { TokenBook } from "../../src/simulator/tokens";
+import { platformDefinitions } from "../../src/platforms/registry";
+import { opaqueTokenPolicy, TokenBook } from "../../src/simulator/tokens";
 import {
-  DEFAULT_SIMULATOR_APPS,
+  defaultSimulatorApps,
   startSimulator,
   type RunningSimulator,
   type SimulatorApp,
@@ -35,11 +36,13 @@ function client(sim: RunningSimulator) {
   };
 }
 
-const WX = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "wechat")!;
-const DY = DEFAULT_SIMULATOR_APPS.find((a) => a.platform === "douyin")!;
+const WX = defaultSimulatorApps().find((a) => a.platform === "wechat")!;
+const DY = defaultSimulatorApps().find((a) => a.platform === "douyin")!;
 const WX_SECOND: SimulatorApp = { platform: "wechat", appId: "wx_second_app", appSecret: "second-secret" };
 const RID = /, rid: [0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}$/;
 const MINUTE = 60_000;
+/** One counter per registered platform: the stats grow with the registry. */
+const everyPlatform = (n: number) => Object.fromEntries(platformDefinitions.map((p) => [p.name, n]));
 
 let seq = 0;
 /** A fresh player name per use, so tests never share codes. */
@@ -51,7 +54,7 @@ describe("platform simulator", () => {
   let http: ReturnType<typeof client>;
 
   before(async () => {
-    sim = await startSimulator({ port: 0, apps: [...DEFAULT_SIMULATOR_APPS, WX_SECOND], now: () => clock });
+    sim = await startSimulator({ port: 0, apps: [...defaultSimulatorApps(), WX_SECOND], now: () => clock });
     http = client(sim);
   });
   after(() => sim?.close());
@@ -291,13 +294,16 @@ describe("platform simulator", () => {
       await http.post("/mgplatform/api/apps/v2/token", "{not json");
       await http.post("/mgplatform/api/apps/stable_token", { appid: DY.appId, secret: DY.appSecret, grant_type: "client_credential" });
       await http.get("/no/such/path");
-      const expected = { code2session: { wechat: 2, douyin: 1 }, accessToken: { wechat: 1, douyin: 2 } };
+      const expected = {
+        code2session: { ...everyPlatform(0), wechat: 2, douyin: 1 },
+        accessToken: { ...everyPlatform(0), wechat: 1, douyin: 2 },
+      };
       assert.deepEqual(sim.stats(), expected);
       assert.deepEqual((await http.get("/__simulator/stats")).body, expected);
 
       const reset = await http.post("/__simulator/reset", "");
       assert.equal(reset.status, 200);
-      const zero = { code2session: { wechat: 0, douyin: 0 }, accessToken: { wechat: 0, douyin: 0 } };
+      const zero = { code2session: everyPlatform(0), accessToken: everyPlatform(0) };
       assert.deepEqual(sim.stats(), zero);
       assert.deepEqual((await http.get("/__simulator/stats")).body, zero);
     });
@@ -444,7 +450,7 @@ describe("platform simulator access tokens", () => {
 
 describe("simulator token book", () => {
   let clock = 0;
-  const book = () => new TokenBook("wechat", () => clock);
+  const book = () => new TokenBook(opaqueTokenPolicy, () => clock);
 
   it("keeps the previous ordinary token valid for 300 s after a new one is issued", () => {
     clock = 0;

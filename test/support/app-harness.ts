@@ -12,21 +12,12 @@ import { createApp, type App } from "../../src/app.config";
 import { parseConfig, type AppConfig } from "../../src/config/config";
 import type { ServiceOverrides, Services } from "../../src/container";
 import { createLogger } from "../../src/logging/logger";
-import { DEFAULT_SIMULATOR_APPS, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
+import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-more-than-thirty-two-bytes";
 
-/** Settings that point every platform at a running simulator with the simulator's own app credentials. */
-export function simulatorPlatformEnv(simulatorUrl: string): Record<string, string> {
-  const env: Record<string, string> = { PLATFORM_SIMULATOR: "off" };
-  for (const app of DEFAULT_SIMULATOR_APPS) {
-    const prefix = app.platform.toUpperCase();
-    env[`${prefix}_APP_ID`] = app.appId;
-    env[`${prefix}_APP_SECRET`] = app.appSecret;
-    env[`${prefix}_API_BASE_URL`] = simulatorUrl;
-  }
-  return env;
-}
+/** Settings that enable every registered platform and point it at a running simulator. */
+export { simulatorPlatformEnv } from "../../src/simulator/simulator-server";
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, DEV_JWT_SECRET, parseConfig, readEnvironment } from "../../src/config/config";
+import { platformDefinitions } from "../../src/platforms/registry";
 
 const STRONG = "k".repeat(20) + "Q9v!xZ2#mB7@pL4$wR"; // ≥ 32 bytes, no placeholder words
 const productionEnv = {
@@ -124,6 +125,54 @@ describe("config", () => {
       assert.equal(readEnvironment({}, dir).PORT, "3001");
       assert.equal(readEnvironment({ PORT: "5001" }, dir).PORT, "5001");
       assert.equal(readEnvironment({ NODE_ENV: "production" }, dir).PORT, "4001");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("config: which platforms are served", () => {
+  const registered = platformDefinitions.map((p) => p.name);
+
+  it("serves every registered platform beside the embedded simulator", () => {
+    assert.deepEqual(Object.keys(parseConfig({}).platforms), registered);
+  });
+
+  it("serves WeChat and Douyin when the simulator is off and PLATFORMS is unset, needing only their credentials", () => {
+    const c = parseConfig(productionEnv);
+    assert.deepEqual(Object.keys(c.platforms), ["wechat", "douyin"]);
+  });
+
+  it("serves exactly the listed platforms and requires credentials only for them", () => {
+    const c = parseConfig({ PLATFORM_SIMULATOR: "off", PLATFORMS: "wechat", WECHAT_APP_ID: "wx1", WECHAT_APP_SECRET: "s1" });
+    assert.deepEqual(Object.keys(c.platforms), ["wechat"]);
+    const problems = problemsOf({ PLATFORM_SIMULATOR: "off", PLATFORMS: "douyin" });
+    assert.ok(problems.some((p) => p.startsWith("DOUYIN_APP_ID")));
+    assert.ok(!problems.some((p) => p.startsWith("WECHAT_")));
+  });
+
+  it("refuses unknown or empty platform lists with the setting named", () => {
+    assert.ok(problemsOf({ PLATFORMS: "wechat,myspace" }).some((p) => p.startsWith("PLATFORMS")));
+    assert.ok(problemsOf({ PLATFORMS: " , " }).some((p) => p.startsWith("PLATFORMS")));
+  });
+
+  it("reports each setting once, the placeholder first", () => {
+    const problems = problemsOf({ ...productionEnv, JWT_SECRET: "change-me" });
+    assert.deepEqual(problems.filter((p) => p.startsWith("JWT_SECRET")), ["JWT_SECRET: still the arena.env placeholder"]);
+  });
+
+  it("still starts from an arena.env written before PLATFORMS existed, once its placeholders are filled in", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "arena-old-"));
+    try {
+      const old = fs.readFileSync(path.resolve(__dirname, "../fixtures/arena-before-platforms.env"), "utf8");
+      const filled = old
+        .replace("JWT_SECRET=change-me", `JWT_SECRET=${"s".repeat(40)}Q9vxZ2mB7pL4wR`)
+        .replace("ACCESS_TOKEN_ROUTE_KEY=change-me", "ACCESS_TOKEN_ROUTE_KEY=0123456789abcdef0123")
+        .replace(/change-me/g, "filled-in");
+      fs.writeFileSync(path.join(dir, "arena.env"), filled);
+      const c = parseConfig(readEnvironment({ NODE_ENV: "production" }, dir));
+      assert.deepEqual(Object.keys(c.platforms), ["wechat", "douyin"]);
+      assert.equal(c.platforms.wechat.appId, "filled-in");
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

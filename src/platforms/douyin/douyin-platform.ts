@@ -1,28 +1,27 @@
 import { z } from "zod";
 import { AppError, type ErrorCode } from "../../core/errors";
-import { callPlatformApi } from "../http-json";
-import { errorNumber, optionalLoginCodeParam, str } from "../login-code";
-import type {
-  LoginCodes,
-  PlatformAccessToken,
-  PlatformClient,
-  PlatformClientDeps,
-  PlatformDefinition,
-  PlatformLoginResult,
-} from "../platform";
+import { isErrNoBusy, errNoData } from "../shared/err-no-envelope";
+import { callPlatformApi } from "../shared/http-json";
+import { errorNumber, optionalLoginCodeParam, str } from "../shared/login-code";
+import { BUSY, validatedToken, type ErrorTable } from "../shared/platform-errors";
+import type { LoginCodes, PlatformAccessToken, PlatformClient, PlatformClientDeps, PlatformDefinition, PlatformLoginResult } from "../platform";
+import { douyinSimulator } from "./douyin-simulator";
 
-const BUSY = -1;
-
-/** Douyin error numbers (platform-apis.md §4, §5a) and what they mean for our caller. */
-const ERROR_CLASSES: Record<number, ErrorCode> = {
+/**
+ * Douyin error numbers (platform-apis.md §4, §5a) and what they mean for our caller. 40014 is "a
+ * required parameter is missing": we built the request, so it is our misconfiguration, not the player's code.
+ */
+const ERROR_TABLE: ErrorTable = {
   40018: "platform_code_invalid",
   40019: "platform_code_invalid",
-  40014: "platform_code_invalid",
+  40014: "platform_misconfigured",
   40015: "platform_misconfigured",
   40017: "platform_misconfigured",
   40020: "platform_misconfigured",
-  [BUSY]: "platform_unavailable",
 };
+
+/** jscode2session's coarse `error` class for "the code was refused" (part 1 §4: 1 parameters, 3 codes). */
+const CODE_REFUSED_CLASS = 3;
 
 const EMPTY_FIELDS = {
   error: 0,
@@ -42,15 +41,20 @@ function loginErrorNumber(reply: Record<string, unknown>): number {
   return error !== 0 || errcode !== 0 ? errcode || error : 0;
 }
 
+/** The detailed errcode decides; failing that, `error: 3` still says the code was refused. */
+function loginFailureCode(reply: Record<string, unknown>): ErrorCode {
+  const known = ERROR_TABLE[errorNumber(reply.errcode)];
+  if (known) return known;
+  return errorNumber(reply.error) === CODE_REFUSED_CLASS ? "platform_code_invalid" : "platform_unavailable";
+}
+
 function douyinLoginFailure(reply: Record<string, unknown>): AppError {
-  const errcode = errorNumber(reply.errcode);
-  const code = ERROR_CLASSES[errcode] ?? ERROR_CLASSES[errorNumber(reply.error)] ?? "platform_unavailable";
-  return new AppError(code, {
+  return new AppError(loginFailureCode(reply), {
     data: {
       platform: "douyin",
       ...EMPTY_FIELDS,
       error: errorNumber(reply.error),
-      errcode,
+      errcode: errorNumber(reply.errcode),
       errmsg: str(reply.errmsg),
       message: str(reply.message),
     },
@@ -94,21 +98,10 @@ class DouyinClient implements PlatformClient {
       method: "POST",
       path: "/mgplatform/api/apps/v2/token",
       body: { appid: appId, secret: appSecret, grant_type: "client_credential" },
-      isBusy: (r) => errorNumber(r.err_no) === BUSY,
+      isBusy: isErrNoBusy,
     });
-    const errNo = errorNumber(reply.err_no);
-    if (errNo !== 0) {
-      throw new AppError(ERROR_CLASSES[errNo] ?? "platform_unavailable", {
-        data: { platform: "douyin", err_no: errNo, err_tips: str(reply.err_tips) },
-      });
-    }
-    const data = (reply.data ?? {}) as Record<string, unknown>;
-    const accessToken = str(data.access_token);
-    const expiresInSec = errorNumber(data.expires_in);
-    if (!accessToken || expiresInSec <= 0) {
-      throw new AppError("platform_unavailable", { data: { platform: "douyin", reason: "malformed_response" } });
-    }
-    return { accessToken, expiresInSec };
+    const data = errNoData("douyin", ERROR_TABLE, reply);
+    return validatedToken("douyin", data.access_token, data.expires_in);
   }
 }
 
@@ -117,7 +110,6 @@ export const douyinPlatform: PlatformDefinition = {
   displayName: "Douyin",
   defaultApiBaseUrl: "https://minigame.zijieapi.com",
   simulatorApp: { appId: "tt_simulator_app", appSecret: "simulator-douyin-secret" },
-  settingsSchema: z.object({}),
   loginQuerySchema: z
     .object({ code: optionalLoginCodeParam, anonymous_code: optionalLoginCodeParam })
     .refine((q) => q.code !== undefined || q.anonymous_code !== undefined, {
@@ -125,7 +117,9 @@ export const douyinPlatform: PlatformDefinition = {
       path: ["code"],
     })
     .transform((q) => ({ code: q.code, anonymousCode: q.anonymous_code })),
+  codeParams: ["code", "anonymous_code"],
   userKeyOrder: ["openid", "anonymousOpenid", "unionid"],
   emptyResponseFields: () => ({ ...EMPTY_FIELDS }),
   createClient: (deps) => new DouyinClient(deps),
+  simulator: douyinSimulator,
 };

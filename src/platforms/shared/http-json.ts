@@ -1,7 +1,7 @@
 import http from "node:http";
 import https from "node:https";
-import { AppError } from "../core/errors";
-import type { PlatformClientDeps } from "./platform";
+import { AppError } from "../../core/errors";
+import type { PlatformClientDeps } from "../platform";
 
 export interface JsonRequest {
   method: "GET" | "POST";

@@ -1,0 +1,16 @@
+/** Building blocks of the settings schemas (config.ts, simulator-config.ts). */
+import { z } from "zod";
+
+export type Env = Record<string, string | undefined>;
+
+export const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** A problem with one setting, named by its key. */
+export interface SettingProblem {
+  key: string;
+  message: string;
+}

@@ -1,0 +1,54 @@
+/**
+ * What production refuses beyond the schema: the development JWT secret, weak or placeholder
+ * secrets, the simulator, unguarded access-token routes, and arena.env's "change-me" placeholders.
+ */
+import type { Env, SettingProblem } from "./config-types";
+
+export const DEV_JWT_SECRET = "development-only-jwt-secret-do-not-use-in-production";
+const MIN_SECRET_BYTES = 32;
+const PLACEHOLDER = /change[-_ ]?me|placeholder|replace[-_ ]?me|your[-_]|example|xxx|todo|development-only/i;
+
+/** The settings the production rules look at, already parsed. */
+export interface ProductionFacts {
+  production: boolean;
+  jwtSecret?: string;
+  previousSecrets: string[];
+  simulator: "embedded" | "off";
+  /** `<NAME>_APP_SECRET` of every enabled platform. */
+  platformSecrets: Array<{ key: string; value?: string }>;
+  accessTokenRouteKey?: string;
+  accessTokenRoutePublic: boolean;
+}
+
+export function productionProblems(f: ProductionFacts): SettingProblem[] {
+  if (!f.production) return [];
+  const problems: SettingProblem[] = [];
+  const problem = (key: string, message: string) => problems.push({ key, message });
+  if (!f.jwtSecret) problem("JWT_SECRET", "required in production");
+  else if (isWeakSecret(f.jwtSecret)) problem("JWT_SECRET", `must be at least ${MIN_SECRET_BYTES} bytes and not a placeholder`);
+  if (f.previousSecrets.some(isWeakSecret)) problem("JWT_PREVIOUS_SECRETS", "every entry must be a strong secret");
+  if (f.simulator === "embedded") problem("PLATFORM_SIMULATOR", "the simulator is not allowed in production");
+  for (const { key, value } of f.platformSecrets) if (value && isPlaceholder(value)) problem(key, "still a placeholder");
+  if (!f.accessTokenRouteKey && !f.accessTokenRoutePublic) {
+    problem(
+      "ACCESS_TOKEN_ROUTE_KEY",
+      "required in production (or set ACCESS_TOKEN_ROUTE_PUBLIC=true to expose platform access tokens deliberately)",
+    );
+  }
+  if (f.accessTokenRouteKey && isPlaceholder(f.accessTokenRouteKey)) problem("ACCESS_TOKEN_ROUTE_KEY", "still a placeholder");
+  return problems;
+}
+
+/** arena.env ships with "change-me" in every value an operator must fill in; production refuses them all. */
+export function placeholderProblems(env: Env, knownKeys: readonly string[]): SettingProblem[] {
+  if (env.NODE_ENV !== "production") return [];
+  return knownKeys.filter((key) => /change[-_]?me/i.test(env[key] ?? "")).map((key) => ({ key, message: "still the arena.env placeholder" }));
+}
+
+function isPlaceholder(value: string): boolean {
+  return PLACEHOLDER.test(value);
+}
+
+function isWeakSecret(value: string): boolean {
+  return Buffer.byteLength(value, "utf8") < MIN_SECRET_BYTES || isPlaceholder(value) || value === DEV_JWT_SECRET;
+}

@@ -1,0 +1,112 @@
+/**
+ * Douyin's part of the simulator (part 1 §4, §5). jscode2session answers flat objects:
+ * success `{"error":0,"session_key","openid","anonymous_openid","unionid"}` with "" for what does
+ * not apply, failure `{"errcode","errmsg","error","message"}` where `error` is the coarse class
+ * (1 parameters/credentials/system, 3 codes). The token APIs use the `{err_no, err_tips, data}` envelope;
+ * stable_token's envelope is unconfirmed upstream and assumed to be the same.
+ *
+ * Douyin has no "blocked" or quota error on login: `blocked…` codes are refused as bad codes and
+ * `ratelimited…` codes get a system error. `anonymous_code` refusals are 40019 instead of 40018.
+ * Ids: openid and anonymous_openid are `_000` + 32 base64url characters; unionid is UUID-shaped hex.
+ * Reuse is 40018 `bad code` (40019 for anonymous_code); a login consumes both codes, and only if both pass.
+ */
+import crypto from "node:crypto";
+import { idDigest, judgeCode, newSessionKey, uuidShaped, type CodeKind } from "../../simulator/codes";
+import { errNoReply } from "../../simulator/err-no-envelope";
+import { JSON_TYPE, MALFORMED_BODY, param, type PlatformSimContext, type PlatformSimulator, type SimReply, type SimRequest } from "../../simulator/platform-simulator";
+import type { IssuedToken } from "../../simulator/tokens";
+
+function loginError(errcode: number, errmsg: string, error: number, message = errmsg): SimReply {
+  return { contentType: JSON_TYPE, body: { errcode, errmsg, error, message } };
+}
+
+const badParams = () => loginError(40014, "bad params", 1, "bad parameters");
+const systemError = () => loginError(-1, "system error", 1);
+const badCode = (kind: CodeKind) =>
+  kind === "code" ? loginError(40018, "bad code", 3) : loginError(40019, "bad anonymous_code", 3);
+
+const openidFor = (appId: string, player: string) => `_000${idDigest("openid", "douyin", appId, player).toString("base64url").slice(0, 32)}`;
+const unionidFor = (player: string) => uuidShaped(idDigest("unionid", "douyin", player));
+// Under its own label, so it never equals the openid of the same player name.
+const anonymousOpenidFor = (appId: string, player: string) =>
+  `_000${idDigest("anonymous_openid", "douyin", appId, player).toString("base64url").slice(0, 32)}`;
+
+type Judged = { reply: SimReply } | { player: string; outcome: "ok" | "noopenid" | "noid"; consumedKey: string };
+
+function judge(sim: PlatformSimContext, appId: string, kind: CodeKind, code: string): Judged {
+  const verdict = judgeCode(sim, appId, kind, code);
+  if (verdict.accepted) return verdict;
+  return { reply: verdict.reason === "busy" || verdict.reason === "ratelimited" ? systemError() : badCode(kind) };
+}
+
+function code2Session(req: SimRequest, sim: PlatformSimContext): SimReply {
+  const q = req.query;
+  const appid = param(q, "appid");
+  const secret = param(q, "secret");
+  const code = param(q, "code");
+  const anonymousCode = param(q, "anonymous_code");
+  if (!appid || !secret || (!code && !anonymousCode)) return badParams();
+  const check = sim.checkCredentials(appid, secret);
+  if (check === "unknown_appid") return loginError(40015, "bad appid", 1);
+  if (check === "wrong_secret") return loginError(40017, "bad secret", 1);
+
+  const named = code ? judge(sim, appid, "code", code) : undefined;
+  if (named && "reply" in named) return named.reply;
+  const anonymous = anonymousCode ? judge(sim, appid, "anonymous_code", anonymousCode) : undefined;
+  if (anonymous && "reply" in anonymous) return anonymous.reply;
+  // Both passed: only now is either consumed, so a rejected login leaves the other code usable.
+  if (named) sim.consumed.markUsed(named.consumedKey);
+  if (anonymous) sim.consumed.markUsed(anonymous.consumedKey);
+
+  return {
+    contentType: JSON_TYPE,
+    body: {
+      error: 0,
+      session_key: named ? newSessionKey() : "",
+      openid: named?.outcome === "ok" ? openidFor(appid, named.player) : "",
+      anonymous_openid: anonymous?.outcome === "ok" ? anonymousOpenidFor(appid, anonymous.player) : "",
+      unionid: named && named.outcome !== "noid" ? unionidFor(named.player) : "",
+    },
+  };
+}
+
+const tokenReply = (errNo: number, errTips: string, token?: IssuedToken) =>
+  errNoReply(errNo, errTips, { access_token: token?.accessToken ?? "", expires_in: token?.expiresInSec ?? 0 });
+
+/** Shared checks of v2/token and stable_token; returns the app id once the caller may have a token. */
+function tokenRequest(req: SimRequest, sim: PlatformSimContext): { refused: SimReply } | { appid: string; forceRefresh: boolean } {
+  if (req.body === MALFORMED_BODY || req.body === undefined) return { refused: tokenReply(40014, "bad params") };
+  const b = req.body;
+  const appid = param(b, "appid");
+  const secret = param(b, "secret");
+  const grantType = param(b, "grant_type");
+  if (!appid || !secret || !grantType) return { refused: tokenReply(40014, "bad params") };
+  if (grantType !== "client_credential") return { refused: tokenReply(40020, "bad grant_type") };
+  const check = sim.checkCredentials(appid, secret);
+  if (check === "unknown_appid") return { refused: tokenReply(40015, "bad appid") };
+  if (check === "wrong_secret") return { refused: tokenReply(40017, "bad secret") };
+  return { appid, forceRefresh: b.force_refresh === true };
+}
+
+function token(req: SimRequest, sim: PlatformSimContext): SimReply {
+  const r = tokenRequest(req, sim);
+  if ("refused" in r) return r.refused;
+  return tokenReply(0, "success", sim.tokens(r.appid).issueOrdinary());
+}
+
+function stableToken(req: SimRequest, sim: PlatformSimContext): SimReply {
+  const r = tokenRequest(req, sim);
+  if ("refused" in r) return r.refused;
+  return tokenReply(0, "success", sim.tokens(r.appid).stableToken(r.forceRefresh));
+}
+
+export const douyinSimulator: PlatformSimulator = {
+  routes: [
+    { method: "GET", path: "/mgplatform/api/apps/jscode2session", counts: "code2session", handle: code2Session },
+    { method: "POST", path: "/mgplatform/api/apps/v2/token", counts: "accessToken", handle: token },
+    { method: "POST", path: "/mgplatform/api/apps/stable_token", counts: "accessToken", handle: stableToken },
+  ],
+  answersAs: { blocked: "invalid", ratelimited: "busy" },
+  // Douyin tokens are observed as hex starting with 0801121.
+  tokenPolicy: { mint: () => `0801121${crypto.randomBytes(32).toString("hex")}` },
+};

@@ -1,0 +1,124 @@
+/**
+ * The simulator part of a WeChat-like platform (WeChat, QQ): `jscode2session` with query
+ * credentials, token endpoints answering `{access_token, expires_in}`, and errors as
+ * `{"errcode", "errmsg"}`. A platform module gives its paths, error numbers and id formats.
+ */
+import { judgeCode, newSessionKey, type CodeRejection } from "./codes";
+import {
+  JSON_TYPE,
+  MALFORMED_BODY,
+  param,
+  type PlatformSimContext,
+  type PlatformSimulator,
+  type SimReply,
+  type SimRequest,
+  type SimulatorRoute,
+} from "./platform-simulator";
+import type { TokenPolicy } from "./tokens";
+
+/** `[errcode, errmsg]` as the platform sends it (before any suffix). */
+export type ErrcodeReply = readonly [errcode: number, errmsg: string];
+
+export interface CredentialErrors {
+  missingAppid: ErrcodeReply;
+  missingSecret: ErrcodeReply;
+  badGrantType: ErrcodeReply;
+  unknownAppid: ErrcodeReply;
+  wrongSecret: ErrcodeReply;
+}
+
+export interface ErrcodeSimulatorSpec {
+  login: {
+    path: string;
+    credentialErrors: CredentialErrors;
+    missingCode: ErrcodeReply;
+    /** The reply for every refused code, by reason (malformed codes get `invalid`'s). */
+    codeErrors: Record<Exclude<CodeRejection, "malformed">, ErrcodeReply>;
+    /** Fields a successful reply carries besides the ids (QQ sends `errcode: 0`; WeChat nothing). */
+    successFields?: Record<string, unknown>;
+  };
+  tokens: {
+    credentialErrors: CredentialErrors;
+    /** An unparseable POST body. */
+    malformedBody: ErrcodeReply;
+    routes: Array<{ method: "GET" | "POST"; path: string; kind: "ordinary" | "stable" }>;
+  };
+  ids: { openid(appId: string, player: string): string; unionid(player: string): string };
+  /** How errors travel: WeChat sends them as text/plain with `, rid: …` appended. */
+  errors: { contentType: string; suffix?: () => string };
+  tokenPolicy: TokenPolicy;
+}
+
+interface Credentials {
+  appid: string;
+  secret: string;
+  grantType: string;
+}
+
+export function errcodeSimulator(spec: ErrcodeSimulatorSpec): PlatformSimulator {
+  const error = ([errcode, text]: ErrcodeReply): SimReply => ({
+    contentType: spec.errors.contentType,
+    body: { errcode, errmsg: spec.errors.suffix ? `${text}${spec.errors.suffix()}` : text },
+  });
+  const ok = (body: unknown): SimReply => ({ contentType: JSON_TYPE, body });
+
+  function refused(sim: PlatformSimContext, c: Credentials, errors: CredentialErrors, grantType: string): SimReply | undefined {
+    if (!c.appid) return error(errors.missingAppid);
+    if (!c.secret) return error(errors.missingSecret);
+    if (c.grantType !== grantType) return error(errors.badGrantType);
+    const check = sim.checkCredentials(c.appid, c.secret);
+    if (check === "unknown_appid") return error(errors.unknownAppid);
+    if (check === "wrong_secret") return error(errors.wrongSecret);
+    return undefined;
+  }
+
+  function code2Session(req: SimRequest, sim: PlatformSimContext): SimReply {
+    const q = req.query;
+    const c = { appid: param(q, "appid"), secret: param(q, "secret"), grantType: param(q, "grant_type") };
+    const jsCode = param(q, "js_code");
+    const { credentialErrors, missingCode, codeErrors } = spec.login;
+    if (!c.appid) return error(credentialErrors.missingAppid);
+    if (!c.secret) return error(credentialErrors.missingSecret);
+    if (!jsCode) return error(missingCode);
+    const refusal = refused(sim, c, credentialErrors, "authorization_code");
+    if (refusal) return refusal;
+
+    const verdict = judgeCode(sim, c.appid, "code", jsCode);
+    if (!verdict.accepted) return error(codeErrors[verdict.reason === "malformed" ? "invalid" : verdict.reason]);
+    sim.consumed.markUsed(verdict.consumedKey);
+    // Absent ids are omitted, as WeChat does, rather than sent empty.
+    const body: Record<string, unknown> = { ...spec.login.successFields, session_key: newSessionKey() };
+    if (verdict.outcome === "ok") body.openid = spec.ids.openid(c.appid, verdict.player);
+    if (verdict.outcome !== "noid") body.unionid = spec.ids.unionid(verdict.player);
+    return ok(body);
+  }
+
+  function tokenHandler(source: "query" | "body", kind: "ordinary" | "stable") {
+    return (req: SimRequest, sim: PlatformSimContext): SimReply => {
+      let input: URLSearchParams | Record<string, unknown>;
+      if (source === "query") input = req.query;
+      else if (req.body === MALFORMED_BODY || req.body === undefined) return error(spec.tokens.malformedBody);
+      else input = req.body;
+      const c = { appid: param(input, "appid"), secret: param(input, "secret"), grantType: param(input, "grant_type") };
+      const refusal = refused(sim, c, spec.tokens.credentialErrors, "client_credential");
+      if (refusal) return refusal;
+      const book = sim.tokens(c.appid);
+      const forceRefresh = !(input instanceof URLSearchParams) && input.force_refresh === true;
+      const t = kind === "stable" ? book.stableToken(forceRefresh) : book.issueOrdinary();
+      return ok({ access_token: t.accessToken, expires_in: t.expiresInSec });
+    };
+  }
+
+  const routes: SimulatorRoute[] = [
+    { method: "GET", path: spec.login.path, counts: "code2session", handle: code2Session },
+    ...spec.tokens.routes.map(
+      (r): SimulatorRoute => ({
+        method: r.method,
+        path: r.path,
+        counts: "accessToken",
+        handle: tokenHandler(r.method === "GET" ? "query" : "body", r.kind),
+      }),
+    ),
+  ];
+  return { routes, tokenPolicy: spec.tokenPolicy };
+}

@@ -1,0 +1,65 @@
+/**
+ * What a platform module contributes to the simulator, and what the simulator hands its handlers.
+ * The server (simulator-server.ts) knows no platform: it mounts every module's routes.
+ */
+import type { TokenBook, TokenPolicy } from "./tokens";
+
+/** Stands for a POST body that was not a JSON object; handlers answer it as bad parameters. */
+export const MALFORMED_BODY = Symbol("malformed body");
+
+export interface SimRequest {
+  query: URLSearchParams;
+  body: Record<string, unknown> | typeof MALFORMED_BODY | undefined;
+}
+
+export interface SimReply {
+  contentType: string;
+  body: unknown;
+}
+
+export const JSON_TYPE = "application/json";
+
+/** Which `/__simulator/stats` counter a route increments. */
+export type CallKind = "code2session" | "accessToken";
+
+export type CredentialCheck = "ok" | "unknown_appid" | "wrong_secret";
+
+/** Codes already exchanged (`ConsumedCodes`); keys come from `ConsumedCodes.key`. */
+export interface CodeMemory {
+  isUsed(key: string): boolean;
+  markUsed(key: string): void;
+}
+
+/** The simulator's memory, seen from one platform: its apps, codes and tokens. */
+export interface PlatformSimContext {
+  readonly platform: string;
+  checkCredentials(appId: string, secret: string): CredentialCheck;
+  readonly consumed: CodeMemory;
+  /** Token book of one app; call only after checkCredentials said "ok". */
+  tokens(appId: string): TokenBook;
+}
+
+export interface SimulatorRoute {
+  method: "GET" | "POST";
+  /** The platform's real path, e.g. `/sns/jscode2session`. */
+  path: string;
+  counts: CallKind;
+  handle(req: SimRequest, sim: PlatformSimContext): SimReply;
+}
+
+export interface PlatformSimulator {
+  routes: readonly SimulatorRoute[];
+  /**
+   * Code outcomes this platform has no error for, and which outcome it answers instead (Douyin has
+   * no "blocked" or quota error on login). Tests and docs read it; omitted outcomes are the platform's own.
+   */
+  answersAs?: Partial<Record<"blocked" | "ratelimited", "invalid" | "busy">>;
+  /** How this platform's access tokens look and live. */
+  tokenPolicy: TokenPolicy;
+}
+
+/** Reads a string parameter; a missing, empty or non-string value counts as absent. */
+export function param(source: URLSearchParams | Record<string, unknown>, name: string): string {
+  const value = source instanceof URLSearchParams ? source.get(name) : source[name];
+  return typeof value === "string" ? value : "";
+}

@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { platformDefinitions } from "../../src/platforms/registry";
+import { startHarness, type Harness } from "../support/app-harness";
+
+describe("PLATFORMS switches platforms on and off", () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ env: { PLATFORMS: "wechat" } });
+  });
+  after(() => h?.close());
+
+  it("serves only the listed platform's routes", async () => {
+    assert.equal((await h.get(`/api/minigame/wechat/login?jsCode=switch${Date.now().toString(36)}.1`)).status, 200);
+    assert.equal((await h.get("/api/minigame/wechat/access_token")).status, 200);
+    for (const other of platformDefinitions.filter((p) => p.name !== "wechat")) {
+      const login = await h.get(`/api/minigame/${other.name}/login?${other.codeParams[0]}=x.1`);
+      assert.equal(login.status, 404, other.name);
+      assert.equal(login.body.data.code, "route_not_found");
+      assert.equal((await h.get(`/api/minigame/${other.name}/access_token`)).status, 404);
+    }
+  });
+
+  it("documents only the listed platform", async () => {
+    const doc = (await h.get("/api-docs.json")).body;
+    const minigamePaths = Object.keys(doc.paths).filter((p) => p.startsWith("/api/minigame/"));
+    assert.deepEqual(minigamePaths.sort(), ["/api/minigame/wechat/access_token", "/api/minigame/wechat/login"]);
+  });
+
+  it("lists only the listed platform in the playground", async () => {
+    const harness = await startHarness({ env: { PLATFORMS: "douyin", PLAYGROUND_ENABLED: "true" }, simulator: h.simulator });
+    try {
+      const list = (await harness.get("/playground/platforms.json")).body;
+      assert.deepEqual(list, [{ name: "douyin", displayName: "Douyin", codeParams: ["code", "anonymous_code"] }]);
+    } finally {
+      await harness.close();
+    }
+  });
+});
