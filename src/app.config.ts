@@ -4,7 +4,6 @@
  */
 import config from "@colyseus/tools";
 import { matchMaker, type Server } from "@colyseus/core";
-import { WebSocketTransport } from "@colyseus/ws-transport";
 import type express from "express";
 import type http from "node:http";
 import { createColyseusRedis } from "./adapters/cache/colyseus-redis";
@@ -17,6 +16,7 @@ import { buildServices, type ServiceOverrides, type Services } from "./container
 import { HttpDrain } from "./http-drain";
 import { createLogger, type Logger } from "./logging/logger";
 import { playgroundRoutes } from "./playground/playground-routes";
+import { RoomTransport } from "./room-transport";
 import { LobbyRoom } from "../rooms/LobbyRoom";
 import { setRoomServices } from "../rooms/room-services";
 import { RoomSessionGuard } from "../rooms/session-guard";
@@ -56,7 +56,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
       httpServer = transportOptions.server;
-      return new WebSocketTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES });
+      return new RoomTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES }, logger);
     },
 
     initializeExpress: async (app: express.Express) => {

@@ -3,13 +3,26 @@ import { AppError, ERROR_CODES } from "../core/errors";
 import type { Logger } from "../logging/logger";
 import type { Envelope } from "./envelope";
 
-/** Express body-parser failures carry a `type`; map the ones a client can cause. */
+/**
+ * Body-parser failures are http-errors: a 4xx status with `expose` set means the client sent a
+ * body that cannot be read (bad JSON, too large, a corrupt gzip or brotli stream, a body shorter
+ * than its Content-Length, an aborted upload). `type` tells some apart.
+ */
 function fromBodyParser(err: unknown): AppError | undefined {
-  const type = (err as { type?: unknown })?.type;
-  if (type === "entity.parse.failed") return new AppError("invalid_request", { message: "The body is not valid JSON" });
-  if (type === "entity.too.large") return new AppError("payload_too_large");
-  if (type === "encoding.unsupported" || type === "charset.unsupported") return new AppError("unsupported_media_type");
+  const e = err as { type?: unknown; status?: unknown; expose?: unknown } | undefined;
+  if (e?.type === "entity.parse.failed") return new AppError("invalid_request", { message: "The body is not valid JSON" });
+  if (e?.type === "entity.too.large") return new AppError("payload_too_large");
+  if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") return new AppError("unsupported_media_type");
+  if (e?.expose === true && typeof e.status === "number" && e.status >= 400 && e.status < 500) {
+    return new AppError("invalid_request", { message: "The body could not be read" });
+  }
   return undefined;
+}
+
+/** One line, no stack: what the client sent and why it was refused. */
+function describeBodyError(err: unknown): { type?: string; reason: string } {
+  const e = err as { type?: unknown; message?: unknown };
+  return { type: typeof e?.type === "string" ? e.type : undefined, reason: typeof e?.message === "string" ? e.message : String(err) };
 }
 
 /**
@@ -18,8 +31,10 @@ function fromBodyParser(err: unknown): AppError | undefined {
  */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const appError = err instanceof AppError ? err : fromBodyParser(err);
+    const bodyError = err instanceof AppError ? undefined : fromBodyParser(err);
+    const appError = err instanceof AppError ? err : bodyError;
     const requestId = res.getHeader("x-request-id");
+    if (bodyError) logger.info({ requestId, errorCode: bodyError.code, ...describeBodyError(err) }, "request body refused");
     if (appError) {
       if (appError.status >= 500) logger.warn({ err: appError.cause ?? appError, errorCode: appError.code, requestId }, appError.message);
       for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
@@ -28,7 +43,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
         message: appError.message,
         data: { code: appError.code, ...appError.data },
       };
-      res.status(appError.status).json(body);
+      if (!res.headersSent) res.status(appError.status).json(body);
       return;
     }
     logger.error({ err, requestId, method: req.method, route: req.route?.path }, "unhandled error");

@@ -1,0 +1,52 @@
+/**
+ * The WebSocket transport of the rooms, with client-caused connection failures logged as one line.
+ * Colyseus logs a connect without a valid seat reservation (expired, already used, made up, or
+ * for a room that is gone) as an error with a 9-line stack trace, and does the same for a socket
+ * error a client provokes (a message above the size limit). Both are the client's doing: one info
+ * line each, so that error-level lines stay meaningful for alerts.
+ */
+import type http from "node:http";
+import { ErrorCode, getMessageBytes, matchMaker, Protocol } from "@colyseus/core";
+import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transport";
+import type WebSocket from "ws";
+import type { Logger } from "./logging/logger";
+
+type RawClient = Parameters<WebSocketTransport["onConnection"]>[0];
+
+export class RoomTransport extends WebSocketTransport {
+  constructor(
+    options: TransportOptions,
+    private readonly logger: Logger,
+  ) {
+    super(options);
+    // The base class registers onConnection unbound; route connections through ours instead.
+    this.wss.off("connection", this.onConnection);
+    this.wss.on("connection", (rawClient: RawClient, req: http.IncomingMessage) => void this.onConnection(rawClient, req));
+  }
+
+  protected override async onConnection(rawClient: RawClient, req: http.IncomingMessage): Promise<void> {
+    // Parsed exactly as the base class does, so both agree on which seat is meant.
+    const url = new URL(`ws://server/${req.url}`);
+    const roomId = url.pathname.match(/\/[a-zA-Z0-9_-]+\/([a-zA-Z0-9_-]+)$/)?.[1];
+    const room = roomId ? matchMaker.getLocalRoomById(roomId) : undefined;
+    const sessionId = url.searchParams.get("sessionId") ?? "";
+    const reconnectionToken = url.searchParams.get("reconnectionToken") ?? undefined;
+    if (!room || !room.hasReservedSeat(sessionId, reconnectionToken)) {
+      this.logger.info({ roomId, reason: room ? "no_seat" : "no_room" }, "room connection refused: no valid seat reservation");
+      refuse(rawClient);
+      return;
+    }
+    const joined = super.onConnection(rawClient, req);
+    // The base class has attached its stack-printing "error" listener synchronously by now.
+    rawClient.removeAllListeners("error");
+    rawClient.on("error", (err: Error) => this.logger.info({ roomId, reason: err.message }, "room connection error caused by the client"));
+    await joined;
+  }
+}
+
+/** What Colyseus sends for an expired seat: an error message, then close code 4002. */
+function refuse(rawClient: WebSocket): void {
+  rawClient.on("error", () => undefined);
+  const message = getMessageBytes[Protocol.ERROR](ErrorCode.MATCHMAKE_EXPIRED, "seat reservation expired.");
+  rawClient.send(message, { binary: true }, () => rawClient.close(Protocol.WS_CLOSE_WITH_ERROR));
+}
