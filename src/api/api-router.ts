@@ -11,7 +11,7 @@ import { requestContext } from "./request-context";
  */
 export function createApiRouter(services: Services): Router {
   const api = Router();
-  api.use(requestContext(services.logger, services.metrics));
+  api.use(requestContext(services.logger, services.metrics, api));
   // GETs carry no body: skipping the parser for them saves a layer on the hottest routes.
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? next() : parseJson(req, res, next)));

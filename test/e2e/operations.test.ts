@@ -38,6 +38,31 @@ describe("operational routes", () => {
     assert.ok(!text.includes(code), "login codes never appear in metrics");
   });
 
+  it("labels failed requests by their route template too, including 401s from the auth middleware", async () => {
+    const failedLogin = await h.get(`/api/minigame/wechat/login?jsCode=invalid${Date.now()}`);
+    assert.equal(failedLogin.status >= 400, true);
+    const badPassword = await h.request("POST", "/api/auth/login", { identifier: "nobody-here", password: "wrong-password-123" });
+    assert.equal(badPassword.status >= 400, true);
+    assert.equal((await h.get("/api/users/me")).status, 401);
+    assert.equal((await h.request("PATCH", "/api/users/me", { version: 1 }, { authorization: "Bearer not-a-token" })).status, 401);
+    assert.equal((await h.request("POST", "/api/auth/logout")).status, 401);
+    assert.equal((await h.get("/api/no-such-route")).status, 404);
+
+    const res = await fetch(`${h.baseUrl}/metrics`, { headers: { authorization: "Bearer metrics-token-0123456789" } });
+    const series = (await res.text()).split("\n").filter((l) => l.startsWith("http_requests_total{"));
+    const count = (method: string, route: string, status: number) =>
+      series.filter((l) => l.startsWith(`http_requests_total{method="${method}",route="${route}",status="${status}"}`)).length;
+    assert.equal(count("GET", "/api/minigame/wechat/login", failedLogin.status), 1, series.join("\n"));
+    assert.equal(count("POST", "/api/auth/login", badPassword.status), 1, series.join("\n"));
+    assert.equal(count("GET", "/api/users/me", 401), 1, series.join("\n"));
+    assert.equal(count("PATCH", "/api/users/me", 401), 1, series.join("\n"));
+    assert.equal(count("POST", "/api/auth/logout", 401), 1, series.join("\n"));
+    assert.equal(count("GET", "unmatched", 404), 1, series.join("\n"));
+    // Every label is a route this server declares, or "unmatched".
+    const routes = new Set(series.map((l) => /route="([^"]*)"/.exec(l)![1]));
+    for (const route of routes) assert.match(route, /^(unmatched|\/api\/(minigame\/(wechat|douyin)\/(login|access_token)|auth\/(register|login|refresh|logout)|users\/me(\/password)?))$/);
+  });
+
   it("answers 503 from /readyz and fails fast when the store is gone", async () => {
     const broken = await startHarness({ simulator: h.simulator });
     try {
