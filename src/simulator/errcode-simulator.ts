@@ -39,8 +39,10 @@ export interface ErrcodeSimulatorSpec {
   };
   tokens: {
     credentialErrors: CredentialErrors;
-    /** An unparseable POST body. */
-    malformedBody: ErrcodeReply;
+    /** An unparseable POST body (only platforms with POST token routes need it). */
+    malformedBody?: ErrcodeReply;
+    /** Fields a successful token reply carries besides the token (QQ: `errcode: 0, errmsg: "ok"`). */
+    successFields?: Record<string, unknown>;
     routes: Array<{ method: "GET" | "POST"; path: string; kind: "ordinary" | "stable" }>;
   };
   ids: { openid(appId: string, player: string): string; unionid(player: string): string };
@@ -97,7 +99,7 @@ export function errcodeSimulator(spec: ErrcodeSimulatorSpec): PlatformSimulator 
     return (req: SimRequest, sim: PlatformSimContext): SimReply => {
       let input: URLSearchParams | Record<string, unknown>;
       if (source === "query") input = req.query;
-      else if (req.body === MALFORMED_BODY || req.body === undefined) return error(spec.tokens.malformedBody);
+      else if (req.body === MALFORMED_BODY || req.body === undefined) return error(spec.tokens.malformedBody ?? [-1, "bad body"]);
       else input = req.body;
       const c = { appid: param(input, "appid"), secret: param(input, "secret"), grantType: param(input, "grant_type") };
       const refusal = refused(sim, c, spec.tokens.credentialErrors, "client_credential");
@@ -105,7 +107,7 @@ export function errcodeSimulator(spec: ErrcodeSimulatorSpec): PlatformSimulator 
       const book = sim.tokens(c.appid);
       const forceRefresh = !(input instanceof URLSearchParams) && input.force_refresh === true;
       const t = kind === "stable" ? book.stableToken(forceRefresh) : book.issueOrdinary();
-      return ok({ access_token: t.accessToken, expires_in: t.expiresInSec });
+      return ok({ ...spec.tokens.successFields, access_token: t.accessToken, expires_in: t.expiresInSec });
     };
   }
 

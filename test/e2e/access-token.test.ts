@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
+import { platformDefinitions } from "../support/platforms";
 
 for (const backend of backends) {
   describe(`platform access-token routes — ${backend.name}`, () => {
@@ -18,7 +19,7 @@ for (const backend of backends) {
       await release?.();
     });
 
-    for (const platform of ["wechat", "douyin"] as const) {
+    for (const platform of platformDefinitions.map((p) => p.name)) {
       it(`${platform}: fetches once, then serves the cached token with the seconds it still has`, async () => {
         h.simulator.resetStats();
         const first = await h.get(`/api/minigame/${platform}/access_token`);

@@ -163,7 +163,7 @@ describe("mini-game login failures", () => {
 
   it("answers unknown /api routes with a 404 envelope", async () => {
     assertFailure(await h.get("/api/nope"), 404, "route_not_found");
-    assertFailure(await h.get("/api/minigame/qq/login?code=x"), 404, "route_not_found");
+    assertFailure(await h.get("/api/minigame/myspace/login?code=x"), 404, "route_not_found");
   });
 
   it("answers a malformed JSON body with 400, not 500", async () => {

@@ -8,6 +8,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { freePort, startHarness, type Harness } from "../support/app-harness";
+import { expectedClass, loginPath, platformDefinitions } from "../support/platforms";
 
 interface Res {
   status: number;
@@ -87,11 +88,9 @@ describe("OpenAPI description", () => {
 
   it("documents every route under /api, with a security scheme where one applies", () => {
     const routes = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`));
+    const platformRoutes = platformDefinitions.flatMap((p) => [`GET /api/minigame/${p.name}/access_token`, `GET /api/minigame/${p.name}/login`]);
     assert.deepEqual(routes.sort(), [
-      "GET /api/minigame/douyin/access_token",
-      "GET /api/minigame/douyin/login",
-      "GET /api/minigame/wechat/access_token",
-      "GET /api/minigame/wechat/login",
+      ...platformRoutes,
       "GET /api/users/me",
       "PATCH /api/users/me",
       "POST /api/auth/login",
@@ -99,7 +98,7 @@ describe("OpenAPI description", () => {
       "POST /api/auth/refresh",
       "POST /api/auth/register",
       "PUT /api/users/me/password",
-    ]);
+    ].sort());
     assert.deepEqual(doc.paths["/api/users/me"].get.security, [{ bearerAuth: [] }]);
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token"].get.security, [{ internalKey: [] }, {}]);
     assert.equal(doc.paths["/api/minigame/wechat/login"].get.security, undefined);
@@ -127,10 +126,21 @@ describe("OpenAPI description", () => {
     assert.equal((await douyin("")).status, 400);
     assert.equal((await douyin(`code=${unique("invalid")}`)).status, 401);
     assert.equal((await douyin(`code=${unique("noid")}`)).status, 502);
+
+    for (const platform of platformDefinitions) {
+      const route = `/api/minigame/${platform.name}/login`;
+      const login = (code: string) => call("GET", route, { path: loginPath(platform, code) });
+      assert.equal((await login(unique("player"))).status, 200, platform.name);
+      for (const outcome of ["invalid", "blocked", "ratelimited", "busy"] as const) {
+        assert.equal((await login(unique(outcome))).status, expectedClass(platform, outcome).status, `${platform.name} ${outcome}`);
+      }
+      assert.equal((await login(unique("noid"))).status, 502, platform.name);
+      assert.equal((await call("GET", route)).status, 400, platform.name);
+    }
   });
 
   it("access-token routes, with and without the internal key", async () => {
-    for (const platform of ["wechat", "douyin"]) {
+    for (const platform of platformDefinitions.map((p) => p.name)) {
       const route = `/api/minigame/${platform}/access_token`;
       assert.equal((await call("GET", route, { headers: { "x-internal-key": INTERNAL_KEY } })).status, 200);
       assert.equal((await call("GET", route)).status, 401);
