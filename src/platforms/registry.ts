@@ -1,5 +1,6 @@
 import { douyinPlatform } from "./douyin/douyin-platform";
 import type { PlatformDefinition } from "./platform";
+import { qqPlatform } from "./qq/qq-platform";
 import { wechatPlatform } from "./wechat/wechat-platform";
 
 /**
@@ -9,4 +10,5 @@ import { wechatPlatform } from "./wechat/wechat-platform";
 export const platformDefinitions: readonly PlatformDefinition[] = [
   wechatPlatform,
   douyinPlatform,
+  qqPlatform,
 ];

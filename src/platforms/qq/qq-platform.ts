@@ -1,0 +1,48 @@
+/** QQ mini-games (platform-apis-2.md §6): a WeChat-like API on api.q.qq.com. */
+import { z } from "zod";
+import { createErrcodeClient, ERRCODE_LOGIN_FIELDS } from "../shared/errcode-client";
+import { loginCodeParam } from "../shared/login-code";
+import type { ErrorTable } from "../shared/platform-errors";
+import type { PlatformDefinition } from "../platform";
+import { qqSimulator } from "./qq-simulator";
+
+/** QQ error numbers (§6.1 code2Session, §6.2 getToken) and what they mean for our caller. */
+const ERROR_TABLE: ErrorTable = {
+  40029: "platform_code_invalid",
+  // Unconfirmed: QQ documents no "user blocked" number; WeChat's 40226 is the best guess for a WeChat clone.
+  40226: "platform_user_blocked",
+  45011: "platform_rate_limited",
+  // "参数错误，请检查appid和appsecret" per SDKs quoting the wiki; -2100 in one SDK, -1009 in a third-party article.
+  [-101222100]: "platform_misconfigured",
+  [-2100]: "platform_misconfigured",
+  [-1009]: "platform_misconfigured",
+  40001: "platform_misconfigured",
+  40002: "platform_misconfigured",
+  40013: "platform_misconfigured",
+};
+
+export const qqPlatform: PlatformDefinition = {
+  name: "qq",
+  displayName: "QQ",
+  defaultApiBaseUrl: "https://api.q.qq.com",
+  simulatorApp: { appId: "qq_simulator_app", appSecret: "simulator-qq-secret" },
+  loginQuerySchema: z.object({ code: loginCodeParam }).transform((q) => ({ code: q.code })),
+  codeParams: ["code"],
+  userKeyOrder: ["openid", "unionid"],
+  emptyResponseFields: () => ({ ...ERRCODE_LOGIN_FIELDS }),
+  createClient: (deps) =>
+    createErrcodeClient(
+      {
+        platform: "qq",
+        errorTable: ERROR_TABLE,
+        loginPath: "/sns/jscode2session",
+        tokenRequest: ({ appId, appSecret }) => ({
+          method: "GET",
+          path: "/api/getToken",
+          query: { grant_type: "client_credential", appid: appId, secret: appSecret },
+        }),
+      },
+      deps,
+    ),
+  simulator: qqSimulator,
+};
