@@ -2,20 +2,25 @@
  * A TCP proxy a fault test puts between the server and a backing service it must not stop (the
  * shared PostgreSQL or Redis). It forwards, cuts every connection (reset, and resets new ones
  * until restored), or goes silent: connections stay open but nothing passes either way, as in a
- * network partition where packets are dropped; bytes held meanwhile pass once restored, as TCP's
- * retransmissions would deliver them.
+ * network partition where packets are dropped. Silent either holds the bytes and passes them once
+ * restored, as TCP's retransmissions would deliver them after a short partition, or drops them for
+ * good, as when the peer behind a middlebox is gone: a connection that lost bytes is unusable.
  */
 import net from "node:net";
 
 export type ProxyMode = "forward" | "cut" | "silent";
+export type Silence = "hold" | "drop";
 
 interface Pair {
   client: net.Socket;
   upstream?: net.Socket;
 }
 
+const discard = () => undefined;
+
 export class TcpProxy {
   private mode: ProxyMode = "forward";
+  private silence_: Silence = "hold";
   private readonly pairs = new Set<Pair>();
   private server?: net.Server;
 
@@ -50,8 +55,9 @@ export class TcpProxy {
   }
 
   /** Stops passing bytes on every connection, open or new, without closing any. */
-  silence(): void {
+  silence(how: Silence = "hold"): void {
     this.mode = "silent";
+    this.silence_ = how;
     for (const pair of this.pairs) this.hold(pair);
   }
 
@@ -73,11 +79,14 @@ export class TcpProxy {
     if (this.mode === "cut") return this.reset(pair);
     client.pause();
     if (this.mode === "forward") this.flow(pair);
+    else this.hold(pair);
   }
 
   /** Connects upstream on first use (a connection accepted while silent has none yet) and pipes. */
   private flow(pair: Pair): void {
     if (pair.client.destroyed) return;
+    pair.client.off("data", discard);
+    pair.upstream?.off("data", discard);
     if (!pair.upstream) {
       const upstream = net.connect(this.upstreamPort, this.upstreamHost);
       upstream.on("error", () => undefined);
@@ -89,11 +98,12 @@ export class TcpProxy {
   }
 
   private hold(pair: Pair): void {
-    pair.client.unpipe();
-    pair.client.pause();
-    if (pair.upstream) {
-      pair.upstream.unpipe();
-      pair.upstream.pause();
+    for (const socket of [pair.client, pair.upstream]) {
+      if (!socket) continue;
+      socket.unpipe();
+      // Dropping keeps reading (and so still notices a close); holding leaves bytes unread.
+      if (this.silence_ === "drop") socket.on("data", discard).resume();
+      else socket.pause();
     }
   }
 

@@ -20,6 +20,8 @@ export interface RedisCacheOptions {
 }
 
 const WARN_EVERY_MS = 10_000;
+/** ioredis's message when `commandTimeout` expires. */
+const COMMAND_TIMED_OUT = "Command timed out";
 
 const DELETE_IF_EQUALS = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -182,8 +184,19 @@ export class RedisCache implements Cache {
     } catch (err) {
       // A reply error is Redis answering (e.g. WRONGTYPE): a bug, not an outage.
       if (err instanceof Error && err.name === "ReplyError") throw err;
+      if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.reconnectAfterTimeout();
       throw new AppError("service_unavailable", { message: "The cache is unavailable; retry later", cause: err });
     }
+  }
+
+  /**
+   * A command that timed out stays in ioredis's queue waiting for its reply. If that reply never
+   * comes (the bytes were lost with a broken path), every later reply would be matched to the
+   * wrong command or never arrive, so the connection is replaced rather than trusted again: its
+   * queue fails at once and the next commands go to a fresh connection.
+   */
+  private reconnectAfterTimeout(): void {
+    if (this.redis.status === "ready") this.redis.disconnect(true);
   }
 
   private onError(err: Error): void {
