@@ -1,4 +1,5 @@
 import { douyinPlatform } from "./douyin/douyin-platform";
+import { kuaishouPlatform } from "./kuaishou/kuaishou-platform";
 import type { PlatformDefinition } from "./platform";
 import { qqPlatform } from "./qq/qq-platform";
 import { wechatPlatform } from "./wechat/wechat-platform";
@@ -11,4 +12,5 @@ export const platformDefinitions: readonly PlatformDefinition[] = [
   wechatPlatform,
   douyinPlatform,
   qqPlatform,
+  kuaishouPlatform,
 ];
