@@ -11,21 +11,27 @@ function publicDir(): string {
   return path.join(found, "playground");
 }
 
-/** The package's exports hide `dist/`, so locate it from its package.json. */
-function colyseusBrowserBundle(): string {
-  return path.join(path.dirname(require.resolve("colyseus.js/package.json")), "dist", "colyseus.js");
+/** The game client's drop-in file (client/dist), built by `npm ci` / `npm run build:client`. */
+function clientDropInFile(): string | undefined {
+  const candidates = [path.resolve(__dirname, "../../client/dist"), path.resolve(__dirname, "../../../client/dist")];
+  return candidates.map((dir) => path.join(dir, "minigame-client.js")).find((file) => fs.existsSync(file));
 }
 
-/** The browser playground at `/`, with the Colyseus client served locally so no CDN is needed. */
+/** The browser playground at `/`, using this repository's game client, served locally so no CDN is needed. */
 export function playgroundRoutes(platforms: readonly PlatformDefinition[]): Router {
   const router = Router();
-  const bundle = colyseusBrowserBundle();
   const platformList = platforms.map((p) => ({ name: p.name, displayName: p.displayName, codeParams: p.codeParams }));
   router.get("/playground/platforms.json", (_req, res) => {
     res.json(platformList);
   });
-  router.get("/vendor/colyseus.js", (_req, res) => {
-    res.type("application/javascript").sendFile(bundle);
+  router.get("/vendor/minigame-client.js", (_req, res) => {
+    // Looked up per request: a `npm run build:client` while the server runs is picked up.
+    const file = clientDropInFile();
+    if (!file) {
+      res.status(503).type("text/plain").send("client/dist/minigame-client.js is missing: run npm run build:client");
+      return;
+    }
+    res.type("application/javascript").sendFile(file);
   });
   router.use(express.static(publicDir(), { index: "index.html", fallthrough: true }));
   return router;

@@ -9,6 +9,7 @@ import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { freePort, startHarness, type Harness } from "../support/app-harness";
 import { expectedClass, loginPath, platformDefinitions } from "../support/platforms";
+import { ensureClientBuilt } from "../support/client-build";
 
 interface Res {
   status: number;
@@ -279,7 +280,8 @@ describe("documentation routes", () => {
       const page = await fetch(`${h.baseUrl}/`);
       assert.equal(page.status, 200);
       assert.match(await page.text(), /playground\.js/);
-      const client = await fetch(`${h.baseUrl}/vendor/colyseus.js`);
+      ensureClientBuilt();
+      const client = await fetch(`${h.baseUrl}/vendor/minigame-client.js`);
       assert.equal(client.status, 200);
       assert.match(client.headers.get("content-type") ?? "", /javascript/);
     } finally {

@@ -1,0 +1,24 @@
+export type Listener<T> = (payload: T) => void;
+
+/** A minimal typed emitter (the runtimes have no EventTarget). */
+export class Emitter<Events extends Record<string, unknown>> {
+  private readonly listeners: { [K in keyof Events]?: Array<Listener<Events[K]>> } = {};
+
+  on<K extends keyof Events>(event: K, listener: Listener<Events[K]>): () => void {
+    (this.listeners[event] ??= []).push(listener);
+    return () => {
+      this.listeners[event] = (this.listeners[event] ?? []).filter((l) => l !== listener);
+    };
+  }
+
+  emit<K extends keyof Events>(event: K, payload: Events[K]): void {
+    for (const listener of (this.listeners[event] ?? []).slice()) {
+      try {
+        listener(payload);
+      } catch (err) {
+        // A game's handler must not break the client's own bookkeeping.
+        if (typeof console !== "undefined") console.error(err);
+      }
+    }
+  }
+}

@@ -1,0 +1,28 @@
+export { GameClient, type GameClientOptions, type GameClientEvents } from "./game-client";
+export { ApiError, SESSION_ENDING_CODES } from "./errors";
+export { SESSION_ENDED_CLOSE_CODE, SEAT_REPLACED_CLOSE_CODE, CONSENTED_CLOSE_CODE, isConnectionLoss } from "./close-codes";
+export type { Session, ServerUser } from "./session";
+export {
+  NetworkError,
+  PLATFORM_LOGIN,
+  memoryStorage,
+  type Runtime,
+  type RuntimeSocket,
+  type RuntimeStorage,
+  type LoginCodes,
+  type PlatformName,
+  type HttpRequest,
+  type HttpResponse,
+} from "./runtime";
+export { miniGameRuntime, type MiniGameApi, type MiniGameSocketTask, type MiniGameRuntimeOptions } from "./runtimes/minigame-runtime";
+export { webRuntime, type WebRuntimeOptions } from "./runtimes/web-runtime";
+export { detectMiniGameRuntime } from "./runtimes/detect-runtime";
+export { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
+export { getStateCallbacks, Room } from "colyseus.js";
+
+import { GameClient, type GameClientOptions } from "./game-client";
+
+/** The usual start: `const client = createGameClient({ server: "https://game.example.com" })`. */
+export function createGameClient(options: GameClientOptions): GameClient {
+  return new GameClient(options);
+}

@@ -1,0 +1,225 @@
+/**
+ * `wx` and `tt` as a mini-game sees them, typed against the platforms' published typings
+ * (minigame-api-typings for WeChat mini-games; @douyin-microapp/typings for Douyin, which describes
+ * its mini-programs: the mini-game runtime shares these network, storage and login APIs). Behind
+ * them: real HTTP (fetch) and real WebSockets (ws) to the booted server, and simulator codes.
+ *
+ * Faithful where the client could go wrong:
+ * - SocketTask.send fails on anything but a string or an ArrayBuffer (a Uint8Array is refused);
+ * - onMessage gets `{ data }` with an ArrayBuffer of the game's own realm; onClose gets `{ code, reason }`
+ *   (Douyin documents `code` as `string | number`, so the Douyin fake hands a string);
+ * - getStorageSync answers "" for a missing key;
+ * - Douyin's login gives `anonymousCode` always and `code` only while the player is logged into the host app.
+ */
+import WebSocket from "ws";
+import type * as DouyinLogin from "@douyin-microapp/typings/api/login";
+import type * as DouyinRequest from "@douyin-microapp/typings/api/request";
+import type * as DouyinSocket from "@douyin-microapp/typings/api/connect-socket";
+import type * as DouyinStorage from "@douyin-microapp/typings/api/storage";
+
+/** The part of `wx` a mini-game client may use: these signatures are WeChat's own. */
+export type WxApi = Pick<WechatMinigame.Wx, "login" | "request" | "connectSocket" | "getStorageSync" | "setStorageSync" | "removeStorageSync">;
+
+/** The same for `tt`, from the Douyin typings. */
+export interface TtApi {
+  login: typeof DouyinLogin.login;
+  request: typeof DouyinRequest.request;
+  connectSocket: typeof DouyinSocket.connectSocket;
+  getStorageSync: typeof DouyinStorage.getStorageSync;
+  setStorageSync: typeof DouyinStorage.setStorageSync;
+  removeStorageSync: typeof DouyinStorage.removeStorageSync;
+}
+
+/** ArrayBuffer and Uint8Array of the game's realm (the vm context), so data arrives as the game's own. */
+export interface Realm {
+  ArrayBuffer: ArrayBufferConstructor;
+  Uint8Array: Uint8ArrayConstructor;
+}
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  status: number;
+  code?: string;
+}
+
+/** What a test sees and controls of the device: storage survives restarts, the network can fail. */
+export class FakeDevice {
+  readonly storage = new Map<string, unknown>();
+  readonly requests: LoggedRequest[] = [];
+  /** Messages a SocketTask refused (the client must never send a Uint8Array). */
+  readonly refusedSends: string[] = [];
+  loginCalls = 0;
+  private codeNumber = 0;
+  private readonly sockets = new Set<WebSocket>();
+  private losePaths: string[] = [];
+
+  constructor(
+    /** The simulator player: codes are `<player>.<n>`, so every code of a device is one player. */
+    readonly player: string,
+    /** Douyin: whether the player is logged into the host app (else only the anonymous code). */
+    public hostLoggedIn = true,
+    readonly deviceId = `${player}dev`,
+  ) {}
+
+  nextCode(): string {
+    return `${this.player}.${++this.codeNumber}`;
+  }
+  nextAnonymousCode(): string {
+    return `${this.deviceId}.${++this.codeNumber}`;
+  }
+
+  /** Every open socket dies as on a network switch: the game sees close code 1006. */
+  dropConnections(): void {
+    for (const socket of this.sockets) socket.terminate();
+  }
+
+  get openSockets(): number {
+    return this.sockets.size;
+  }
+
+  /** The next request to this path reaches the server, but its answer is lost (the game sees `fail`). */
+  loseNextAnswer(path: string): void {
+    this.losePaths.push(path);
+  }
+
+  count(path: string): number {
+    return this.requests.filter((r) => r.path === path).length;
+  }
+
+  /** One HTTP exchange over the real network; `answer` gets the status and body text, or an error. */
+  exchange(url: string, method: string, header: Record<string, string> | undefined, data: unknown, answer: (result: { status: number; text: string } | Error) => void): void {
+    const path = new URL(url).pathname;
+    // Both platforms send an object as JSON (the content type says so), a string as it is.
+    const body = data === undefined || method === "GET" || method === "HEAD" ? undefined : typeof data === "string" ? data : JSON.stringify(data);
+    fetch(url, { method, headers: header, body })
+      .then(async (res) => {
+        const text = await res.text();
+        let code: string | undefined;
+        try {
+          code = JSON.parse(text)?.data?.code ?? JSON.parse(text)?.error;
+        } catch {
+          // not JSON
+        }
+        this.requests.push({ method, path, status: res.status, code });
+        const lost = this.losePaths.indexOf(path);
+        if (lost >= 0) {
+          this.losePaths.splice(lost, 1);
+          answer(new Error("request:fail timeout"));
+        } else answer({ status: res.status, text });
+      })
+      .catch((err: Error) => answer(new Error(`request:fail ${err.message}`)));
+  }
+
+  /** A real WebSocket wrapped as a SocketTask. */
+  openSocket(url: string, header: Record<string, string> | undefined, realm: Realm, closeCodeAsString: boolean) {
+    const ws = new WebSocket(url, { headers: header });
+    ws.binaryType = "arraybuffer";
+    this.sockets.add(ws);
+    const listeners = { open: [] as Array<(r: any) => void>, message: [] as Array<(r: any) => void>, close: [] as Array<(r: any) => void>, error: [] as Array<(r: any) => void> };
+    ws.on("open", () => listeners.open.forEach((l) => l({ header: {}, profile: {} })));
+    ws.on("message", (data: ArrayBuffer | Buffer, isBinary: boolean) => {
+      const bytes = new Uint8Array(data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
+      let delivered: string | ArrayBuffer;
+      if (isBinary) {
+        delivered = new realm.ArrayBuffer(bytes.byteLength);
+        new realm.Uint8Array(delivered).set(bytes);
+      } else delivered = Buffer.from(bytes).toString("utf8");
+      listeners.message.forEach((l) => l({ data: delivered }));
+    });
+    ws.on("close", (code: number, reason: Buffer) => {
+      this.sockets.delete(ws);
+      listeners.close.forEach((l) => l({ code: closeCodeAsString ? String(code) : code, reason: reason.toString(), errMsg: "closeSocket:ok" }));
+    });
+    ws.on("error", (err: Error) => listeners.error.forEach((l) => l({ errMsg: err.message })));
+    const refused = this.refusedSends;
+    return {
+      send(option: { data: unknown; success?: (r: { errMsg: string }) => void; fail?: (r: { errMsg: string }) => void }) {
+        const { data } = option;
+        const isArrayBuffer = Object.prototype.toString.call(data) === "[object ArrayBuffer]";
+        if (typeof data !== "string" && !isArrayBuffer) {
+          refused.push(Object.prototype.toString.call(data));
+          option.fail?.({ errMsg: "sendSocketMessage:fail parameter error: data should be String or ArrayBuffer" });
+          return;
+        }
+        ws.send(typeof data === "string" ? data : Buffer.from(data as ArrayBuffer));
+        option.success?.({ errMsg: "sendSocketMessage:ok" });
+      },
+      close(option: { code?: number; reason?: string }) {
+        ws.close(option.code ?? 1000, option.reason);
+      },
+      onOpen: (l: (r: any) => void) => void listeners.open.push(l),
+      onMessage: (l: (r: any) => void) => void listeners.message.push(l),
+      onClose: (l: (r: any) => void) => void listeners.close.push(l),
+      onError: (l: (r: any) => void) => void listeners.error.push(l),
+    };
+  }
+
+  storageGet(key: string): unknown {
+    return this.storage.has(key) ? this.storage.get(key) : "";
+  }
+}
+
+/** `wx` over a FakeDevice. */
+export function fakeWx(device: FakeDevice, realm: Realm): WxApi {
+  const login = ((option: WechatMinigame.LoginOption = {}) => {
+    device.loginCalls++;
+    setTimeout(() => option.success?.({ code: device.nextCode(), errMsg: "login:ok" }), 1);
+  }) as WxApi["login"];
+
+  const request = ((option: WechatMinigame.RequestOption) => {
+    device.exchange(option.url, option.method ?? "GET", option.header as Record<string, string>, option.data, (result) => {
+      if (result instanceof Error) return option.fail?.({ errMsg: result.message, errno: 5, exception: { retryCount: 0, reasons: [] }, useHttpDNS: false } as unknown as WechatMinigame.RequestFailCallbackErr);
+      // WeChat parses only with dataType "json" (its default); any other value leaves the text.
+      const data = (option.dataType ?? "json") === "json" ? tryJson(result.text) : result.text;
+      option.success?.({ statusCode: result.status, data, header: {}, cookies: [], errMsg: "request:ok" } as unknown as WechatMinigame.RequestSuccessCallbackResult);
+    });
+    return { abort() {}, onHeadersReceived() {}, offHeadersReceived() {}, onChunkReceived() {}, offChunkReceived() {} } as unknown as WechatMinigame.RequestTask;
+  }) as WxApi["request"];
+
+  const connectSocket: WxApi["connectSocket"] = (option) =>
+    device.openSocket(option.url, option.header as Record<string, string>, realm, false) as unknown as WechatMinigame.SocketTask;
+
+  return {
+    login,
+    request,
+    connectSocket,
+    getStorageSync: ((key: string) => device.storageGet(key)) as WxApi["getStorageSync"],
+    setStorageSync: ((key: string, data: unknown) => void device.storage.set(key, data)) as WxApi["setStorageSync"],
+    removeStorageSync: (key) => void device.storage.delete(key),
+  };
+}
+
+/** `tt` over a FakeDevice. */
+export function fakeTt(device: FakeDevice, realm: Realm): TtApi {
+  const login: TtApi["login"] = (options) => {
+    device.loginCalls++;
+    const isLogin = device.hostLoggedIn || options.force !== false;
+    setTimeout(() => options.success?.({ code: isLogin ? device.nextCode() : "", anonymousCode: device.nextAnonymousCode(), isLogin, errMsg: "login:ok" }), 1);
+  };
+  const request: TtApi["request"] = (options) => {
+    device.exchange(options.url, options.method ?? "GET", options.header as Record<string, string>, options.data, (result) => {
+      if (result instanceof Error) return options.fail?.({ errMsg: result.message });
+      const data = (options.dataType ?? "json") === "json" ? tryJson(result.text) : result.text;
+      options.success?.({ statusCode: result.status, data: data as object, header: {}, errMsg: "request:ok" });
+    });
+    return { abort() {} };
+  };
+  const connectSocket: TtApi["connectSocket"] = (options) => device.openSocket(options.url, options.header, realm, true) as unknown as ReturnType<TtApi["connectSocket"]>;
+  return {
+    login,
+    request,
+    connectSocket,
+    getStorageSync: (key) => device.storageGet(key),
+    setStorageSync: (key, data) => void device.storage.set(key, data),
+    removeStorageSync: (key) => void device.storage.delete(key),
+  };
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * A `node:vm` context with only what a mini-game runtime has: the ECMAScript built-ins, `console`,
+ * timers, and the platform object (`wx` / `tt`; WeChat also has `GameGlobal`). No `WebSocket`,
+ * `XMLHttpRequest`, `fetch`, `URL`, `Headers`, `TextEncoder`, `Buffer`, `process` or `require`.
+ * The drop-in file is loaded as a mini-game loads a file: a CommonJS module.
+ */
+import fs from "node:fs";
+import vm from "node:vm";
+import type * as ClientLibrary from "../../client/src/index";
+import { FakeDevice, fakeTt, fakeWx, type Realm } from "./fake-platform";
+
+export type Library = typeof ClientLibrary;
+export type MiniGamePlatform = "wechat" | "douyin";
+
+/** Globals a browser or Node has and a mini-game runtime does not. */
+export const ABSENT_GLOBALS = ["WebSocket", "XMLHttpRequest", "fetch", "URL", "URLSearchParams", "Headers", "TextEncoder", "TextDecoder", "Buffer", "process", "require", "window", "document", "localStorage", "atob"];
+
+export interface MiniGameContext {
+  context: vm.Context;
+  library: Library;
+  /** Runs game code in the context (e.g. to check what a global is there). */
+  run(code: string): unknown;
+}
+
+export function createMiniGameContext(platform: MiniGamePlatform, device: FakeDevice, dropInFile: string): MiniGameContext {
+  const context = vm.createContext({ console, setTimeout, clearTimeout, setInterval, clearInterval }, { name: `${platform} mini-game` });
+  const run = (code: string) => vm.runInContext(code, context);
+  const realm = { ArrayBuffer: run("ArrayBuffer"), Uint8Array: run("Uint8Array") } as Realm;
+  if (platform === "wechat") {
+    context.wx = fakeWx(device, realm);
+    context.GameGlobal = run("this");
+  } else {
+    context.tt = fakeTt(device, realm);
+  }
+  const source = fs.readFileSync(dropInFile, "utf8");
+  const factory = vm.runInContext(`(function (module, exports) {${source}\n})`, context, { filename: dropInFile }) as (m: unknown, e: unknown) => void;
+  const module = run("({ exports: {} })") as { exports: Library };
+  factory(module, module.exports);
+  return { context, library: module.exports, run };
+}
