@@ -65,6 +65,7 @@ export class GameClient {
   /** Bumped by every login and logout, never by a refresh: room closes of an older session are ignored. */
   private generation = 0;
   private refreshing: Promise<void> | null = null;
+  private endingDeliberately = false;
 
   constructor(options: GameClientOptions) {
     const runtime = options.runtime ?? detectMiniGameRuntime();
@@ -152,26 +153,37 @@ export class GameClient {
     }
   }
 
-  /** Ends the session on the server and forgets it here, even if the server cannot be reached. */
-  async logout(): Promise<void> {
-    await this.endDeliberately("POST", "/api/auth/logout");
+  /**
+   * Ends the session on the server and forgets it here. Resolves true when the server confirmed,
+   * false when it could not be reached (the session is forgotten here all the same).
+   */
+  async logout(): Promise<boolean> {
+    return this.endDeliberately("POST", "/api/auth/logout", false);
   }
 
-  /** Deletes the player's account (`DELETE /api/users/me`) and forgets the session. */
+  /** Deletes the player's account (`DELETE /api/users/me`) and forgets the session; throws if the server refused. */
   async deleteAccount(): Promise<void> {
     await this.endDeliberately("DELETE", "/api/users/me", true);
   }
 
-  private async endDeliberately(method: HttpRequest["method"], path: string, mustSucceed = false): Promise<void> {
-    if (!this.current) return;
+  private async endDeliberately(method: HttpRequest["method"], path: string, mustSucceed: boolean): Promise<boolean> {
+    if (!this.current) return false;
+    let confirmed = false;
+    // The server closes our rooms with 4401 as it ends the session, often before it answers here:
+    // those closes are of a session we chose to end, not news for a sessionEnded event.
+    this.endingDeliberately = true;
     try {
       await this.request(method, path);
+      confirmed = true;
     } catch (err) {
-      if (mustSucceed && !(err instanceof ApiError && SESSION_ENDING_CODES.has(err.code))) throw err;
+      const sessionAlreadyOver = err instanceof ApiError && SESSION_ENDING_CODES.has(err.code);
+      if (mustSucceed && !sessionAlreadyOver) throw err;
+    } finally {
+      this.endingDeliberately = false;
     }
-    // The server's own 4401 closes of our rooms follow; they belong to a session we chose to end.
     this.generation++;
     this.forget();
+    return confirmed;
   }
 
   private async matchmake<T>(method: JoinMethod, roomNameOrId: string, options: Record<string, unknown>, rootSchema?: any): Promise<Room<T>> {
@@ -197,7 +209,7 @@ export class GameClient {
   private watch<T>(room: Room<T>, generation: number): Room<T> {
     room.onLeave((code: number) => {
       if (code === SESSION_ENDED_CLOSE_CODE) {
-        if (generation === this.generation) this.endSession("session_revoked");
+        if (generation === this.generation && !this.endingDeliberately) this.endSession("session_revoked");
       } else if (code === SEAT_REPLACED_CLOSE_CODE) {
         this.events.emit("seatReplaced", { room, code });
       } else if (isConnectionLoss(code)) {

@@ -1,11 +1,32 @@
-// The playground's whole client: plain browser JS, no build step. It talks to the same routes and
-// room a game client would, so what it shows is what a game gets.
+// The playground's whole page script: plain browser JS, no build step. It logs in, joins and chats
+// through this repository's game client (client/, served at /vendor/minigame-client.js) in its
+// browser mode, so what it shows is what a game gets.
 (function () {
   "use strict";
 
   const $ = (id) => document.getElementById(id);
-  const state = { token: null, room: null };
-  const client = new Colyseus.Client(window.location.origin);
+  const Minigame = window.MinigameClient;
+  const state = { client: null, room: null };
+
+  /** One game client per login: the web runtime is told which platform's route the codes are for. */
+  function createClient(platform) {
+    const client = Minigame.createGameClient({
+      server: window.location.origin,
+      // In memory: a reload starts logged out, so the page always shows a full login.
+      runtime: Minigame.webRuntime({ platform, storage: Minigame.memoryStorage() }),
+    });
+    client.on("sessionEnded", (event) => {
+      logEvent("session ended by the server (" + event.code + ")");
+      setStatus($("login-status"), "Session ended: log in again", "error");
+      refreshControls();
+    });
+    client.on("connectionLost", (event) => logEvent("connection lost (close code " + event.code + ")"));
+    return client;
+  }
+
+  function loggedIn() {
+    return state.client !== null && state.client.isLoggedIn;
+  }
 
   function setStatus(element, text, kind) {
     element.textContent = text;
@@ -42,8 +63,8 @@
 
   function refreshControls() {
     const joined = state.room !== null;
-    $("join").disabled = !state.token || joined;
-    $("logout").disabled = !state.token;
+    $("join").disabled = !loggedIn() || joined;
+    $("logout").disabled = !loggedIn();
     $("chat-text").disabled = !joined;
     $("send").disabled = !joined;
   }
@@ -72,24 +93,23 @@
   $("login-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const platform = $("platform").value;
-    const param = $("code-kind").value;
+    // The server's parameter names; the client knows each platform's, so it needs only the kind of code.
+    const anonymous = $("code-kind").value === "anonymous_code";
     const code = $("code").value.trim();
     setStatus($("login-status"), "Logging in…");
+    const client = createClient(platform);
     try {
-      const res = await fetch("/api/minigame/" + platform + "/login?" + new URLSearchParams({ [param]: code }));
-      const body = await res.json();
-      if (!body.success) {
-        setStatus($("login-status"), res.status + " " + body.data.code + ": " + body.message, "error");
-        return;
-      }
-      state.token = body.data.token;
-      $("user").textContent = JSON.stringify(body.data.user, null, 2);
-      $("claims").textContent = describeClaims(decodeJwtPayload(state.token));
-      setStatus($("login-status"), "Logged in as " + body.data.user.username, "ok");
-      logEvent("logged in on " + platform + " as " + body.data.user.username);
+      const user = await client.login({ codes: anonymous ? { anonymousCode: code } : { code } });
+      state.client = client;
+      $("user").textContent = JSON.stringify(user, null, 2);
+      $("claims").textContent = describeClaims(decodeJwtPayload(client.session.token));
+      setStatus($("login-status"), "Logged in as " + user.username, "ok");
+      logEvent("logged in on " + platform + " as " + user.username);
       $("code").value = nextCode(code);
     } catch (err) {
-      setStatus($("login-status"), "Login failed: " + err.message, "error");
+      // ApiError: the HTTP status and the server's stable data.code.
+      const prefix = err.code ? (err.status ? err.status + " " : "") + err.code + ": " : "Login failed: ";
+      setStatus($("login-status"), prefix + err.message, "error");
     }
     refreshControls();
   });
@@ -117,7 +137,7 @@
     setStatus($("room-status"), "Joining…");
     $("join").disabled = true;
     try {
-      const room = await client.joinOrCreate("lobby", { accessToken: state.token });
+      const room = await state.client.joinOrCreate("lobby");
       state.room = room;
       setStatus($("room-status"), "Connected to lobby " + room.roomId + " as session " + room.sessionId, "ok");
       logEvent("joined lobby " + room.roomId);
@@ -137,7 +157,6 @@
         refreshControls();
       });
     } catch (err) {
-      // Matchmaking failures carry the server's machine code as the message.
       setStatus($("room-status"), "Could not join: " + (err.code ? err.code + " " : "") + err.message, "error");
     }
     refreshControls();
@@ -152,10 +171,8 @@
   });
 
   $("logout").addEventListener("click", async () => {
-    const res = await fetch("/api/auth/logout", { method: "POST", headers: { authorization: "Bearer " + state.token } });
-    const body = await res.json();
-    logEvent("logout answered " + res.status + " " + (body.success ? body.message : body.data.code));
-    state.token = null;
+    const confirmed = await state.client.logout();
+    logEvent(confirmed ? "logout confirmed by the server" : "logged out here; the server could not be reached");
     setStatus($("login-status"), "Logged out", "");
     // No client-side leave: the point is to watch the server end the room connection itself.
     refreshControls();

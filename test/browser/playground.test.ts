@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/app-harness";
+import { ensureClientBuilt } from "../support/client-build";
 
 const CHROMIUM = "/usr/bin/chromium";
 const RESULTS = path.resolve(__dirname, "../../test-results");
@@ -39,6 +40,7 @@ describe("browser pages in headless Chromium", function () {
     }
     fs.mkdirSync(RESULTS, { recursive: true });
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-chromium-"));
+    ensureClientBuilt(); // the playground runs on the game client's drop-in file
     h = await startHarness({ env: { PLAYGROUND_ENABLED: "true" } });
     // A persistent context is how Playwright takes a user-data-dir of our choosing (a fresh one).
     context = await chromium.launchPersistentContext(userDataDir, {
@@ -99,6 +101,8 @@ describe("browser pages in headless Chromium", function () {
 
   it("/: login, claims, lobby presence, chat, and the server closing the room on logout", async () => {
     const page = await open("/");
+    // The page runs on the game client's browser build, not on a separately served colyseus.js.
+    assert.deepEqual(await page.evaluate(() => [typeof (window as any).MinigameClient?.createGameClient, typeof (window as any).Colyseus]), ["function", "undefined"]);
     await page.selectOption("#platform", "wechat");
     await page.fill("#code", `${unique("pg")}.1`);
     await page.click("#login");
@@ -118,8 +122,9 @@ describe("browser pages in headless Chromium", function () {
 
     await page.click("#logout");
     await page.locator("#room-status", { hasText: "Disconnected by the server (close code 4" }).waitFor();
-    await page.locator("#events li", { hasText: "logout answered 200" }).waitFor();
+    await page.locator("#events li", { hasText: "logout confirmed by the server" }).waitFor();
     assert.equal(await page.locator("#players li").count(), 0);
+    assert.equal(await page.locator("#events li", { hasText: "session ended" }).count(), 0, "a deliberate logout is no sessionEnded event");
     await page.screenshot({ path: path.join(RESULTS, "playground.png"), fullPage: true });
     await page.close();
   });

@@ -247,7 +247,7 @@ for (const backend of backends) {
           const closed = waitFor<number>((resolve) => room.onLeave(resolve), "the room close");
           const ended: unknown[] = [];
           client.on("sessionEnded", (e) => ended.push(e));
-          await client.logout();
+          assert.equal(await client.logout(), true, "the server confirmed");
           assert.equal(await closed, 4401);
           assert.equal(client.isLoggedIn, false);
           assert.equal((await h.get("/api/users/me", { authorization: `Bearer ${token}` })).body.data.code, "session_revoked");
