@@ -102,7 +102,7 @@ describe("browser pages in headless Chromium", function () {
   it("/: login, claims, lobby presence, chat, and the server closing the room on logout", async () => {
     const page = await open("/");
     // The page runs on the game client's browser build, not on a separately served colyseus.js.
-    assert.deepEqual(await page.evaluate(() => [typeof (window as any).MinigameClient?.createGameClient, typeof (window as any).Colyseus]), ["function", "undefined"]);
+    assert.deepEqual(await page.evaluate(() => [typeof (globalThis as any).MinigameClient?.createGameClient, typeof (globalThis as any).Colyseus]), ["function", "undefined"]);
     await page.selectOption("#platform", "wechat");
     await page.fill("#code", `${unique("pg")}.1`);
     await page.click("#login");
