@@ -101,7 +101,8 @@ export class GameClient {
   async login(options: { codes?: LoginCodes; fresh?: boolean } = {}): Promise<ServerUser> {
     if (this.current && !options.fresh && !options.codes) return this.current.user;
     const codes = options.codes ?? (await this.runtime.login());
-    const route = PLATFORM_LOGIN[this.runtime.platform];
+    // A platform added on the server after this client was built most likely takes a plain `code`.
+    const route = PLATFORM_LOGIN[this.runtime.platform] ?? { codeParam: "code" };
     const query = queryString({
       [route.codeParam]: codes.code,
       ...(route.anonymousParam ? { [route.anonymousParam]: codes.anonymousCode } : {}),
@@ -187,9 +188,18 @@ export class GameClient {
   }
 
   private async matchmake<T>(method: JoinMethod, roomNameOrId: string, options: Record<string, unknown>, rootSchema?: any): Promise<Room<T>> {
-    const attempt = async (token: string) => {
+    const once = async (token: string) => {
       const generation = this.generation;
       return this.watch(await this.colyseus[method]<T>(roomNameOrId, { ...options, accessToken: token }, rootSchema), generation);
+    };
+    const attempt = async (token: string) => {
+      try {
+        return await once(token);
+      } catch (err) {
+        // The seat lapsed before our socket reached it (a slow network, or the room closing meanwhile): nothing is held, ask again once.
+        if (!isSeatExpired(err)) throw err;
+        return once(this.requireSession().token);
+      }
     };
     const token = await this.validToken();
     try {
@@ -348,6 +358,11 @@ function toApiError(err: unknown): ApiError {
     return new ApiError(status >= 1000 ? 0 : status, stable ? err.message : fallback, err.message, { colyseusCode: status });
   }
   return new ApiError(0, "room_connect_failed", err instanceof Error ? err.message : String(err));
+}
+
+/** colyseus 0.16's MATCHMAKE_EXPIRED (4214): "seat reservation expired". */
+function isSeatExpired(err: unknown): boolean {
+  return err instanceof ServerError && err.code === 4214;
 }
 
 function delay(ms: number): Promise<void> {
