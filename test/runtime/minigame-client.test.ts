@@ -10,7 +10,7 @@ import { startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { ensureClientBuilt } from "../support/client-build";
 import { FakeDevice, type TtApi, type WxApi } from "./fake-platform";
-import { createMiniGameContext, type MiniGamePlatform } from "./runtime-context";
+import { PLATFORM_GLOBAL, createMiniGameContext, type MiniGamePlatform } from "./runtime-context";
 
 // Compile-time: the client's view of a platform object accepts the published WeChat and Douyin typings.
 export const wxFitsClient = (api: WxApi): MiniGameApi => api;
@@ -77,8 +77,8 @@ for (const backend of backends) {
       serverSkewMs += (SERVER_TTL_SEC + 5) * 1000;
     };
 
-    for (const platform of ["wechat", "douyin"] as MiniGamePlatform[]) {
-      describe(platform === "wechat" ? "WeChat (wx)" : "Douyin (tt)", () => {
+    for (const platform of ["wechat", "douyin", "qq", "kuaishou"] as MiniGamePlatform[]) {
+      describe(`${platform} (${PLATFORM_GLOBAL[platform]})`, () => {
         const open: GameClient[] = [];
         const rooms: Room[] = [];
         afterEach(async () => {
@@ -228,7 +228,7 @@ for (const backend of backends) {
           const ended = waitFor<{ code: string }>((resolve) => client.on("sessionEnded", resolve), "sessionEnded");
 
           // The same player logs in on another phone.
-          const query = platform === "wechat" ? `jsCode=${device.player}.other1` : `code=${device.player}.other1`;
+          const query = `${platform === "wechat" ? "jsCode" : "code"}=${device.player}.other1`;
           assert.equal((await h.get(`/api/minigame/${platform}/login?${query}`)).status, 200);
 
           assert.equal(await closed, game.library.SESSION_ENDED_CLOSE_CODE);

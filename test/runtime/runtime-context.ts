@@ -10,7 +10,13 @@ import type * as ClientLibrary from "../../client/src/index";
 import { FakeDevice, fakeTt, fakeWx, type Realm } from "./fake-platform";
 
 export type Library = typeof ClientLibrary;
-export type MiniGamePlatform = "wechat" | "douyin";
+export type MiniGamePlatform = "wechat" | "douyin" | "qq" | "kuaishou";
+
+/**
+ * The platform object's global name. QQ's `qq` and Kuaishou's `ks` have WeChat's shapes for the
+ * APIs the client uses (no typings for them are published on npm), so their fakes are WeChat's.
+ */
+export const PLATFORM_GLOBAL: Record<MiniGamePlatform, string> = { wechat: "wx", douyin: "tt", qq: "qq", kuaishou: "ks" };
 
 /** Globals a browser or Node has and a mini-game runtime does not. */
 export const ABSENT_GLOBALS = ["WebSocket", "XMLHttpRequest", "fetch", "URL", "URLSearchParams", "Headers", "TextEncoder", "TextDecoder", "Buffer", "process", "require", "window", "document", "localStorage", "atob"];
@@ -26,12 +32,8 @@ export function createMiniGameContext(platform: MiniGamePlatform, device: FakeDe
   const context = vm.createContext({ console, setTimeout, clearTimeout, setInterval, clearInterval }, { name: `${platform} mini-game` });
   const run = (code: string) => vm.runInContext(code, context);
   const realm = { ArrayBuffer: run("ArrayBuffer"), Uint8Array: run("Uint8Array") } as Realm;
-  if (platform === "wechat") {
-    context.wx = fakeWx(device, realm);
-    context.GameGlobal = run("this");
-  } else {
-    context.tt = fakeTt(device, realm);
-  }
+  context[PLATFORM_GLOBAL[platform]] = platform === "douyin" ? fakeTt(device, realm) : fakeWx(device, realm);
+  if (platform === "wechat") context.GameGlobal = run("this");
   const source = fs.readFileSync(dropInFile, "utf8");
   const factory = vm.runInContext(`(function (module, exports) {${source}\n})`, context, { filename: dropInFile }) as (m: unknown, e: unknown) => void;
   const module = run("({ exports: {} })") as { exports: Library };
