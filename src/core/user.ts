@@ -16,6 +16,8 @@ export interface User {
 }
 
 export const USER_STATUS_ACTIVE = 1;
+/** Set by an operator's disable or ban; a ban with an end time reads as active once it has passed. */
+export const USER_STATUS_DISABLED = 2;
 
 /** A platform identifier that leads to a user: unique per (platform, platformId). */
 export interface PlatformIdentityKey {

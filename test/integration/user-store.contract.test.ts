@@ -78,10 +78,15 @@ for (const impl of implementations) {
     let store: UserStore;
     let config: AppConfig["store"];
     let release: () => Promise<void>;
+    /** The store's clock; tests move it to see a ban end. */
+    let clockMs: number | undefined;
 
     before(async () => {
       ({ config, release } = await impl.prepare());
-      store = await createUserStore(config);
+      store = await createUserStore(config, { now: () => (clockMs === undefined ? new Date() : new Date(clockMs)) });
+    });
+    afterEach(() => {
+      clockMs = undefined;
     });
     after(async () => {
       await store?.close();
@@ -307,6 +312,99 @@ for (const impl of implementations) {
       assert.equal(updated.version, 2);
       assert.deepEqual(await store.findById(user.id), updated);
       assert.equal(await store.setStatus(crypto.randomUUID(), 2), null);
+    });
+
+    describe("disable, enable and bans", () => {
+      const HOUR = 3600_000;
+
+      it("disables indefinitely with a reason, and enables again", async () => {
+        const user = await store.createUser(draft(), []);
+        const disabled = await store.disableUser(user.id, { reason: "cheating", until: null }, "2024-04-01T00:00:00.000Z");
+        assertUser(disabled);
+        assert.equal(disabled.status, 2);
+        assert.equal(disabled.version, 2);
+        assert.deepEqual(await store.findById(user.id), disabled);
+        assert.deepEqual(await store.findRestriction(user.id), { reason: "cheating", until: null });
+
+        const enabled = await store.enableUser(user.id, "2024-04-02T00:00:00.000Z");
+        assertUser(enabled);
+        assert.equal(enabled.status, 1);
+        assert.equal(enabled.version, 3);
+        assert.equal(await store.findRestriction(user.id), null);
+        assert.equal(await store.disableUser(crypto.randomUUID(), { reason: "x", until: null }, CREATED_AT), null);
+        assert.equal(await store.enableUser(crypto.randomUUID(), CREATED_AT), null);
+      });
+
+      it("reads a ban as active on every read once its end has passed, with no write", async () => {
+        const start = Date.parse("2030-01-01T00:00:00.000Z");
+        clockMs = start;
+        const user = await store.createUser(draft(), [identity()]);
+        const until = new Date(start + HOUR).toISOString();
+        await store.disableUser(user.id, { reason: "spam", until }, new Date(start).toISOString());
+        const banned = await store.findById(user.id);
+        assert.equal(banned?.status, 2);
+        assert.deepEqual(await store.findRestriction(user.id), { reason: "spam", until });
+        assert.equal((await store.findCredentialsById(user.id))?.user.status, 2);
+
+        clockMs = start + HOUR; // the end itself: lifted
+        const lifted = await store.findById(user.id);
+        assert.equal(lifted?.status, 1);
+        assert.equal(lifted?.version, banned?.version, "nothing was written");
+        assert.equal(await store.findRestriction(user.id), null);
+        assert.equal((await store.findCredentialsById(user.id))?.user.status, 1);
+        assert.equal((await store.findByIdentity((await store.findIdentities(user.id))[0]))?.status, 1);
+      });
+
+      it("answers null for the restriction of a missing user", async () => {
+        assert.equal(await store.findRestriction(crypto.randomUUID()), null);
+      });
+    });
+
+    describe("identities, export and delete", () => {
+      it("lists a user's identities with when they were linked", async () => {
+        const ids = [identity("wechat"), identity("douyin")];
+        const user = await store.createUser(draft(), ids);
+        const stored = await store.findIdentities(user.id);
+        assert.deepEqual(
+          stored.map((i) => `${i.platform}:${i.platformId}`).sort(),
+          ids.map((i) => `${i.platform}:${i.platformId}`).sort(),
+        );
+        for (const i of stored) assert.equal(i.createdAt, CREATED_AT);
+        assert.deepEqual(await store.findIdentities(crypto.randomUUID()), []);
+      });
+
+      it("exports every stored field but the password hash", async () => {
+        const input = draft({ passwordSetAt: "2024-03-05T06:07:09.000Z" });
+        const user = await store.createUser(input, [identity()]);
+        await store.disableUser(user.id, { reason: "chargeback", until: "2099-01-01T00:00:00.000Z" }, "2024-03-06T00:00:00.000Z");
+        const record = await store.exportUser(user.id);
+        assert.ok(record);
+        assert.equal(JSON.stringify(record).includes(input.passwordHash), false, "no password hash");
+        assert.equal("passwordHash" in record.user, false);
+        assert.equal(record.user.id, user.id);
+        assert.equal(record.user.username, input.username);
+        assert.equal(record.user.email, input.email);
+        assert.equal(record.user.passwordSetAt, "2024-03-05T06:07:09.000Z");
+        assert.equal(record.user.disabledReason, "chargeback");
+        assert.equal(record.user.disabledUntil, "2099-01-01T00:00:00.000Z");
+        assert.equal(record.user.createdAt, CREATED_AT);
+        assert.deepEqual(record.identities, await store.findIdentities(user.id));
+        assert.equal(await store.exportUser(crypto.randomUUID()), null);
+      });
+
+      it("deletes the user with its identities, freeing them for a new user", async () => {
+        const id = identity();
+        const input = draft();
+        const user = await store.createUser(input, [id]);
+        assert.equal(await store.deleteUser(user.id), true);
+        assert.equal(await store.findById(user.id), null);
+        assert.equal(await store.findByIdentity(id), null);
+        assert.deepEqual(await store.findIdentities(user.id), []);
+        assert.equal(await store.deleteUser(user.id), false);
+        // The same identity, username and email can belong to a new user now.
+        const again = await store.createUser({ ...input, id: crypto.randomUUID() }, [id]);
+        assert.equal((await store.findByIdentity(id))?.id, again.id);
+      });
     });
 
     it("answers ping and migrates again without harm", async () => {

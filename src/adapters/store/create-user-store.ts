@@ -4,23 +4,23 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
-import { KyselyUserStore, type Database } from "./kysely-user-store";
+import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./kysely-user-store";
 import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
 import { failFastWhenUnavailable } from "./unavailable-errors";
 
 /** Opens the configured database and brings its schema up to date before handing it out. */
-export async function createUserStore(config: AppConfig["store"]): Promise<UserStore> {
+export async function createUserStore(config: AppConfig["store"], options: KyselyUserStoreOptions = {}): Promise<UserStore> {
   if (config.kind === "sqlite") {
-    const store = openSqlite(config.path);
+    const store = openSqlite(config.path, options);
     await migrateOrClose(store);
     return failFastWhenUnavailable(store);
   }
   // Schema changes may wait for another process's migration lock and take longer than a request
   // may: they run on a short-lived pool of their own, without the serving pool's tight timeouts.
-  const migrator = openPostgres(config.url, { connectTimeoutMs: config.connectTimeoutMs, queryTimeoutMs: MIGRATION_QUERY_TIMEOUT_MS }, 2);
+  const migrator = openPostgres(config.url, { connectTimeoutMs: config.connectTimeoutMs, queryTimeoutMs: MIGRATION_QUERY_TIMEOUT_MS }, {}, 2);
   await migrateOrClose(migrator);
   await migrator.close();
-  return failFastWhenUnavailable(openPostgres(config.url, config));
+  return failFastWhenUnavailable(openPostgres(config.url, config, options));
 }
 
 const MIGRATION_QUERY_TIMEOUT_MS = 60_000;
@@ -34,7 +34,7 @@ async function migrateOrClose(store: KyselyUserStore): Promise<void> {
   }
 }
 
-function openSqlite(file: string): KyselyUserStore {
+function openSqlite(file: string, options: KyselyUserStoreOptions): KyselyUserStore {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const database = new SqliteDatabase(file);
   // WAL lets readers proceed during a write; busy_timeout waits out another connection's write
@@ -43,7 +43,7 @@ function openSqlite(file: string): KyselyUserStore {
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
   cachePreparedStatements(database);
-  return new KyselyUserStore(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), "sqlite");
+  return new KyselyUserStore(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), "sqlite", options);
 }
 
 /**
@@ -65,7 +65,7 @@ function cachePreparedStatements(database: SqliteDatabase.Database, max = 256): 
   }) as typeof database.prepare;
 }
 
-function openPostgres(url: string, timeouts: PostgresTimeouts, maxConnections?: number): KyselyUserStore {
+function openPostgres(url: string, timeouts: PostgresTimeouts, options: KyselyUserStoreOptions, maxConnections?: number): KyselyUserStore {
   const pool = createPostgresPool(url, timeouts, maxConnections);
-  return new KyselyUserStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres");
+  return new KyselyUserStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres", options);
 }

@@ -8,10 +8,13 @@ import {
   IdentityTakenError,
   type NewUser,
   type ProfileChanges,
+  type StoredIdentity,
   type UserCredentials,
+  type UserRecord,
+  type UserRestriction,
   type UserStore,
 } from "../../core/ports/user-store";
-import type { PlatformIdentityKey, User } from "../../core/user";
+import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../core/user";
 import { migrateToLatest, type SqlDialect } from "./migrations";
 
 /** Written as ISO text on both dialects; read back as Date (PG timestamptz) or text (SQLite). */
@@ -31,6 +34,8 @@ interface UsersTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   version: ColumnType<number, number | undefined, number>;
+  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
+  disabled_until: ColumnType<Date | string | null, string | null | undefined, string | null>;
 }
 
 interface UserIdentitiesTable {
@@ -45,7 +50,10 @@ export interface Database {
   user_identities: UserIdentitiesTable;
 }
 
-/** Everything a User shows. password_hash is deliberately absent: it is never read with a user. */
+/**
+ * Everything a User shows, plus the ban end that decides its status on read. password_hash is
+ * deliberately absent: it is never read with a user.
+ */
 const USER_COLUMNS = [
   "users.id",
   "users.username",
@@ -58,11 +66,23 @@ const USER_COLUMNS = [
   "users.created_at",
   "users.updated_at",
   "users.version",
+  "users.disabled_until",
 ] as const;
 
 type UserRow = Pick<
   Selectable<UsersTable>,
-  "id" | "username" | "email" | "nickname" | "avatar" | "openid" | "guild_id" | "status" | "created_at" | "updated_at" | "version"
+  | "id"
+  | "username"
+  | "email"
+  | "nickname"
+  | "avatar"
+  | "openid"
+  | "guild_id"
+  | "status"
+  | "created_at"
+  | "updated_at"
+  | "version"
+  | "disabled_until"
 >;
 
 /** Thrown inside a transaction to roll it back when the outcome is "nothing happened", not an error. */
@@ -103,7 +123,7 @@ export class KyselyUserStore implements UserStore {
   private async first(query: CompiledQuery<UserRow>, parameters: unknown[]): Promise<User | null> {
     const limit = query.parameters.slice(parameters.length);
     const { rows } = await this.db.executeQuery<UserRow>({ ...query, parameters: [...parameters, ...limit] });
-    return rows[0] ? toUser(rows[0]) : null;
+    return rows[0] ? this.toUser(rows[0]) : null;
   }
 
   migrate(): Promise<void> {
@@ -144,7 +164,7 @@ export class KyselyUserStore implements UserStore {
         // ON CONFLICT waits for a concurrent inserter of the same key to finish, then yields no row.
         if (!(await insertIdentity(trx, user.id, identity, user.createdAt))) throw new IdentityTakenError(identity);
       }
-      return toUser(row);
+      return this.toUser(row);
     });
   }
 
@@ -155,14 +175,14 @@ export class KyselyUserStore implements UserStore {
         const current = await trx.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", userId).executeTakeFirst();
         if (!current) throw new Rollback();
         if (!(await insertIdentity(trx, userId, identity, at))) throw new Rollback();
-        if (!options.asPrimary) return toUser(current);
+        if (!options.asPrimary) return this.toUser(current);
         const updated = await trx
           .updateTable("users")
           .set((eb) => ({ openid: identity.platformId, version: eb("version", "+", 1), updated_at: at }))
           .where("id", "=", userId)
           .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow();
-        return toUser(updated);
+        return this.toUser(updated);
       });
     } catch (err) {
       if (err instanceof Rollback) return null;
@@ -206,7 +226,7 @@ export class KyselyUserStore implements UserStore {
       .where("version", "=", expectedVersion)
       .returning(USER_COLUMNS)
       .executeTakeFirst();
-    if (row) return toUser(row);
+    if (row) return this.toUser(row);
     const exists = await this.db.selectFrom("users").select("id").where("id", "=", id).executeTakeFirst();
     return exists ? "version_conflict" : null;
   }
@@ -218,7 +238,7 @@ export class KyselyUserStore implements UserStore {
       .where("id", "=", id)
       .returning(USER_COLUMNS)
       .executeTakeFirst();
-    return row ? toUser(row) : null;
+    return row ? this.toUser(row) : null;
   }
 
   async setStatus(id: string, status: number): Promise<User | null> {
@@ -228,7 +248,81 @@ export class KyselyUserStore implements UserStore {
       .where("id", "=", id)
       .returning(USER_COLUMNS)
       .executeTakeFirst();
-    return row ? toUser(row) : null;
+    return row ? this.toUser(row) : null;
+  }
+
+  async disableUser(id: string, restriction: { reason: string; until: string | null }, at: string): Promise<User | null> {
+    const row = await this.db
+      .updateTable("users")
+      .set((eb) => ({
+        status: USER_STATUS_DISABLED,
+        disabled_reason: restriction.reason,
+        disabled_until: restriction.until,
+        version: eb("version", "+", 1),
+        updated_at: at,
+      }))
+      .where("id", "=", id)
+      .returning(USER_COLUMNS)
+      .executeTakeFirst();
+    return row ? this.toUser(row) : null;
+  }
+
+  async enableUser(id: string, at: string): Promise<User | null> {
+    const row = await this.db
+      .updateTable("users")
+      .set((eb) => ({
+        status: USER_STATUS_ACTIVE,
+        disabled_reason: null,
+        disabled_until: null,
+        version: eb("version", "+", 1),
+        updated_at: at,
+      }))
+      .where("id", "=", id)
+      .returning(USER_COLUMNS)
+      .executeTakeFirst();
+    return row ? this.toUser(row) : null;
+  }
+
+  async findRestriction(id: string): Promise<UserRestriction | null> {
+    const row = await this.db
+      .selectFrom("users")
+      .select(["status", "disabled_reason", "disabled_until"])
+      .where("id", "=", id)
+      .executeTakeFirst();
+    if (!row || this.effectiveStatus(row) === USER_STATUS_ACTIVE) return null;
+    return { reason: row.disabled_reason, until: row.disabled_until === null ? null : toIso(row.disabled_until) };
+  }
+
+  async findIdentities(userId: string): Promise<StoredIdentity[]> {
+    const rows = await this.db
+      .selectFrom("user_identities")
+      .select(["platform", "platform_id", "created_at"])
+      .where("user_id", "=", userId)
+      .orderBy("created_at")
+      .orderBy("platform")
+      .orderBy("platform_id")
+      .execute();
+    return rows.map((r) => ({ platform: r.platform, platformId: r.platform_id, createdAt: toIso(r.created_at) }));
+  }
+
+  async exportUser(id: string): Promise<UserRecord | null> {
+    // Every column, so a column added later is exported without touching this method.
+    const row = await this.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
+    if (!row) return null;
+    const user: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column === "password_hash") continue;
+      user[camelCase(column)] = value instanceof Date ? value.toISOString() : isTimestampColumn(column) && value !== null ? toIso(value as string) : value;
+    }
+    return { user, identities: await this.findIdentities(id) };
+  }
+
+  async deleteUser(id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom("user_identities").where("user_id", "=", id).execute();
+      const deleted = await trx.deleteFrom("users").where("id", "=", id).returning("id").executeTakeFirst();
+      return deleted !== undefined;
+    });
   }
 
   async ping(): Promise<void> {
@@ -237,6 +331,29 @@ export class KyselyUserStore implements UserStore {
 
   async close(): Promise<void> {
     await this.db.destroy();
+  }
+
+  /** A disabled user whose ban end has passed is active again: decided on every read, never stored. */
+  private effectiveStatus(row: { status: number; disabled_until: Date | string | null }): number {
+    const status = Number(row.status);
+    if (status === USER_STATUS_ACTIVE || row.disabled_until === null) return status;
+    return new Date(row.disabled_until).getTime() <= this.now().getTime() ? USER_STATUS_ACTIVE : status;
+  }
+
+  private toUser(row: UserRow): User {
+    return {
+      id: row.id,
+      username: row.username,
+      email: row.email,
+      nickname: row.nickname,
+      avatar: row.avatar,
+      openid: row.openid,
+      guildId: row.guild_id,
+      status: this.effectiveStatus(row),
+      createdAt: toIso(row.created_at),
+      updatedAt: toIso(row.updated_at),
+      version: Number(row.version),
+    };
   }
 
   /** The only reads that select the password columns. */
@@ -248,7 +365,7 @@ export class KyselyUserStore implements UserStore {
       .executeTakeFirst();
     if (!row) return null;
     return {
-      user: toUser(row),
+      user: this.toUser(row),
       passwordHash: row.password_hash,
       passwordSetAt: row.password_set_at === null ? null : toIso(row.password_set_at),
     };
@@ -266,20 +383,13 @@ async function insertIdentity(trx: Transaction<Database>, userId: string, identi
   return inserted !== undefined;
 }
 
-function toUser(row: UserRow): User {
-  return {
-    id: row.id,
-    username: row.username,
-    email: row.email,
-    nickname: row.nickname,
-    avatar: row.avatar,
-    openid: row.openid,
-    guildId: row.guild_id,
-    status: Number(row.status),
-    createdAt: toIso(row.created_at),
-    updatedAt: toIso(row.updated_at),
-    version: Number(row.version),
-  };
+function camelCase(column: string): string {
+  return column.replace(/_([a-z])/g, (_m, letter: string) => letter.toUpperCase());
+}
+
+/** SQLite keeps timestamps as text; these columns are normalised to the API's ISO form on export. */
+function isTimestampColumn(column: string): boolean {
+  return column.endsWith("_at") || column === "disabled_until";
 }
 
 /** PG hands back Date, SQLite the ISO text we wrote; both leave as `2026-11-22T07:50:00.000Z`. */

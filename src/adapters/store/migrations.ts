@@ -63,6 +63,15 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    // Operators' bans: a reason, and an end after which the user reads as active again.
+    // Each column is added only if missing, so an interrupted run is safe to repeat (see above).
+    "0004_bans": {
+      async up(db: Kysely<any>) {
+        const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "users")?.columns.map((c) => c.name));
+        if (!columns.has("disabled_reason")) await db.schema.alterTable("users").addColumn("disabled_reason", "text").execute();
+        if (!columns.has("disabled_until")) await db.schema.alterTable("users").addColumn("disabled_until", t.timestamp).execute();
+      },
+    },
   };
 }
 

@@ -25,6 +25,28 @@ export interface ProfileChanges {
   avatar?: string | null;
 }
 
+/** Why and until when a user is disabled (status other than 1). */
+export interface UserRestriction {
+  /** The operator's reason; null when disabled without one (e.g. by setStatus). */
+  reason: string | null;
+  /** ISO 8601 UTC end of a ban; null while disabled indefinitely. */
+  until: string | null;
+}
+
+/** A platform identity as stored, with when it was linked. */
+export interface StoredIdentity extends PlatformIdentityKey {
+  createdAt: string;
+}
+
+/**
+ * Everything stored about a user except the password hash: every column of the user's record
+ * (camelCase, timestamps as ISO text) and its identities. For the data-access right (export).
+ */
+export interface UserRecord {
+  user: Record<string, unknown>;
+  identities: StoredIdentity[];
+}
+
 /** Thrown by `createUser` when a platform identity already belongs to a user. Nothing was written. */
 export class IdentityTakenError extends Error {
   constructor(readonly identity: PlatformIdentityKey) {
@@ -72,6 +94,20 @@ export interface UserStore {
   /** Stores a new password hash chosen by the owner (sets passwordSetAt); increments version. */
   setPassword(id: string, passwordHash: string, at: string): Promise<User | null>;
   setStatus(id: string, status: number): Promise<User | null>;
+  /**
+   * Disables the user (status 2) with a reason and an optional end; increments version. A user
+   * whose ban has ended reads as status 1 on every read afterwards, without any write.
+   */
+  disableUser(id: string, restriction: { reason: string; until: string | null }, at: string): Promise<User | null>;
+  /** Makes the user active again and forgets the restriction; increments version. */
+  enableUser(id: string, at: string): Promise<User | null>;
+  /** The restriction in force, or null when the user is active (a ban that ended included) or missing. */
+  findRestriction(id: string): Promise<UserRestriction | null>;
+  findIdentities(userId: string): Promise<StoredIdentity[]>;
+  /** Everything stored about the user except the password hash, or null when the user does not exist. */
+  exportUser(id: string): Promise<UserRecord | null>;
+  /** Removes the user and its identities atomically; false when there was no such user. */
+  deleteUser(id: string): Promise<boolean>;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;
