@@ -1,10 +1,10 @@
 import type { Presence } from "@colyseus/core";
+import { SESSION_CHANGED_TOPIC as TOPIC } from "../src/core/session-events";
 import type { Logger } from "../src/logging/logger";
 import type { SessionService } from "../src/services/session-service";
 
 /** Close code sent to a client whose session ended (logout, new login, password change…). */
 export const SESSION_ENDED_CLOSE_CODE = 4401;
-const TOPIC = "minigame:session-changed";
 
 /** What the guard needs from a room: drop the given user's clients that are not of the live session. */
 export interface GuardedRoom {

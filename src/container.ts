@@ -59,7 +59,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       platformSettings = pointAt(simulator.url, config.platforms);
     }
 
-    const store = await createUserStore(config.store);
+    const now = overrides.now;
+    const store = await createUserStore(config.store, now ? { now: () => new Date(now()) } : {});
     cleanups.push(() => store.close());
     const cache = await createCache(config.cache, config.cacheKeyPrefix, logger);
     cleanups.push(() => cache.close());

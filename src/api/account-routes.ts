@@ -66,5 +66,10 @@ export function userRoutes(deps: AccountRouteDeps): Router {
     const input = parseInput(passwordChangeBody, req.body);
     sendOk(res, await deps.accounts.changePassword(authOf(res).auth, input), "Password changed; a new session started");
   });
+
+  router.delete("/me", async (_req, res) => {
+    await deps.accounts.deleteOwnAccount(authOf(res).auth);
+    sendOk(res, null, "Account deleted");
+  });
   return router;
 }

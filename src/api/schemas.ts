@@ -110,6 +110,7 @@ export const platformAccessTokenSchema = z.strictObject({
 });
 
 export const emptyDataSchema = z.strictObject({});
+export const nullDataSchema = z.null();
 
 export const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
 
@@ -130,6 +131,10 @@ export function errorEnvelope(codes: readonly [string, ...string[]], extra: z.Zo
       fields: z.array(fieldProblemSchema).optional().describe("invalid_request from validation: every problem found"),
       retryAfterSec: z.int().optional().describe("rate_limited: the Retry-After header, in the body too"),
       requestId: z.string().optional().describe("internal_error: quote it when reporting the problem"),
+      disabledUntil: z.iso
+        .datetime()
+        .optional()
+        .meta({ description: "user_disabled by a ban with an end: when it lifts (ISO 8601 UTC); absent while disabled indefinitely", example: "2025-02-01T00:00:00.000Z" }),
       ...extra,
     }),
   });

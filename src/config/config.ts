@@ -1,8 +1,9 @@
 /**
  * The one place that reads settings. Everything else receives the frozen `AppConfig` it returns.
  *
- * Sources, lowest priority first: built-in development defaults, an env file (`.env` in development,
- * `arena.env` in production, as the design card asks), then the real process environment.
+ * Sources, lowest priority first: built-in development defaults, the settings files (`.env` in
+ * development; in production the `arena.env` template, then the operator's `arena.local.env`), then
+ * the real process environment (see settings-files.ts).
  *
  * One schema (`configSchema`) holds every setting, the platform modules' included; `AppConfig` is what
  * it produces. Cross-field rules are refinements of it; production's extra rules live in
@@ -11,14 +12,12 @@
  *
  * Adding a setting: one line in `settingsShape`, one field in `toAppConfig`, one commented line in arena.env.
  */
-import fs from "node:fs";
-import path from "node:path";
-import dotenv from "dotenv";
 import { z } from "zod";
 import type { PlatformDefinition, PlatformSettings } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
 import { bool, int, type Env } from "./config-types";
 import { DEV_JWT_SECRET, placeholderProblems, productionProblems } from "./production-rules";
+import { readSettings } from "./settings-files";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
@@ -244,13 +243,9 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads the env file that belongs to the environment; real environment variables win over it. */
-export function readEnvironment(processEnv: Env = process.env, cwd = process.cwd()): Env {
-  const nodeEnv = processEnv.NODE_ENV ?? "development";
-  const fileName = nodeEnv === "production" ? "arena.env" : ".env";
-  const filePath = path.resolve(cwd, fileName);
-  const fromFile = fs.existsSync(filePath) ? dotenv.parse(fs.readFileSync(filePath)) : {};
-  return { ...fromFile, ...processEnv };
+/** The settings files of the environment under the real environment (see settings-files.ts). */
+export function readEnvironment(processEnv: Env = process.env, root?: string): Env {
+  return readSettings(processEnv, root);
 }
 
 /** Empty strings mean "not set": a blank `KEY=` line in an env file must not override a default. */

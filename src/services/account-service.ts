@@ -5,8 +5,9 @@ import { USER_STATUS_ACTIVE, type User } from "../core/user";
 import type { Logger } from "../logging/logger";
 import { hashPassword, verifyPassword } from "./password-hasher";
 import type { RateLimiter } from "./rate-limiter";
-import { requireFullGrade } from "./session-grade";
+import { requireFullGrade, requireGradeToErase } from "./session-grade";
 import type { AuthContext, IssuedSession, SessionService } from "./session-service";
+import { userDisabledError } from "./user-access";
 
 export type SessionWithUser = Omit<IssuedSession, "sid"> & { user: User };
 
@@ -71,7 +72,7 @@ export class AccountService {
     const chosen = credentials?.passwordSetAt ? credentials.passwordHash : await this.dummyHash;
     const valid = await verifyPassword(password, chosen);
     if (!credentials?.passwordSetAt || !valid) throw new AppError("invalid_credentials");
-    if (credentials.user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+    if (credentials.user.status !== USER_STATUS_ACTIVE) throw await userDisabledError(this.store, credentials.user.id);
     return this.startSession(credentials.user, "new_login");
   }
 
@@ -121,9 +122,56 @@ export class AccountService {
     return user;
   }
 
+  /**
+   * The player erases their own account (PIPL, store review rules): only from a login of the
+   * last RECENT_LOGIN_SEC, so an old stolen token cannot destroy an account.
+   */
+  async deleteOwnAccount(auth: AuthContext): Promise<void> {
+    await requireGradeToErase(auth, this.store);
+    const ageSec = Math.floor(this.now() / 1000) - auth.authTime;
+    if (ageSec > this.options.recentLoginSec) {
+      throw new AppError("recent_login_required", { message: "Deleting the account needs a login from the last few minutes; log in again" });
+    }
+    if (!(await this.eraseUser(auth.userId))) throw new AppError("user_disabled");
+    this.logger.info({ event: "account_deleted", userId: auth.userId }, "account deleted by its owner");
+  }
+
+  /**
+   * Disables a user, with an end for a ban. A restriction already in force ends the session at once,
+   * which also disconnects the user's room clients on every process.
+   */
+  async disableUser(userId: string, restriction: { reason: string; until: string | null }): Promise<User> {
+    const user = await this.store.disableUser(userId, restriction, new Date(this.now()).toISOString());
+    if (!user) throw new AppError("user_disabled", { message: "No such user" });
+    if (user.status !== USER_STATUS_ACTIVE) await this.sessions.endSession(userId, "user_disabled");
+    return user;
+  }
+
+  async enableUser(userId: string): Promise<User> {
+    const user = await this.store.enableUser(userId, new Date(this.now()).toISOString());
+    if (!user) throw new AppError("user_disabled", { message: "No such user" });
+    return user;
+  }
+
+  /**
+   * Removes the user, its identities, its session and its per-user counters from the cache, and
+   * disconnects its room clients. A later login with the same platform identity makes a new user.
+   * Returns false when there was no such user.
+   */
+  async eraseUser(userId: string): Promise<boolean> {
+    const existing = await this.store.findById(userId);
+    const deleted = await this.store.deleteUser(userId);
+    // Even if the user had gone already, make sure nothing of its session is left.
+    await this.sessions.endSession(userId, "user_deleted");
+    const buckets = [`user:matchmake:${userId}`, `account:id:${userId}`];
+    if (existing) buckets.push(`account:u:${existing.username.toLowerCase()}`, `account:e:${existing.email}`);
+    await this.limiter.forget(...buckets);
+    return deleted;
+  }
+
   private async requireCredentials(userId: string): Promise<UserCredentials> {
     const credentials = await this.store.findCredentialsById(userId);
-    if (!credentials || credentials.user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+    if (!credentials || credentials.user.status !== USER_STATUS_ACTIVE) throw await userDisabledError(this.store, credentials?.user.id);
     return credentials;
   }
 

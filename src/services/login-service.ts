@@ -1,10 +1,11 @@
 import { AppError } from "../core/errors";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../core/ports/user-store";
-import type { PlatformIdentityKey, User } from "../core/user";
+import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core/user";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
 import type { SessionService } from "./session-service";
+import { userDisabledError } from "./user-access";
 import { newPlatformUser } from "./user-factory";
 
 export interface PlatformLogin {
@@ -81,6 +82,8 @@ export class LoginService {
     }
 
     const user = await this.findOrCreateUser(platformName, found.key, result.identity);
+    // Refused before a token exists: a disabled player never holds one, not even briefly.
+    if (user.status !== USER_STATUS_ACTIVE) throw this.withEmptySession(await userDisabledError(this.store, user.id));
     // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
     const session = await this.sessions.startSession(user, found.field === "anonymousOpenid" ? "anonymous" : "full");
     this.logger.info({ event: "login", platform: platformName, userId: user.id }, "mini-game login");

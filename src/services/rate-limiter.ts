@@ -20,4 +20,9 @@ export class RateLimiter {
       throw new AppError("rate_limited", { data: { retryAfterSec }, headers: { "Retry-After": String(retryAfterSec) } });
     }
   }
+
+  /** Drops the counters of these buckets (an erased user's). */
+  async forget(...buckets: string[]): Promise<void> {
+    if (buckets.length > 0) await this.cache.delete(...buckets.map((b) => `rate:${b}`));
+  }
 }

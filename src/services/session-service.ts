@@ -2,8 +2,9 @@ import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/credentials";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
-import { USER_STATUS_ACTIVE, type User } from "../core/user";
+import type { User } from "../core/user";
 import { gradeOf, randomId, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
+import { requireActive } from "./user-access";
 
 export type { SessionGrade } from "./token-signer";
 
@@ -38,7 +39,14 @@ export interface AuthContext {
   grade: SessionGrade;
 }
 
-export type SessionEndReason = "logout" | "new_login" | "refresh_reuse" | "password_change" | "user_disabled";
+export type SessionEndReason =
+  | "logout"
+  | "new_login"
+  | "refresh_reuse"
+  | "password_change"
+  | "user_disabled"
+  | "user_deleted"
+  | "operator";
 
 /** Told whenever a user's live session changes, so connected room clients can be re-checked. */
 export type SessionChangeListener = (userId: string, reason: SessionEndReason) => void;
@@ -88,8 +96,8 @@ export class SessionService {
   async verifyAccessToken(token: string | undefined | null): Promise<{ auth: AuthContext; user: User }> {
     if (!token) throw new AppError("token_missing");
     const claims = this.signer.verifyAccess(token);
-    const [user, stored] = await Promise.all([this.store.findById(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
-    if (!user || user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+    const [found, stored] = await Promise.all([this.store.findById(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
+    const user = await requireActive(this.store, found, claims.userId);
     if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
     return { auth: toAuthContext(claims, user), user };
   }
@@ -110,8 +118,7 @@ export class SessionService {
    */
   async refresh(refreshToken: string): Promise<IssuedSession> {
     const claims = this.signer.verifyRefresh(refreshToken);
-    const user = await this.store.findById(claims.userId);
-    if (!user || user.status !== USER_STATUS_ACTIVE) throw new AppError("user_disabled");
+    const user = await requireActive(this.store, await this.store.findById(claims.userId), claims.userId);
 
     const current = await this.cache.get(refreshTokenKey(user.id));
     if (current !== null && constantTimeEqual(current, refreshToken)) {

@@ -92,6 +92,7 @@ describe("OpenAPI description", () => {
     const platformRoutes = platformDefinitions.flatMap((p) => [`GET /api/minigame/${p.name}/access_token`, `GET /api/minigame/${p.name}/login`]);
     assert.deepEqual(routes.sort(), [
       ...platformRoutes,
+      "DELETE /api/users/me",
       "GET /api/users/me",
       "PATCH /api/users/me",
       "POST /api/auth/login",
@@ -202,9 +203,20 @@ describe("OpenAPI description", () => {
     clock += 11 * 60_000;
     assert.equal((await put({ newPassword: "my new password" }, stale)).status, 403);
 
-    const disabled = (await wechatLogin()).body.data;
+    const disabledCode = unique("banned");
+    const disabled = (await wechatLogin(`${disabledCode}.1`)).body.data;
     await h.services.store.setStatus(disabled.user.id, 2);
     assert.equal((await call("GET", "/api/users/me", { headers: bearer(disabled.token) })).status, 403);
+    await h.services.accounts.disableUser(disabled.user.id, { reason: "test", until: new Date(clock + 3600_000).toISOString() });
+    const banned = await wechatLogin(`${disabledCode}.2`);
+    assert.deepEqual([banned.status, banned.body.data.code], [403, "user_disabled"]);
+    assert.ok(banned.body.data.disabledUntil);
+
+    const leaving = (await wechatLogin()).body.data.token;
+    const deleted = await call("DELETE", "/api/users/me", { headers: bearer(leaving) });
+    assert.equal(deleted.status, 200);
+    assert.equal((await call("DELETE", "/api/users/me", { headers: bearer(leaving) })).status, 403);
+    assert.equal((await call("DELETE", "/api/users/me")).status, 401);
 
     const expiring = (await wechatLogin()).body.data.token;
     clock += 3 * 3600_000;

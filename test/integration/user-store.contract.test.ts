@@ -352,7 +352,7 @@ for (const impl of implementations) {
         assert.equal(lifted?.version, banned?.version, "nothing was written");
         assert.equal(await store.findRestriction(user.id), null);
         assert.equal((await store.findCredentialsById(user.id))?.user.status, 1);
-        assert.equal((await store.findByIdentity((await store.findIdentities(user.id))[0]))?.status, 1);
+        assert.equal((await store.findByIdentity((await store.listIdentities(user.id))[0]))?.status, 1);
       });
 
       it("answers null for the restriction of a missing user", async () => {
@@ -360,19 +360,7 @@ for (const impl of implementations) {
       });
     });
 
-    describe("identities, export and delete", () => {
-      it("lists a user's identities with when they were linked", async () => {
-        const ids = [identity("wechat"), identity("douyin")];
-        const user = await store.createUser(draft(), ids);
-        const stored = await store.findIdentities(user.id);
-        assert.deepEqual(
-          stored.map((i) => `${i.platform}:${i.platformId}`).sort(),
-          ids.map((i) => `${i.platform}:${i.platformId}`).sort(),
-        );
-        for (const i of stored) assert.equal(i.createdAt, CREATED_AT);
-        assert.deepEqual(await store.findIdentities(crypto.randomUUID()), []);
-      });
-
+    describe("export and delete", () => {
       it("exports every stored field but the password hash", async () => {
         const input = draft({ passwordSetAt: "2024-03-05T06:07:09.000Z" });
         const user = await store.createUser(input, [identity()]);
@@ -388,7 +376,12 @@ for (const impl of implementations) {
         assert.equal(record.user.disabledReason, "chargeback");
         assert.equal(record.user.disabledUntil, "2099-01-01T00:00:00.000Z");
         assert.equal(record.user.createdAt, CREATED_AT);
-        assert.deepEqual(record.identities, await store.findIdentities(user.id));
+        assert.equal(record.identities.length, 1);
+        assert.deepEqual(
+          record.identities.map(({ platform, platformId }) => ({ platform, platformId })),
+          await store.listIdentities(user.id),
+        );
+        assert.equal(record.identities[0].createdAt, CREATED_AT);
         assert.equal(await store.exportUser(crypto.randomUUID()), null);
       });
 
@@ -399,7 +392,7 @@ for (const impl of implementations) {
         assert.equal(await store.deleteUser(user.id), true);
         assert.equal(await store.findById(user.id), null);
         assert.equal(await store.findByIdentity(id), null);
-        assert.deepEqual(await store.findIdentities(user.id), []);
+        assert.deepEqual(await store.listIdentities(user.id), []);
         assert.equal(await store.deleteUser(user.id), false);
         // The same identity, username and email can belong to a new user now.
         const again = await store.createUser({ ...input, id: crypto.randomUUID() }, [id]);

@@ -293,7 +293,8 @@ export class KyselyUserStore implements UserStore {
     return { reason: row.disabled_reason, until: row.disabled_until === null ? null : toIso(row.disabled_until) };
   }
 
-  async findIdentities(userId: string): Promise<StoredIdentity[]> {
+  /** The identities with when each was linked, for the export. */
+  private async identitiesWithDates(userId: string): Promise<StoredIdentity[]> {
     const rows = await this.db
       .selectFrom("user_identities")
       .select(["platform", "platform_id", "created_at"])
@@ -314,7 +315,7 @@ export class KyselyUserStore implements UserStore {
       if (column === "password_hash") continue;
       user[camelCase(column)] = value instanceof Date ? value.toISOString() : isTimestampColumn(column) && value !== null ? toIso(value as string) : value;
     }
-    return { user, identities: await this.findIdentities(id) };
+    return { user, identities: await this.identitiesWithDates(id) };
   }
 
   async deleteUser(id: string): Promise<boolean> {

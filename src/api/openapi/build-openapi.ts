@@ -15,7 +15,7 @@ export interface OpenApiOptions {
 }
 
 type Json = Record<string, unknown>;
-type Method = "get" | "post" | "patch" | "put";
+type Method = "get" | "post" | "patch" | "put" | "delete";
 
 interface OperationSpec {
   method: Method;
@@ -54,6 +54,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   register("TokenPairResponse", s.okEnvelope(s.tokenPairSchema));
   register("PlatformAccessTokenResponse", s.okEnvelope(s.platformAccessTokenSchema));
   register("LogoutResponse", s.okEnvelope(s.emptyDataSchema));
+  register("DeletedResponse", s.okEnvelope(s.nullDataSchema));
   const allCodes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
   register("Error", s.errorEnvelope(allCodes).describe("Every failure; each operation lists the codes it can return"));
 
@@ -135,6 +136,7 @@ function platformOperations(platform: PlatformDefinition): OperationSpec[] {
         "platform_misconfigured",
         "platform_unavailable",
         "platform_identity_missing",
+        "user_disabled",
       ],
       errorFields: s.platformLoginErrorFields(platform.name, emptyFields),
     },
@@ -255,6 +257,22 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
       body: { schema: s.passwordChangeBody, examples: { firstPassword: { newPassword: password.newPassword }, change: password } },
       success: { status: 200, component: "SessionResponse", description: "Changed; a new session" },
       errors: [...AUTH_ERRORS, "invalid_credentials", "recent_login_required", "login_grade_insufficient", "rate_limited"],
+    },
+    {
+      method: "delete",
+      path: "/api/users/me",
+      operationId: "deleteMe",
+      tag: "Users",
+      summary: "Delete the account",
+      description:
+        "Erases the logged-in user for good (the player's right to deletion): the user, its platform identities " +
+        "and its session. The token stops working and the user's room connections close. Needs a token from a login " +
+        "less than RECENT_LOGIN_SEC (10 min) old (`recent_login_required`): log in again first. An anonymous-grade " +
+        "session may erase only an account whose one way in is that anonymous id (`login_grade_insufficient`). A later login with " +
+        "the same platform account creates a new, empty user.",
+      security: "bearer",
+      success: { status: 200, component: "DeletedResponse", description: "Deleted; `data` is null" },
+      errors: [...AUTH_ERRORS, "login_grade_insufficient", "recent_login_required"],
     },
   ];
 }

@@ -103,7 +103,6 @@ export interface UserStore {
   enableUser(id: string, at: string): Promise<User | null>;
   /** The restriction in force, or null when the user is active (a ban that ended included) or missing. */
   findRestriction(id: string): Promise<UserRestriction | null>;
-  findIdentities(userId: string): Promise<StoredIdentity[]>;
   /** Everything stored about the user except the password hash, or null when the user does not exist. */
   exportUser(id: string): Promise<UserRecord | null>;
   /** Removes the user and its identities atomically; false when there was no such user. */

@@ -1,0 +1,67 @@
+/**
+ * What `npm run admin` works with: the server's own store, cache and session rules, from the same
+ * settings, plus a line to the running servers' presence so kicks reach every process.
+ */
+import { RedisPresence } from "@colyseus/redis-presence";
+import { createCache } from "../adapters/cache/create-cache";
+import { createUserStore } from "../adapters/store/create-user-store";
+import type { AppConfig } from "../config/config";
+import { SESSION_CHANGED_TOPIC } from "../core/session-events";
+import type { Logger } from "../logging/logger";
+import { platformDefinitions } from "../platforms/registry";
+import { AccountService } from "../services/account-service";
+import { AdminService } from "../services/admin-service";
+import { RateLimiter } from "../services/rate-limiter";
+import { SessionService } from "../services/session-service";
+import { TokenSigner } from "../services/token-signer";
+
+export interface AdminContext {
+  admin: AdminService;
+  /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
+  reachesServers: boolean;
+  /** Waits for session-change announcements to be sent, then closes every connection. */
+  close(): Promise<void>;
+}
+
+export async function openAdminContext(config: AppConfig, logger: Logger, audit: Logger): Promise<AdminContext> {
+  const store = await createUserStore(config.store);
+  const cache = await createCache(config.cache, config.cacheKeyPrefix, logger).catch(async (err: unknown) => {
+    await store.close();
+    throw err;
+  });
+  const signer = new TokenSigner({
+    secret: config.jwt.secret,
+    previousSecrets: config.jwt.previousSecrets,
+    accessTtlSec: config.jwt.accessTtlSec,
+    refreshTtlSec: config.jwt.refreshTtlSec,
+  });
+  const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
+  const limiter = new RateLimiter(cache, config.rateLimit.enabled);
+  const accounts = new AccountService(store, sessions, limiter, logger, {
+    recentLoginSec: config.recentLoginSec,
+    accountMax: config.rateLimit.accountMax,
+    accountWindowSec: config.rateLimit.accountWindowSec,
+  });
+
+  // The servers' rooms learn of ended sessions on the Colyseus presence channel (Redis).
+  const presence = config.cache.kind === "redis" ? new RedisPresence(config.cache.url) : undefined;
+  const announcements: Promise<unknown>[] = [];
+  if (presence) {
+    sessions.onSessionChange((userId) => {
+      announcements.push(
+        presence.publish(SESSION_CHANGED_TOPIC, userId).catch((err: unknown) => logger.error({ err, userId }, "could not tell the servers")),
+      );
+    });
+  }
+
+  return {
+    admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),
+    reachesServers: presence !== undefined,
+    close: async () => {
+      await Promise.all(announcements);
+      presence?.shutdown();
+      await cache.close();
+      await store.close();
+    },
+  };
+}

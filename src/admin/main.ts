@@ -1,0 +1,111 @@
+/**
+ * `npm run admin -- <command> <user> [options]`: operators' actions on one user, with the server's
+ * own settings, store and cache, against a running cluster. Results go to stdout as JSON; one
+ * audit line per action goes to stderr (JSON, like the server's log).
+ */
+import os from "node:os";
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { ConfigError, parseConfig } from "../config/config";
+import { operatorEnvironment, readSettings } from "../config/settings-files";
+import { AppError } from "../core/errors";
+import { createLogger } from "../logging/logger";
+import { openAdminContext } from "./admin-context";
+
+const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
+  <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
+commands:
+  find <user>                                  show the user, its restriction, identities and session
+  disable <user> --reason <text> [--until <ISO 8601 time>]
+                                               refuse logins, tokens and room joins (until the time)
+  enable <user>                                lift a disable or ban
+  end-sessions <user>                          log the user out everywhere, closing its room connections
+  erase <user>                                 delete the user, its identities and its session for good
+  export <user>                                everything stored about the user, as JSON (no password hash)
+settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
+
+const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export"] as const;
+type Command = (typeof COMMANDS)[number];
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { reason: { type: "string" }, until: { type: "string" }, by: { type: "string" }, help: { type: "boolean", short: "h" } },
+    });
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const [command, reference, ...extra] = positionals;
+  if (!COMMANDS.includes(command as Command)) return usageError(command ? `unknown command "${command}"` : "a command is required");
+  if (!reference || extra.length > 0) return usageError("exactly one user is required");
+  if (command === "disable" && !values.reason?.trim()) return usageError("disable needs --reason <text>");
+  if (command !== "disable" && (values.reason !== undefined || values.until !== undefined)) {
+    return usageError("--reason and --until belong to disable");
+  }
+  const until = values.until === undefined ? null : Date.parse(values.until);
+  if (until !== null && Number.isNaN(until)) return usageError(`--until must be an ISO 8601 time, e.g. 2030-01-31T00:00:00Z`);
+  const by = values.by?.trim() || os.userInfo().username;
+
+  let config;
+  try {
+    config = parseConfig(readSettings(operatorEnvironment()));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  // Synchronous stderr: the audit line is written before the process exits.
+  const stderr = pino.destination({ fd: 2, sync: true });
+  const logger = createLogger({ level: config.logLevel, destination: stderr, name: "admin" });
+  const audit = createLogger({ level: "info", destination: stderr, name: "admin-audit" });
+  const context = await openAdminContext(config, logger, audit);
+  if (!context.reachesServers && command !== "find" && command !== "export") {
+    process.stderr.write("note: in-memory cache: sessions live inside the server process; this reaches the store only\n");
+  }
+  try {
+    const { admin } = context;
+    const restriction = { reason: values.reason?.trim() ?? "", until: until === null ? null : new Date(until).toISOString() };
+    const actions: Record<Command, () => Promise<unknown>> = {
+      find: () => admin.find(reference, by),
+      disable: () => admin.disable(reference, restriction, by),
+      enable: () => admin.enable(reference, by),
+      "end-sessions": () => admin.endSessions(reference, by),
+      erase: () => admin.erase(reference, by),
+      export: () => admin.export(reference, by),
+    };
+    const result = await actions[command as Command]();
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof AppError && err.status < 500) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  } finally {
+    await context.close();
+  }
+}
+
+function usageError(problem: string): number {
+  process.stderr.write(`${problem}\n${USAGE}\n`);
+  return 2;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`admin failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

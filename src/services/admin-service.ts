@@ -1,0 +1,106 @@
+import { AppError } from "../core/errors";
+import type { UserRecord, UserRestriction, UserStore } from "../core/ports/user-store";
+import type { PlatformIdentityKey, User } from "../core/user";
+import type { Logger } from "../logging/logger";
+import type { AccountService } from "./account-service";
+import type { SessionService } from "./session-service";
+
+/** What `find` shows an operator: the user, why it is disabled if it is, its identities and session. */
+export interface UserOverview {
+  user: User;
+  restriction: UserRestriction | null;
+  identities: PlatformIdentityKey[];
+  /** Whether a session (access or refresh token) is live in the cache. */
+  sessionLive: boolean;
+}
+
+export type AdminAction = "find" | "disable" | "enable" | "end-sessions" | "erase" | "export";
+
+/**
+ * Operators' actions on one user (the `npm run admin` commands), each written to the log as one
+ * audit line: who, what, which user; never tokens or hashes. Knows nothing of the command line.
+ */
+export class AdminService {
+  constructor(
+    private readonly store: UserStore,
+    private readonly sessions: SessionService,
+    private readonly accounts: AccountService,
+    private readonly platformNames: readonly string[],
+    private readonly audit: Logger,
+  ) {}
+
+  /**
+   * A user by id, username, email or `platform:platformId`. An `@` means an email; a known platform
+   * name before the first `:` means an identity; otherwise an id, then a username.
+   */
+  async resolve(reference: string): Promise<User> {
+    const ref = reference.trim();
+    const colon = ref.indexOf(":");
+    let user: User | null = null;
+    if (colon > 0 && this.platformNames.includes(ref.slice(0, colon))) {
+      user = await this.store.findByIdentity({ platform: ref.slice(0, colon), platformId: ref.slice(colon + 1) });
+    } else if (ref.includes("@")) {
+      user = (await this.store.findCredentialsByEmail(ref.toLowerCase()))?.user ?? null;
+    } else {
+      user = (await this.store.findById(ref)) ?? (await this.store.findCredentialsByUsername(ref))?.user ?? null;
+    }
+    if (!user) throw new AppError("user_disabled", { message: `No user matches ${JSON.stringify(ref)}` });
+    return user;
+  }
+
+  async find(reference: string, by: string): Promise<UserOverview> {
+    const user = await this.resolve(reference);
+    this.record(by, "find", user.id);
+    return this.overview(user);
+  }
+
+  async disable(reference: string, restriction: { reason: string; until: string | null }, by: string): Promise<UserOverview> {
+    const { id } = await this.resolve(reference);
+    const user = await this.accounts.disableUser(id, restriction);
+    this.record(by, "disable", id, { reason: restriction.reason, until: restriction.until });
+    return this.overview(user);
+  }
+
+  async enable(reference: string, by: string): Promise<UserOverview> {
+    const { id } = await this.resolve(reference);
+    const user = await this.accounts.enableUser(id);
+    this.record(by, "enable", id);
+    return this.overview(user);
+  }
+
+  async endSessions(reference: string, by: string): Promise<UserOverview> {
+    const user = await this.resolve(reference);
+    await this.sessions.endSession(user.id, "operator");
+    this.record(by, "end-sessions", user.id);
+    return this.overview(user);
+  }
+
+  async erase(reference: string, by: string): Promise<{ erased: string }> {
+    const { id } = await this.resolve(reference);
+    await this.accounts.eraseUser(id);
+    this.record(by, "erase", id);
+    return { erased: id };
+  }
+
+  /** Everything stored about the user, never the password hash: the data-access right. */
+  async export(reference: string, by: string): Promise<UserRecord & { sessionLive: boolean }> {
+    const { id } = await this.resolve(reference);
+    const record = await this.store.exportUser(id);
+    if (!record) throw new AppError("user_disabled", { message: "No such user" });
+    this.record(by, "export", id);
+    return { ...record, sessionLive: (await this.sessions.liveSessionId(id)) !== null };
+  }
+
+  private async overview(user: User): Promise<UserOverview> {
+    const [restriction, identities, sid] = await Promise.all([
+      this.store.findRestriction(user.id),
+      this.store.listIdentities(user.id),
+      this.sessions.liveSessionId(user.id),
+    ]);
+    return { user, restriction, identities, sessionLive: sid !== null };
+  }
+
+  private record(by: string, action: AdminAction, userId: string, detail: Record<string, unknown> = {}): void {
+    this.audit.info({ event: "admin_action", by, action, userId, ...detail }, `admin ${action}`);
+  }
+}
