@@ -60,9 +60,10 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     }
 
     const now = overrides.now;
-    const store = await createUserStore(config.store, now ? { now: () => new Date(now()) } : {});
+    const storeSetting = config.store.kind === "postgres" ? "DATABASE_URL" : "SQLITE_PATH";
+    const store = await opening("the user store", storeSetting, () => createUserStore(config.store, now ? { now: () => new Date(now()) } : {}));
     cleanups.push(() => store.close());
-    const cache = await createCache(config.cache, config.cacheKeyPrefix, logger);
+    const cache = await opening("the Redis cache", "REDIS_URL", () => createCache(config.cache, config.cacheKeyPrefix, logger));
     cleanups.push(() => cache.close());
 
     const signer = new TokenSigner({
@@ -130,6 +131,25 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
   } catch (err) {
     await runAll(cleanups.reverse());
     throw err;
+  }
+}
+
+/** A boot failure an operator can act on: which setting leads to the service that failed. */
+export class StartupError extends Error {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "StartupError";
+  }
+}
+
+async function opening<T>(what: string, setting: string, open: () => Promise<T>): Promise<T> {
+  try {
+    return await open();
+  } catch (err) {
+    const e = err as { message?: unknown; code?: unknown; errors?: Array<{ message?: unknown }> };
+    // Node reports a refused dual-stack connect as an AggregateError with an empty message.
+    const reason = [e.code, e.message || e.errors?.map((x) => x.message).join("; ")].filter(Boolean).join(" ") || String(err);
+    throw new StartupError(`could not open ${what} (${setting}): ${reason}`, err);
   }
 }
 

@@ -2,6 +2,7 @@
 import { listen } from "@colyseus/tools";
 import { createApp } from "./app.config";
 import { ConfigError, loadConfig } from "./config/config";
+import { StartupError } from "./container";
 import { createLogger } from "./logging/logger";
 
 async function main(): Promise<void> {
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  process.stderr.write(`failed to start: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+  // A known cause names the setting; anything else keeps its stack for whoever debugs it.
+  const detail = err instanceof StartupError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+  process.stderr.write(`failed to start: ${detail}\n`);
   process.exit(1);
 });
