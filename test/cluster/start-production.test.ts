@@ -68,7 +68,7 @@ describe("production settings: config:check and precedence", () => {
       fs.writeFileSync(path.join(dir, "arena.local.env"), Object.entries(local).map(([k, v]) => `${k}=${v}`).join("\n"));
       const check = checkSettings({}, dir);
       assert.ok(check.ok, check.ok ? "" : check.problems.join("\n"));
-      assert.equal(check.config.instances, 3, "INSTANCES from arena.local.env");
+      assert.equal(check.instances, 3, "INSTANCES from arena.local.env");
       assert.match(check.summary, /production mode, 3 processes from port 2567, users in PostgreSQL, Redis cache/);
       assert.deepEqual(check.filesRead, [path.join(dir, "arena.env"), path.join(dir, "arena.local.env")]);
     } finally {
