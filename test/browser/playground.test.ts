@@ -9,8 +9,14 @@ import path from "node:path";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/app-harness";
 import { ensureClientBuilt } from "../support/client-build";
+import { declareBackend } from "../support/backend-report";
 
 const CHROMIUM = "/usr/bin/chromium";
+declareBackend({
+  name: "headless Chromium",
+  titles: /headless Chromium/,
+  skipReason: fs.existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install -y chromium)`,
+});
 const RESULTS = path.resolve(__dirname, "../../test-results");
 const ARGS = [
   "--headless",

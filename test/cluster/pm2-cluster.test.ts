@@ -14,6 +14,7 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/simul
 import { freePort, simulatorPlatformEnv } from "../support/app-harness";
 import { buildOnce, ROOT } from "../support/build";
 import { createTestDatabase } from "../support/postgres";
+import { declareBackend } from "../support/backend-report";
 import { testDatabaseUrl } from "../support/services";
 
 const PM2 = path.join(ROOT, "node_modules/.bin/pm2");
@@ -70,6 +71,8 @@ function canConnect(port: number): Promise<boolean> {
 function startRedis(port: number): ChildProcess {
   return spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
 }
+
+declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes under pm2/, skipReason: testDatabaseUrl ? undefined : "TEST_DATABASE_URL is not set" });
 
 (testDatabaseUrl ? describe : describe.skip)("two processes under pm2 (PostgreSQL + Redis)", function () {
   this.timeout(120_000);
@@ -171,153 +174,153 @@ function startRedis(port: number): ChildProcess {
     assert.equal(await left, 4401);
   });
 
-  describe("operators: npm run admin and account deletion against the running cluster", () => {
-    const sql = async (text: string, values: unknown[]) => {
-      const client = new PgClient({ connectionString: env.DATABASE_URL });
-      await client.connect();
-      try {
-        return (await client.query(text, values)).rows;
-      } finally {
-        await client.end();
-      }
-    };
-    /** `npm run admin -- <args>`: its exit code, JSON result and audit lines. */
-    const admin = (...args: string[]) => {
-      const run = spawnSync(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8" });
-      const audit = run.stderr
-        .split("\n")
-        .filter((line) => line.startsWith("{"))
-        .map((line) => JSON.parse(line))
-        .filter((entry) => entry.event === "admin_action");
-      return { status: run.status, result: run.status === 0 ? JSON.parse(run.stdout) : undefined, audit, stderr: run.stderr };
-    };
-    const login = async (code: string, url = urls()[0]) => getJson(`${url}/api/minigame/wechat/login?jsCode=${code}`);
-    /** A lobby client connected to one process, and the URL of the other process. */
-    async function seated(token: string) {
-      const room: Room = await new Client(urls()[1]).joinOrCreate("lobby", { accessToken: token });
-      const port = Number(new URL((room.connection as any).transport.ws.url).port);
-      const left = new Promise<number>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error("not kicked within 3 s")), 3000);
-        room.onLeave((code) => {
-          clearTimeout(timer);
-          resolve(code);
-        });
-      });
-      return { room, left, other: urls()[port === ports[0] ? 1 : 0] };
+  const sql = async (text: string, values: unknown[]) => {
+    const client = new PgClient({ connectionString: env.DATABASE_URL });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows;
+    } finally {
+      await client.end();
     }
-
-    it("disable kicks the user's room client on another process, refuses login with user_disabled, and enable lets it back", async () => {
-      const player = `ban${Date.now()}`;
-      const first = await login(`${player}.1`);
-      const { left } = await seated(first.body.data.token);
-      const disabled = admin("disable", first.body.data.user.id, "--reason", "cheating in ranked", "--by", "ops-alice");
-      assert.equal(disabled.status, 0, disabled.stderr);
-      assert.equal(disabled.result.user.status, 2);
-      assert.deepEqual(disabled.result.restriction, { reason: "cheating in ranked", until: null });
-      assert.equal(await left, 4401);
-      assert.deepEqual(
-        disabled.audit.map((a) => [a.by, a.action, a.userId, a.reason]),
-        [["ops-alice", "disable", first.body.data.user.id, "cheating in ranked"]],
-      );
-
-      for (const url of urls()) {
-        const refused = await login(`${player}.2${url.slice(-1)}`, url);
-        assert.deepEqual([refused.status, refused.body.data.code, refused.body.data.token], [403, "user_disabled", ""]);
-        assert.equal((await getJson(`${url}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` })).status, 403);
-      }
-      assert.equal(admin("enable", `wechat:${first.body.data.user.openid}`, "--by", "ops-alice").status, 0);
-      assert.equal((await login(`${player}.3`, urls()[1])).status, 200);
+  };
+  /** `npm run admin -- <args>`: its exit code, JSON result and audit lines. */
+  const admin = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8" });
+    const audit = run.stderr
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.event === "admin_action");
+    return { status: run.status, result: run.status === 0 ? JSON.parse(run.stdout) : undefined, audit, stderr: run.stderr };
+  };
+  const login = async (code: string, url = urls()[0]) => getJson(`${url}/api/minigame/wechat/login?jsCode=${code}`);
+  /** A lobby client connected to one process, and the URL of the other process. */
+  async function seated(token: string) {
+    const room: Room = await new Client(urls()[1]).joinOrCreate("lobby", { accessToken: token });
+    const port = Number(new URL((room.connection as any).transport.ws.url).port);
+    const left = new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("not kicked within 3 s")), 3000);
+      room.onLeave((code) => {
+        clearTimeout(timer);
+        resolve(code);
+      });
     });
+    return { room, left, other: urls()[port === ports[0] ? 1 : 0] };
+  }
 
-    it("a ban with --until says when it ends, and one whose time has passed no longer blocks", async () => {
-      const player = `until${Date.now()}`;
-      const first = await login(`${player}.1`);
-      const until = new Date(Date.now() + 3600_000).toISOString();
-      assert.equal(admin("disable", first.body.data.user.username, "--reason", "spam", "--until", until).status, 0);
-      const refused = await login(`${player}.2`);
-      assert.deepEqual([refused.status, refused.body.data.disabledUntil], [403, until]);
+  // Operators: npm run admin and account deletion against the running cluster (before the
+  // SIGTERM and Redis outage tests, which restart a process and the Redis server).
+  it("admin disable kicks the user's room client on another process, refuses login with user_disabled, and enable lets it back", async () => {
+    const player = `ban${Date.now()}`;
+    const first = await login(`${player}.1`);
+    const { left } = await seated(first.body.data.token);
+    const disabled = admin("disable", first.body.data.user.id, "--reason", "cheating in ranked", "--by", "ops-alice");
+    assert.equal(disabled.status, 0, disabled.stderr);
+    assert.equal(disabled.result.user.status, 2);
+    assert.deepEqual(disabled.result.restriction, { reason: "cheating in ranked", until: null });
+    assert.equal(await left, 4401);
+    assert.deepEqual(
+      disabled.audit.map((a) => [a.by, a.action, a.userId, a.reason]),
+      [["ops-alice", "disable", first.body.data.user.id, "cheating in ranked"]],
+    );
 
-      const past = new Date(Date.now() - 60_000).toISOString();
-      const lapsed = admin("disable", first.body.data.user.id, "--reason", "spam", "--until", past);
-      assert.equal(lapsed.status, 0, lapsed.stderr);
-      assert.equal(lapsed.result.restriction, null);
-      assert.equal((await login(`${player}.3`, urls()[1])).status, 200);
-    });
+    for (const url of urls()) {
+      const refused = await login(`${player}.2${url.slice(-1)}`, url);
+      assert.deepEqual([refused.status, refused.body.data.code, refused.body.data.token], [403, "user_disabled", ""]);
+      assert.equal((await getJson(`${url}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` })).status, 403);
+    }
+    assert.equal(admin("enable", `wechat:${first.body.data.user.openid}`, "--by", "ops-alice").status, 0);
+    assert.equal((await login(`${player}.3`, urls()[1])).status, 200);
+  });
 
-    it("end-sessions logs the user out everywhere and kicks the room client", async () => {
-      const first = await login(`out${Date.now()}.1`);
-      const { left } = await seated(first.body.data.token);
-      const ended = admin("end-sessions", first.body.data.user.email);
-      assert.equal(ended.status, 0, ended.stderr);
-      assert.equal(ended.result.sessionLive, false);
-      assert.equal(await left, 4401);
-      assert.equal(ended.audit[0].by, os.userInfo().username, "--by defaults to the OS user");
-      for (const url of urls()) {
-        const me = await getJson(`${url}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` });
-        assert.deepEqual([me.status, me.body.data.code], [401, "session_revoked"]);
-      }
-    });
+  it("admin disable --until says when it ends, and one whose time has passed no longer blocks", async () => {
+    const player = `until${Date.now()}`;
+    const first = await login(`${player}.1`);
+    const until = new Date(Date.now() + 3600_000).toISOString();
+    assert.equal(admin("disable", first.body.data.user.username, "--reason", "spam", "--until", until).status, 0);
+    const refused = await login(`${player}.2`);
+    assert.deepEqual([refused.status, refused.body.data.disabledUntil], [403, until]);
 
-    it("find and export show what the store holds, never the password hash", async () => {
-      const first = await login(`exp${Date.now()}.1`);
-      const token = first.body.data.token;
-      const { user } = first.body.data;
-      assert.equal((await getJson(`${urls()[1]}/api/users/me/password`, { authorization: `Bearer ${token}` }, "PUT", { newPassword: "correct horse" })).status, 200);
-      const [row] = await sql("select * from users where id = $1", [user.id]);
-      assert.ok(row.password_hash, "the store holds a hash");
+    const past = new Date(Date.now() - 60_000).toISOString();
+    const lapsed = admin("disable", first.body.data.user.id, "--reason", "spam", "--until", past);
+    assert.equal(lapsed.status, 0, lapsed.stderr);
+    assert.equal(lapsed.result.restriction, null);
+    assert.equal((await login(`${player}.3`, urls()[1])).status, 200);
+  });
 
-      for (const ref of [user.id, user.username, user.email, `wechat:${user.openid}`]) {
-        const found = admin("find", ref);
-        assert.equal(found.status, 0, found.stderr);
-        assert.equal(found.result.user.id, user.id);
-      }
-      const exported = admin("export", user.id, "--by", "dpo");
-      assert.equal(exported.status, 0, exported.stderr);
-      const text = JSON.stringify(exported.result);
-      assert.equal(text.includes(row.password_hash), false, "no password hash");
-      assert.equal(/password_?hash/i.test(text), false);
-      for (const [column, value] of Object.entries(row)) {
-        if (column === "password_hash") continue;
-        const key = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-        const expected = value instanceof Date ? value.toISOString() : value;
-        assert.deepEqual(exported.result.user[key], expected, `export holds ${column}`);
-      }
-      const identities = await sql("select platform, platform_id from user_identities where user_id = $1", [user.id]);
-      assert.deepEqual(
-        exported.result.identities.map((i: any) => [i.platform, i.platformId]),
-        identities.map((i) => [i.platform, i.platform_id]),
-      );
-      assert.deepEqual(exported.audit.map((a) => [a.by, a.action, a.userId]), [["dpo", "export", user.id]]);
-      assert.equal(admin("find", "nobody-by-this-name").status, 1);
-    });
+  it("admin end-sessions logs the user out everywhere and kicks the room client", async () => {
+    const first = await login(`out${Date.now()}.1`);
+    const { left } = await seated(first.body.data.token);
+    const ended = admin("end-sessions", first.body.data.user.email);
+    assert.equal(ended.status, 0, ended.stderr);
+    assert.equal(ended.result.sessionLive, false);
+    assert.equal(await left, 4401);
+    assert.equal(ended.audit[0].by, os.userInfo().username, "--by defaults to the OS user");
+    for (const url of urls()) {
+      const me = await getJson(`${url}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` });
+      assert.deepEqual([me.status, me.body.data.code], [401, "session_revoked"]);
+    }
+  });
 
-    it("erase removes the user and kicks its client; a new login with the same identity creates a fresh user", async () => {
-      const player = `erase${Date.now()}`;
-      const first = await login(`${player}.1`);
-      const { user } = first.body.data;
-      const { left } = await seated(first.body.data.token);
-      const erased = admin("erase", user.id, "--by", "ops-bob");
-      assert.equal(erased.status, 0, erased.stderr);
-      assert.equal(await left, 4401);
-      assert.deepEqual(await sql("select id from users where id = $1", [user.id]), []);
-      assert.deepEqual(await sql("select platform_id from user_identities where user_id = $1", [user.id]), []);
-      const again = await login(`${player}.2`, urls()[1]);
-      assert.equal(again.status, 200);
-      assert.equal(again.body.data.user.openid, user.openid);
-      assert.notEqual(again.body.data.user.id, user.id);
-    });
+  it("admin find and export show what the store holds, never the password hash", async () => {
+    const first = await login(`exp${Date.now()}.1`);
+    const token = first.body.data.token;
+    const { user } = first.body.data;
+    assert.equal((await getJson(`${urls()[1]}/api/users/me/password`, { authorization: `Bearer ${token}` }, "PUT", { newPassword: "correct horse" })).status, 200);
+    const [row] = await sql("select * from users where id = $1", [user.id]);
+    assert.ok(row.password_hash, "the store holds a hash");
 
-    it("DELETE /api/users/me through one process kicks the room client on the other and erases the user", async () => {
-      const player = `self${Date.now()}`;
-      const first = await login(`${player}.1`);
-      const { left, other } = await seated(first.body.data.token);
-      const deleted = await getJson(`${other}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` }, "DELETE");
-      assert.deepEqual([deleted.status, deleted.body], [200, { success: true, message: "Account deleted", data: null }]);
-      assert.equal(await left, 4401);
-      assert.deepEqual(await sql("select id from users where id = $1", [first.body.data.user.id]), []);
-      const again = await login(`${player}.2`, other);
-      assert.notEqual(again.body.data.user.id, first.body.data.user.id);
-    });
+    for (const ref of [user.id, user.username, user.email, `wechat:${user.openid}`]) {
+      const found = admin("find", ref);
+      assert.equal(found.status, 0, found.stderr);
+      assert.equal(found.result.user.id, user.id);
+    }
+    const exported = admin("export", user.id, "--by", "dpo");
+    assert.equal(exported.status, 0, exported.stderr);
+    const text = JSON.stringify(exported.result);
+    assert.equal(text.includes(row.password_hash), false, "no password hash");
+    assert.equal(/password_?hash/i.test(text), false);
+    for (const [column, value] of Object.entries(row)) {
+      if (column === "password_hash") continue;
+      const key = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+      const expected = value instanceof Date ? value.toISOString() : value;
+      assert.deepEqual(exported.result.user[key], expected, `export holds ${column}`);
+    }
+    const identities = await sql("select platform, platform_id from user_identities where user_id = $1", [user.id]);
+    assert.deepEqual(
+      exported.result.identities.map((i: any) => [i.platform, i.platformId]),
+      identities.map((i) => [i.platform, i.platform_id]),
+    );
+    assert.deepEqual(exported.audit.map((a) => [a.by, a.action, a.userId]), [["dpo", "export", user.id]]);
+    assert.equal(admin("find", "nobody-by-this-name").status, 1);
+  });
+
+  it("admin erase removes the user and kicks its client; a new login with the same identity creates a fresh user", async () => {
+    const player = `erase${Date.now()}`;
+    const first = await login(`${player}.1`);
+    const { user } = first.body.data;
+    const { left } = await seated(first.body.data.token);
+    const erased = admin("erase", user.id, "--by", "ops-bob");
+    assert.equal(erased.status, 0, erased.stderr);
+    assert.equal(await left, 4401);
+    assert.deepEqual(await sql("select id from users where id = $1", [user.id]), []);
+    assert.deepEqual(await sql("select platform_id from user_identities where user_id = $1", [user.id]), []);
+    const again = await login(`${player}.2`, urls()[1]);
+    assert.equal(again.status, 200);
+    assert.equal(again.body.data.user.openid, user.openid);
+    assert.notEqual(again.body.data.user.id, user.id);
+  });
+
+  it("DELETE /api/users/me through one process kicks the room client on the other and erases the user", async () => {
+    const player = `self${Date.now()}`;
+    const first = await login(`${player}.1`);
+    const { left, other } = await seated(first.body.data.token);
+    const deleted = await getJson(`${other}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` }, "DELETE");
+    assert.deepEqual([deleted.status, deleted.body], [200, { success: true, message: "Account deleted", data: null }]);
+    assert.equal(await left, 4401);
+    assert.deepEqual(await sql("select id from users where id = $1", [first.body.data.user.id]), []);
+    const again = await login(`${player}.2`, other);
+    assert.notEqual(again.body.data.user.id, first.body.data.user.id);
   });
 
   it("loses no request when SIGTERM arrives during a burst", async () => {

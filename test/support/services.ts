@@ -4,9 +4,15 @@
  * Test code reads these two variables here only, so the app's config stays the one env reader.
  */
 import crypto from "node:crypto";
+import { declareBackend } from "./backend-report";
 
 export const testDatabaseUrl = process.env.TEST_DATABASE_URL || undefined;
 export const testRedisUrl = process.env.TEST_REDIS_URL || undefined;
+
+declareBackend({ name: "SQLite", titles: /SQLite/ });
+declareBackend({ name: "in-memory cache", titles: /memory|MemoryCache/i });
+declareBackend({ name: "PostgreSQL", titles: /PostgreSQL/, skipReason: testDatabaseUrl ? undefined : "TEST_DATABASE_URL is not set" });
+declareBackend({ name: "Redis", titles: /Redis/, skipReason: testRedisUrl ? undefined : "TEST_REDIS_URL is not set" });
 
 /** A key prefix unique to this test run, so parallel runs never collide in a shared Redis. */
 export function uniquePrefix(label: string): string {
