@@ -3,6 +3,15 @@
  */
 import { z } from "zod";
 
+/**
+ * Realistic bounds, so the API description shows them instead of zod's ±2^53 defaults. Versions
+ * are stored as 32-bit integers; platform error numbers are 32-bit on every platform seen.
+ */
+const MAX_INT32 = 2_147_483_647;
+/** Platforms issue tokens for 2 hours; a day leaves room for a platform that grants more. */
+const MAX_PLATFORM_TOKEN_SEC = 24 * 3600;
+const platformNumber = () => z.int().min(-MAX_INT32 - 1).max(MAX_INT32).meta({ example: 0 });
+
 export const RESERVED_USERNAME_PREFIX = "mg_";
 
 export const usernameSchema = z
@@ -52,7 +61,7 @@ export const profilePatchBody = z
       .refine(isHttpsUrl, "must be an https URL")
       .nullable()
       .optional(),
-    version: z.number().int().min(1),
+    version: z.int().min(1).max(MAX_INT32).meta({ example: 1 }),
   })
   .strict();
 
@@ -85,10 +94,14 @@ export const userSchema = z.strictObject({
   avatar: z.string().nullable().describe("An https URL, or null"),
   openid: z.string().nullable().meta({ description: "The platform key the user was found or created by; null for registered accounts", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
   guildId: z.string().nullable(),
-  status: z.int().describe("1 = active. Any other value: the user is disabled and every session ends"),
+  status: z
+    .int()
+    .min(0)
+    .max(99)
+    .meta({ description: "1 = active; 2 = disabled or banned by an operator. Any value but 1: every login and session is refused", example: 1 }),
   createdAt: z.iso.datetime().meta({ description: "ISO 8601 UTC, milliseconds", example: "2025-01-31T08:00:00.000Z" }),
   updatedAt: z.iso.datetime().meta({ example: "2025-01-31T08:00:00.000Z" }),
-  version: z.int().min(1).describe("Starts at 1, +1 on every change; send it back in PATCH /api/users/me"),
+  version: z.int().min(1).max(MAX_INT32).meta({ description: "Starts at 1, +1 on every change; send it back in PATCH /api/users/me", example: 1 }),
 });
 
 const tokenFields = {
@@ -97,7 +110,11 @@ const tokenFields = {
     example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ1c2VySWQiOi…",
   }),
   refreshToken: z.string().meta({ description: "Works once, at POST /api/auth/refresh", example: "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0eXAiOiJy…" }),
-  expiresIn: z.int().positive().describe("Seconds until the access token expires"),
+  expiresIn: z
+    .int()
+    .min(60)
+    .max(30 * 24 * 3600)
+    .meta({ description: "Seconds until the access token expires (ACCESS_TOKEN_TTL_SEC)", example: 7200 }),
 };
 
 export const tokenPairSchema = z.strictObject(tokenFields);
@@ -106,7 +123,7 @@ export const sessionSchema = z.strictObject({ ...tokenFields, user: userSchema }
 /** Spec 2.2. */
 export const platformAccessTokenSchema = z.strictObject({
   access_token: z.string().describe("The platform's server access token, shared through the cache"),
-  expires_in: z.int().min(0).describe("Seconds the token is still valid"),
+  expires_in: z.int().min(0).max(MAX_PLATFORM_TOKEN_SEC).meta({ description: "Seconds the token is still valid", example: 7000 }),
 });
 
 export const emptyDataSchema = z.strictObject({});
@@ -129,7 +146,12 @@ export function errorEnvelope(codes: readonly [string, ...string[]], extra: z.Zo
     data: z.strictObject({
       code: z.enum(codes).describe("Stable machine code"),
       fields: z.array(fieldProblemSchema).optional().describe("invalid_request from validation: every problem found"),
-      retryAfterSec: z.int().optional().describe("rate_limited: the Retry-After header, in the body too"),
+      retryAfterSec: z
+        .int()
+        .min(1)
+        .max(24 * 3600)
+        .optional()
+        .meta({ description: "rate_limited: the Retry-After header, in the body too", example: 30 }),
       requestId: z.string().optional().describe("internal_error: quote it when reporting the problem"),
       disabledUntil: z.iso
         .datetime()
@@ -156,7 +178,7 @@ const PLATFORM_FIELD_NOTES: Record<string, string> = {
 function platformFieldShape(emptyFields: Record<string, unknown>, allOptional: boolean): z.ZodRawShape {
   const shape: Record<string, z.ZodType> = {};
   for (const [name, empty] of Object.entries(emptyFields)) {
-    let field: z.ZodType = typeof empty === "number" ? z.int() : z.string();
+    let field: z.ZodType = typeof empty === "number" ? platformNumber() : z.string();
     if (PLATFORM_FIELD_NOTES[name]) field = field.describe(PLATFORM_FIELD_NOTES[name]);
     shape[name] = allOptional || name === "session_key" ? field.optional() : field;
   }
@@ -185,9 +207,9 @@ export function platformTokenErrorFields(platform: string): z.ZodRawShape {
   return {
     platform: z.literal(platform).optional(),
     reason: z.string().optional().describe("timeout, network_error, malformed_response, http_<status>, token_lock_timeout"),
-    errcode: z.int().optional(),
+    errcode: platformNumber().optional(),
     errmsg: z.string().optional(),
-    err_no: z.int().optional(),
+    err_no: platformNumber().optional(),
     err_tips: z.string().optional(),
   };
 }

@@ -107,8 +107,11 @@ describe("npm run start:prod and the pm2 file", function () {
   this.timeout(120_000);
   let pm2Home: string;
   let baseEnv: NodeJS.ProcessEnv;
+  const gitStatus = () => execFileSync("git", ["status", "--porcelain"], { cwd: ROOT, encoding: "utf8" });
+  let statusBefore: string;
 
   before(async () => {
+    statusBefore = gitStatus();
     await buildOnce();
     pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), "pm2-start-"));
     const port = await freePort();
@@ -159,6 +162,10 @@ describe("npm run start:prod and the pm2 file", function () {
     assert.match(run.stderr, /first error:\n.*could not open the user store \(DATABASE_URL\): .*ECONNREFUSED/);
     assert.doesNotMatch(run.stdout + run.stderr, /is ready/);
     assert.deepEqual(pm2Processes(), [], "the failed processes were removed from pm2");
+  });
+
+  it("changes no tracked file: build, check and start leave git status as it was", () => {
+    assert.equal(gitStatus(), statusBefore);
   });
 
   it("hands pm2 the INSTANCES of the settings files, through the server's loader", () => {

@@ -4,6 +4,8 @@
  * status. An undocumented status, field or error code fails.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
@@ -85,6 +87,28 @@ describe("OpenAPI description", () => {
     assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
     assert.equal(doc.openapi, "3.1.0");
     assert.deepEqual(doc.servers, [{ url: "/", description: "This server" }]);
+  });
+
+  it("gives every integer realistic bounds and an example, and the package's version", () => {
+    const text = JSON.stringify(doc);
+    assert.equal(text.includes("9007199254740991"), false, "no ±2^53 bounds from zod's defaults");
+    const integers: Array<{ at: string; schema: any }> = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== "object") return;
+      if ((node as any).type === "integer") integers.push({ at, schema: node });
+      for (const [key, value] of Object.entries(node)) walk(value, `${at}/${key}`);
+    };
+    walk(doc, "");
+    assert.ok(integers.length >= 10, `found ${integers.length} integer schemas`);
+    for (const { at, schema } of integers) {
+      if (at.includes("/headers/")) continue; // Retry-After: a header, documented in words
+      const low = schema.minimum ?? schema.exclusiveMinimum;
+      assert.ok(Number.isInteger(low) && Number.isInteger(schema.maximum), `${at} has both bounds`);
+      assert.ok(Math.abs(low) <= 2 ** 31 && Math.abs(schema.maximum) <= 2 ** 31, `${at}: ${low}..${schema.maximum}`);
+      if (at.startsWith("/components/")) assert.ok(Number.isInteger(schema.example), `${at} has an example`);
+    }
+    const manifest = JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../package.json"), "utf8"));
+    assert.equal(doc.info.version, manifest.version);
   });
 
   it("documents every route under /api, with a security scheme where one applies", () => {

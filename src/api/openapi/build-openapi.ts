@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../core/errors";
 import type { PlatformDefinition } from "../../platforms/platform";
+import { packageVersion } from "../../package-version";
 import * as s from "../schemas";
 import { API_DESCRIPTION, CODE_EXAMPLES, errorCodeTable, SESSION_NOTE } from "./descriptions";
 
@@ -75,7 +76,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
 
   return {
     openapi: "3.1.0",
-    info: { title: "Mini-game login and room server", version: "1.0.0", description: API_DESCRIPTION + errorCodeTable() },
+    info: { title: "Mini-game login and room server", version: packageVersion(), description: API_DESCRIPTION + errorCodeTable() },
     // Relative, so "Try it out" calls whichever origin serves the page.
     servers: [{ url: "/", description: "This server" }],
     tags: [
