@@ -36,7 +36,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const requestId = res.getHeader("x-request-id");
     if (bodyError) logger.info({ requestId, errorCode: bodyError.code, ...describeBodyError(err) }, "request body refused");
     if (appError) {
-      if (appError.status >= 500) logger.warn({ err: appError.cause ?? appError, errorCode: appError.code, requestId }, appError.message);
+      logFailure(logger, appError, requestId);
       for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
       const body: Envelope<Record<string, unknown>> = {
         success: false,
@@ -54,6 +54,35 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     };
     if (!res.headersSent) res.status(500).json(body);
   };
+}
+
+/** Public detail of a failure worth a log line: which platform, its own error number, why. */
+const LOGGED_FIELDS = ["platform", "reason", "errcode", "errmsg", "err_no", "err_tips", "error"];
+
+/**
+ * One line per failure an operator should see: our 5xx answers and every platform refusal. Expected
+ * failures carry no stack; the platform's error number is not a secret and is logged as `errcode`
+ * (a field named `code` would be redacted: login codes are). Secrets never sit in these fields.
+ */
+function logFailure(logger: Logger, appError: AppError, requestId: unknown): void {
+  if (appError.status < 500 && !appError.code.startsWith("platform_")) return;
+  const detail: Record<string, unknown> = { event: "request_failed", errorCode: appError.code, requestId };
+  for (const field of LOGGED_FIELDS) {
+    const value = appError.data[field];
+    if (value !== undefined && value !== "") detail[field] = value;
+  }
+  const cause = describeCause(appError.cause);
+  if (cause) detail.cause = cause;
+  // Our own credentials being rejected is the operator's problem, not the player's.
+  if (appError.code === "platform_misconfigured") logger.error(detail, appError.message);
+  else logger.warn(detail, appError.message);
+}
+
+function describeCause(cause: unknown): string | undefined {
+  if (cause === undefined || cause === null) return undefined;
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as { code?: unknown }).code;
+  return [cause.name, typeof code === "string" ? code : undefined, cause.message].filter(Boolean).join(": ");
 }
 
 export const notFoundHandler: RequestHandler = (_req, _res, next) => next(new AppError("route_not_found"));

@@ -64,10 +64,8 @@ export class LoginService {
     try {
       result = await client.exchangeCode(codes);
     } catch (err) {
-      if (err instanceof AppError) {
-        this.logPlatformFailure(platformName, err);
-        throw this.withEmptySession(err);
-      }
+      // Logged once, by the edge's error mapper, with the platform's error number.
+      if (err instanceof AppError) throw this.withEmptySession(err);
       throw err;
     }
 
@@ -149,13 +147,6 @@ export class LoginService {
       cause: err.cause,
       headers: err.headers,
     });
-  }
-
-  private logPlatformFailure(platform: string, err: AppError): void {
-    const detail = { event: "platform_login_failed", platform, errorCode: err.code, errcode: err.data.errcode };
-    // Our own credentials being rejected is the operator's problem, not the player's.
-    if (err.code === "platform_misconfigured") this.logger.error(detail, "platform rejected this server's credentials");
-    else this.logger.warn(detail, "platform login failed");
   }
 }
 

@@ -126,7 +126,7 @@ describe("mini-game login failures", () => {
         assertFailure(dy, 502, "platform_misconfigured");
         assert.equal(dy.body.data.errcode, 40015);
         const errors = bad.logs.map((l) => JSON.parse(l)).filter((l) => l.level >= 50);
-        assert.ok(errors.some((l) => l.event === "platform_login_failed" && l.errorCode === "platform_misconfigured"));
+        assert.ok(errors.some((l) => l.event === "request_failed" && l.errorCode === "platform_misconfigured" && l.errcode === 40125));
       } finally {
         await bad.close();
       }
