@@ -8,8 +8,8 @@ import { z } from "zod";
  * are stored as 32-bit integers; platform error numbers are 32-bit on every platform seen.
  */
 const MAX_INT32 = 2_147_483_647;
-/** Platforms issue tokens for 2 hours; a day leaves room for a platform that grants more. */
-const MAX_PLATFORM_TOKEN_SEC = 24 * 3600;
+/** WeChat and Douyin issue tokens for 2 hours, Kuaishou for 48; a week leaves room for more. */
+const MAX_PLATFORM_TOKEN_SEC = 7 * 24 * 3600;
 const platformNumber = () => z.int().min(-MAX_INT32 - 1).max(MAX_INT32).meta({ example: 0 });
 
 export const RESERVED_USERNAME_PREFIX = "mg_";
