@@ -48,6 +48,7 @@ const settingsShape = {
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
   DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(1000),
+  DATABASE_POOL_ACQUIRE_TIMEOUT_MS: int(100, 60_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(1000),
   SQLITE_PATH: z.string().min(1).default("./data/users.sqlite"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
@@ -172,6 +173,7 @@ function toAppConfig(s: Settings) {
           kind: "postgres",
           url: s.DATABASE_URL,
           connectTimeoutMs: s.DATABASE_CONNECT_TIMEOUT_MS,
+          acquireTimeoutMs: s.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
           queryTimeoutMs: s.DATABASE_QUERY_TIMEOUT_MS,
         } as const)
       : ({ kind: "sqlite", path: s.SQLITE_PATH } as const),

@@ -39,7 +39,7 @@ if (testDatabaseUrl) {
     name: "PostgreSQL",
     async prepare() {
       const db = await createTestDatabase(baseUrl);
-      return { config: { kind: "postgres", url: db.url, connectTimeoutMs: 1000, queryTimeoutMs: 1000 }, release: () => db.drop() };
+      return { config: { kind: "postgres", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 1000 }, release: () => db.drop() };
     },
   });
 }

@@ -17,7 +17,7 @@ export async function createUserStore(config: AppConfig["store"], options: Kysel
   }
   // Schema changes may wait for another process's migration lock and take longer than a request
   // may: they run on a short-lived pool of their own, without the serving pool's tight timeouts.
-  const migrator = openPostgres(config.url, { connectTimeoutMs: config.connectTimeoutMs, queryTimeoutMs: MIGRATION_QUERY_TIMEOUT_MS }, {}, 2);
+  const migrator = openPostgres(config.url, { ...config, queryTimeoutMs: MIGRATION_QUERY_TIMEOUT_MS }, {}, 2);
   await migrateOrClose(migrator);
   await migrator.close();
   return failFastWhenUnavailable(openPostgres(config.url, config, options));
