@@ -24,7 +24,16 @@ export function renderPlatformDocs(platforms: readonly PlatformDefinition[] = pl
     const paths = p.simulator.routes.map((r) => code(`${r.method} ${prefixes.get(p.name)}${r.path}`)).join("<br>");
     return [
       `${p.displayName} (${code(p.name)})`,
-      `${code(`GET /api/minigame/${p.name}/login?${params}`)}<br>${code(`GET /api/minigame/${p.name}/access_token`)}`,
+      [
+        `GET /api/minigame/${p.name}/login?${params}`,
+        `GET /api/minigame/${p.name}/access_token`,
+        `POST /api/minigame/${p.name}/access_token/invalidate`,
+        ...(p.playerData?.openData ? [`POST /api/minigame/${p.name}/decrypt`, `POST /api/minigame/${p.name}/signature/verify`] : []),
+        ...(p.playerData?.sessionCheck ? [`GET /api/minigame/${p.name}/session_key/check`] : []),
+        ...(p.playerData?.phoneNumber ? [`POST /api/minigame/${p.name}/phone_number`] : []),
+      ]
+        .map(code)
+        .join("<br>"),
       Object.keys(p.emptyResponseFields()).map(code).join(", "),
       p.userKeyOrder.map((k) => FIELD_NAMES[k]).join(", then "),
       `${settings}<br>API: ${p.defaultApiBaseUrl}`,

@@ -17,6 +17,8 @@ import { AccountService } from "./services/account-service";
 import { LoginService, type PlatformLogin } from "./services/login-service";
 import { RateLimiter } from "./services/rate-limiter";
 import { PlatformTokenService } from "./services/platform-token-service";
+import { PlayerDataService, type PlayerDataPlatform } from "./services/player-data-service";
+import { SessionKeyCustody } from "./services/session-key-custody";
 import { SessionService } from "./services/session-service";
 import { TokenSigner } from "./services/token-signer";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "./simulator/simulator-server";
@@ -32,6 +34,8 @@ export interface Services {
   limiter: RateLimiter;
   platformTokens: PlatformTokenService;
   /** The enabled platforms (PLATFORMS), in registry order. */
+  playerData: PlayerDataService;
+  sessionKeys: SessionKeyCustody;
   platformDefinitions: readonly PlatformDefinition[];
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
@@ -74,10 +78,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       now: overrides.now,
     });
     const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
+    const sessionKeys = new SessionKeyCustody(cache, config.jwt.refreshTtlSec);
 
     const metrics = new Metrics();
     const platformLogins = new Map<string, PlatformLogin>();
     const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
+    const playerDataPlatforms = new Map<string, PlayerDataPlatform>();
     for (const definition of enabled) {
       const settings = platformSettings[definition.name];
       const rawClient = definition.createClient({
@@ -91,9 +97,10 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       const client = instrumentPlatformClient(rawClient, metrics);
       platformLogins.set(definition.name, { definition, client });
       tokenClients.set(definition.name, { client, appId: settings.appId });
+      playerDataPlatforms.set(definition.name, { definition, client, appId: settings.appId });
     }
 
-    const login = new LoginService(platformLogins, store, sessions, logger, {
+    const login = new LoginService(platformLogins, store, sessions, sessionKeys, logger, {
       exposeSessionKey: config.exposeSessionKey,
       placeholderEmailDomain: config.placeholderEmailDomain,
       now: overrides.now,
@@ -112,6 +119,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       now: overrides.now,
       metrics,
     });
+    const playerData = new PlayerDataService(playerDataPlatforms, sessionKeys, platformTokens);
 
     return {
       config,
@@ -123,6 +131,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       accounts,
       limiter,
       platformTokens,
+      playerData,
+      sessionKeys,
       platformDefinitions: enabled,
       metrics,
       simulator,

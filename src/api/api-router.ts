@@ -3,6 +3,7 @@ import type { Services } from "../container";
 import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes";
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
+import { playerDataRoutes } from "./player-data-routes";
 import { requestContext } from "./request-context";
 
 /**
@@ -26,6 +27,16 @@ export function createApiRouter(services: Services): Router {
       internalKey: services.config.accessTokenRoute.key,
       limiter: services.limiter,
       limits,
+    }),
+  );
+  api.use(
+    "/minigame",
+    playerDataRoutes({
+      platforms: services.platformDefinitions,
+      sessions: services.sessions,
+      playerData: services.playerData,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),
   );
 

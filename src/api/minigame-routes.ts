@@ -6,6 +6,7 @@ import type { PlatformTokenService } from "../services/platform-token-service";
 import type { RateLimiter } from "../services/rate-limiter";
 import { constantTimeEqual } from "../core/credentials";
 import { sendOk } from "./envelope";
+import { invalidateTokenBody } from "./schemas";
 import { parseInput } from "./validate";
 
 export const INTERNAL_KEY_HEADER = "x-internal-key";
@@ -20,7 +21,10 @@ export interface MinigameRouteDeps {
   limits: { windowSec: number; ipMax: number };
 }
 
-/** Spec 4.1–4.4, mounted at `/minigame`: `/<platform>/login` and `/<platform>/access_token`, one pair per platform. */
+/**
+ * Spec 4.1–4.4, mounted at `/minigame`: `/<platform>/login` and `/<platform>/access_token` per platform,
+ * plus `/<platform>/access_token/invalidate`, where a caller reports a token the platform rejected.
+ */
 export function minigameRoutes(deps: MinigameRouteDeps): Router {
   const router = Router();
   const requireInternalKey = internalKeyGuard(deps.internalKey);
@@ -35,6 +39,11 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
 
     router.get(`/${platform.name}/access_token`, requireInternalKey, async (_req, res) => {
       sendOk(res, await deps.platformTokens.getAccessToken(platform.name), "OK");
+    });
+
+    router.post(`/${platform.name}/access_token/invalidate`, requireInternalKey, async (req, res) => {
+      const { access_token } = parseInput(invalidateTokenBody, req.body);
+      sendOk(res, await deps.platformTokens.invalidate(platform.name, access_token), "OK");
     });
   }
   return router;

@@ -206,10 +206,49 @@ export function platformLoginErrorFields(platform: string, emptyFields: Record<s
 export function platformTokenErrorFields(platform: string): z.ZodRawShape {
   return {
     platform: z.literal(platform).optional(),
-    reason: z.string().optional().describe("timeout, network_error, malformed_response, http_<status>, token_lock_timeout"),
+    reason: z
+      .string()
+      .optional()
+      .describe("timeout, network_error, malformed_response, http_<status>, token_lock_timeout, access_token_rejected (twice, after a refresh)"),
     errcode: platformNumber().optional(),
     errmsg: z.string().optional(),
     err_no: platformNumber().optional(),
     err_tips: z.string().optional(),
   };
 }
+
+/* Platform token healing and player data (issue 12). */
+
+export const invalidateTokenBody = z.object({
+  access_token: z.string().min(1, "is required").max(2048).describe("The platform access token a platform call just rejected"),
+});
+
+export const decryptBody = z.object({
+  encryptedData: z.string().min(1, "is required").max(12_000).describe("Base64, as the platform's client API returned it"),
+  iv: z.string().min(1, "is required").max(64).describe("Base64 of 16 bytes, as the client API returned it"),
+});
+
+export const signatureVerifyBody = z.object({
+  rawData: z.string().max(8192).describe("The `rawData` string exactly as the client API returned it"),
+  signature: z.string().min(1, "is required").max(128).describe("The `signature` the client API returned with it"),
+});
+
+export const phoneNumberBody = z.object({
+  code: z
+    .string()
+    .min(1, "is required")
+    .max(256)
+    .describe("The code from the phone-number button (`getPhoneNumber`), not a login code; single-use, valid 5 minutes"),
+});
+
+export const decryptedDataSchema = z
+  .record(z.string(), z.unknown())
+  .describe("The decrypted JSON object, as the platform encrypted it, including `watermark` {appid, timestamp}");
+
+export const validitySchema = z.strictObject({ valid: z.boolean() });
+
+export const phoneNumberSchema = z.strictObject({
+  phoneNumber: z.string().meta({ description: "With the country code for numbers outside China", example: "13580006666" }),
+  purePhoneNumber: z.string().meta({ example: "13580006666" }),
+  countryCode: z.string().meta({ description: "A string, as on the wire", example: "86" }),
+});

@@ -26,6 +26,15 @@ export const ERROR_CODES = {
   refresh_token_invalid: { status: 401, message: "The refresh token is invalid or its session has ended" },
   account_exists: { status: 409, message: "That username or email is already taken" },
   invalid_credentials: { status: 401, message: "Wrong username, email or password" },
+  session_key_missing: {
+    status: 409,
+    message: "No platform session key is kept for this player on this platform; log in again",
+  },
+  session_key_stale: {
+    status: 409,
+    message: "The data was not encrypted with the kept session key (the player logged in again); fetch it again",
+  },
+  watermark_mismatch: { status: 422, message: "The decrypted data belongs to another app" },
   version_conflict: { status: 409, message: "The record was changed by someone else; reload it and retry" },
   recent_login_required: {
     status: 403,

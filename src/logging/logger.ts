@@ -28,6 +28,12 @@ export const REDACTED_FIELDS = [
   "js_code",
   "anonymous_code",
   "anonymousCode",
+  // Player data: encrypted payloads, signatures and phone numbers are personal or key material.
+  "encryptedData",
+  "rawData",
+  "signature",
+  "phoneNumber",
+  "purePhoneNumber",
 ];
 
 const redactPaths = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]);

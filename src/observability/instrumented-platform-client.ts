@@ -16,9 +16,14 @@ export function instrumentPlatformClient(client: PlatformClient, metrics: Metric
       metrics.platformCall(client.platform, call, outcome, Number(process.hrtime.bigint() - started) / 1e9);
     }
   };
+  const checkSessionKey = client.checkSessionKey?.bind(client);
+  const getPhoneNumber = client.getPhoneNumber?.bind(client);
   return {
     platform: client.platform,
+    tokenApi: client.tokenApi,
     exchangeCode: (codes) => timed("code2session", () => client.exchangeCode(codes)),
-    fetchAccessToken: () => timed("access_token", () => client.fetchAccessToken()),
+    fetchAccessToken: (options) => timed("access_token", () => client.fetchAccessToken(options)),
+    ...(checkSessionKey ? { checkSessionKey: (check) => timed("check_session_key", () => checkSessionKey(check)) } : {}),
+    ...(getPhoneNumber ? { getPhoneNumber: (call) => timed("phone_number", () => getPhoneNumber(call)) } : {}),
   };
 }

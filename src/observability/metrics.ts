@@ -39,6 +39,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly tokenInvalidations = new client.Counter({
+    name: "platform_access_token_invalidations_total",
+    help: "Cached platform access tokens deleted because a platform call rejected them",
+    labelNames: ["platform"] as const,
+    registers: [this.registry],
+  });
+  private readonly tokenForces = new client.Counter({
+    name: "platform_access_token_forced_refreshes_total",
+    help: "Forced stable-token refreshes after a rejection: done, or blocked by the 20-a-day / 30 s limit",
+    labelNames: ["platform", "outcome"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry });
   }
@@ -59,6 +72,14 @@ export class Metrics {
 
   accessTokenServed(platform: string, result: "hit" | "fetch"): void {
     this.tokenCache.inc({ platform, result });
+  }
+
+  platformTokenInvalidated(platform: string): void {
+    this.tokenInvalidations.inc({ platform });
+  }
+
+  platformTokenForced(platform: string, outcome: "done" | "blocked"): void {
+    this.tokenForces.inc({ platform, outcome });
   }
 
   /** Gauges read at scrape time, e.g. rooms and connected clients from the room layer. */

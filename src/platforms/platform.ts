@@ -5,6 +5,7 @@
  */
 import type { Agent as HttpAgent } from "node:http";
 import type { z } from "zod";
+import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
 import type { PlatformSimulator } from "../simulator/platform-simulator";
 
@@ -46,12 +47,71 @@ export interface PlatformAccessToken {
   expiresInSec: number;
 }
 
+export interface FetchAccessTokenOptions {
+  /** Stable-token APIs only: replace the current token at once (the platforms allow 20 a day, 30 s apart). */
+  forceRefresh?: boolean;
+}
+
+/** What a business call needs to check a player's session key with the platform. */
+export interface SessionKeyCheck {
+  accessToken: string;
+  openid: string;
+  /** HMAC-SHA256 of "" keyed by the session key's base64 text. */
+  signature: string;
+}
+
+export interface PhoneNumber {
+  phoneNumber: string;
+  purePhoneNumber: string;
+  /** A string on the wire ("86"), whatever the documentation's example says. */
+  countryCode: string;
+}
+
+/**
+ * The platform answered a business call with its "this access token is invalid or expired" code
+ * (WeChat 40001/42001/40014, Douyin 28001003/28001008, …). The token helper heals the cached token
+ * and retries once; a second rejection reaches the caller as this 502.
+ */
+export class PlatformTokenRejectedError extends AppError {
+  constructor(
+    readonly platform: string,
+    readonly rejectedToken: string,
+    detail: Record<string, unknown>,
+  ) {
+    super("platform_unavailable", {
+      message: "The platform rejected this server's access token; retry later",
+      data: { platform, reason: "access_token_rejected", ...detail },
+    });
+  }
+}
+
 /** Port to one platform's server API. Failures are thrown as AppError with a platform_* code. */
 export interface PlatformClient {
   readonly platform: string;
+  /** Which token API fetchAccessToken uses; only a stable one can be forced to a new token. */
+  readonly tokenApi: "stable" | "ordinary";
   exchangeCode(codes: LoginCodes): Promise<PlatformLoginResult>;
-  fetchAccessToken(): Promise<PlatformAccessToken>;
+  fetchAccessToken(options?: FetchAccessTokenOptions): Promise<PlatformAccessToken>;
+  /** Whether the platform still accepts the session key behind `signature`; present where documented. */
+  checkSessionKey?(check: SessionKeyCheck): Promise<boolean>;
+  /** Exchanges a phone-number button code (not a login code); present where documented. */
+  getPhoneNumber?(call: { accessToken: string; code: string }): Promise<PhoneNumber>;
 }
+
+/**
+ * Player-data features a platform's references document; the routes exist only for these (any
+ * other platform/route combination is 404 route_not_found).
+ */
+export interface PlayerDataFeatures {
+  /** encryptedData (AES-128-CBC under the session key) and the rawData sha1 signature. */
+  openData: boolean;
+  /** The platform's session-key check; needs the client's checkSessionKey. */
+  sessionCheck: boolean;
+  /** Phone-number codes; needs the client's getPhoneNumber. */
+  phoneNumber: boolean;
+}
+
+export const NO_PLAYER_DATA: PlayerDataFeatures = { openData: false, sessionCheck: false, phoneNumber: false };
 
 export interface PlatformClientDeps {
   settings: PlatformSettings;
@@ -93,6 +153,8 @@ export interface PlatformDefinition {
   userKeyOrder: UserKeyField[];
   /** Platform fields of a failed login's `data`, with empty values, so failures keep the success shape. */
   emptyResponseFields(): Record<string, unknown>;
+  /** Player-data features; absent means none. */
+  playerData?: PlayerDataFeatures;
   createClient(deps: PlatformClientDeps): PlatformClient;
   /** This platform's part of the simulator: its paths, handlers and id formats. */
   simulator: PlatformSimulator;

@@ -163,7 +163,7 @@ export class AccountService {
     const deleted = await this.store.deleteUser(userId);
     // Even if the user had gone already, make sure nothing of its session is left.
     await this.sessions.endSession(userId, "user_deleted");
-    const buckets = [`user:matchmake:${userId}`, `account:id:${userId}`];
+    const buckets = [`user:matchmake:${userId}`, `user:session_check:${userId}`, `user:phone_number:${userId}`, `account:id:${userId}`];
     if (existing) buckets.push(`account:u:${existing.username.toLowerCase()}`, `account:e:${existing.email}`);
     await this.limiter.forget(...buckets);
     return deleted;

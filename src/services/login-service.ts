@@ -4,6 +4,7 @@ import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
+import type { SessionKeyCustody } from "./session-key-custody";
 import type { SessionService } from "./session-service";
 import { userDisabledError } from "./user-access";
 import { newPlatformUser } from "./user-factory";
@@ -38,6 +39,7 @@ export class LoginService {
     private readonly platforms: ReadonlyMap<string, PlatformLogin>,
     private readonly store: UserStore,
     private readonly sessions: SessionService,
+    private readonly custody: SessionKeyCustody,
     private readonly logger: Logger,
     private readonly options: LoginServiceOptions,
   ) {
@@ -82,6 +84,9 @@ export class LoginService {
     const user = await this.findOrCreateUser(platformName, found.key, result.identity);
     // Refused before a token exists: a disabled player never holds one, not even briefly.
     if (user.status !== USER_STATUS_ACTIVE) throw this.withEmptySession(await userDisabledError(this.store, user.id));
+    // Kept whether or not the response shows it: the player-data routes need it on the server.
+    const { openid, sessionKey } = result.identity;
+    await this.custody.keep(user.id, { platform: platformName, openid, sessionKey });
     // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
     const session = await this.sessions.startSession(user, found.field === "anonymousOpenid" ? "anonymous" : "full");
     this.logger.info({ event: "login", platform: platformName, userId: user.id }, "mini-game login");

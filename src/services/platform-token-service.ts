@@ -3,7 +3,7 @@ import { AppError } from "../core/errors";
 import type { Cache } from "../core/ports/cache";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import type { PlatformClient } from "../platforms/platform";
+import { PlatformTokenRejectedError, type PlatformClient } from "../platforms/platform";
 
 export interface PlatformTokenView {
   access_token: string;
@@ -17,6 +17,17 @@ interface CachedToken {
   expiresAt: number;
   /** Epoch ms after which we fetch a new one; the cache TTL ends near it too. */
   refreshAt: number;
+  /** Unique per upstream fetch, so a heal can tell a fresh answer from the entry that failed. */
+  fetchId?: string;
+}
+
+/**
+ * A token a caller saw fail, and the cache entry that held it then (null if none). Any later
+ * entry is a fresh answer, even if it repeats the token (a stable token the force limit kept).
+ */
+interface FailedToken {
+  token: string;
+  staleEntry: string | null;
 }
 
 export interface PlatformTokenServiceOptions {
@@ -24,20 +35,31 @@ export interface PlatformTokenServiceOptions {
   refreshMarginSec: number;
   /** How long a process waits for another process that holds the fetch lock. */
   lockWaitMs: number;
+  /** Forced stable-token refreshes allowed per (Beijing) day; the platforms allow 20. */
+  forceRefreshPerDay?: number;
+  /** Minimum gap between forced refreshes; the platforms ignore a force sooner than 30 s after the last. */
+  forceRefreshGapSec?: number;
   now?: () => number;
   metrics?: Metrics;
 }
 
 const POLL_INTERVAL_MS = 50;
+const BEIJING_OFFSET_MS = 8 * 3600_000;
 
 /**
  * Platform server access tokens, cached so the platform's daily quota is never at risk:
  * in one process concurrent requests share one fetch (single-flight); across processes a lock in
  * the cache lets one process fetch while the others wait for its result.
+ *
+ * Tokens heal themselves: a business call that the platform answers with its bad-token code
+ * reports the token, which is deleted only if it is still the cached one (compare-and-delete, so
+ * a late report never throws away a newer token), and a new one is fetched under the same lock.
  */
 export class PlatformTokenService {
   private readonly inflight = new Map<string, Promise<CachedToken>>();
   private readonly now: () => number;
+  private readonly forcePerDay: number;
+  private readonly forceGapMs: number;
 
   constructor(
     private readonly clients: ReadonlyMap<string, { client: PlatformClient; appId: string }>,
@@ -46,27 +68,74 @@ export class PlatformTokenService {
     private readonly options: PlatformTokenServiceOptions,
   ) {
     this.now = options.now ?? Date.now;
+    this.forcePerDay = options.forceRefreshPerDay ?? 20;
+    this.forceGapMs = (options.forceRefreshGapSec ?? 30) * 1000;
   }
 
   async getAccessToken(platform: string): Promise<PlatformTokenView> {
-    const entry = this.clients.get(platform);
-    if (!entry) throw new AppError("unknown_platform");
-    const key = `platform_access_token:${platform}:${entry.appId}`;
-
-    let token = await this.readCached(key);
-    if (token) this.options.metrics?.accessTokenServed(platform, "hit");
-    if (!token) {
-      let pending = this.inflight.get(key);
-      if (!pending) {
-        pending = this.fetchUnderLock(key, entry.client).finally(() => this.inflight.delete(key));
-        this.inflight.set(key, pending);
-      }
-      token = await pending;
-    }
-    return { access_token: token.accessToken, expires_in: Math.max(0, Math.floor((token.expiresAt - this.now()) / 1000)) };
+    return this.view(await this.obtain(platform));
   }
 
-  private async fetchUnderLock(key: string, client: PlatformClient): Promise<CachedToken> {
+  /**
+   * A caller reports that `failedToken` was rejected. Answers the current token: a newer one if the
+   * cache already moved on, otherwise one fetched by the healing rule.
+   */
+  async invalidate(platform: string, failedToken: string): Promise<PlatformTokenView> {
+    return this.view(await this.heal(platform, failedToken));
+  }
+
+  /**
+   * Runs one platform business call with the cached token. If the platform rejects the token
+   * (the client throws PlatformTokenRejectedError), the token is healed and the call retried once;
+   * a second rejection is final, since a refresh cannot fix e.g. a token of the wrong kind.
+   */
+  async withPlatformToken<T>(platform: string, call: (accessToken: string) => Promise<T>): Promise<T> {
+    const first = await this.obtain(platform);
+    try {
+      return await call(first.accessToken);
+    } catch (err) {
+      if (!(err instanceof PlatformTokenRejectedError)) throw err;
+      const healed = await this.heal(platform, first.accessToken);
+      // The force limit may leave us with the very token that failed: retrying it would only fail again.
+      if (healed.accessToken === first.accessToken) throw err;
+      return await call(healed.accessToken);
+    }
+  }
+
+  private async heal(platform: string, failedToken: string): Promise<CachedToken> {
+    const { key } = this.entry(platform);
+    const raw = await this.cache.get(key);
+    const holdsFailed = raw !== null && parseToken(raw)?.accessToken === failedToken;
+    if (holdsFailed && (await this.cache.deleteIfEquals(key, raw))) {
+      this.options.metrics?.platformTokenInvalidated(platform);
+      this.logger.warn({ event: "platform_token_invalidated", platform }, "platform rejected the cached access token; fetching a new one");
+    }
+    return this.obtain(platform, { token: failedToken, staleEntry: holdsFailed ? raw : null });
+  }
+
+  private async obtain(platform: string, failed?: FailedToken): Promise<CachedToken> {
+    const { key, client, appId } = this.entry(platform);
+    const cached = await this.readUsable(key, failed);
+    if (cached) {
+      this.options.metrics?.accessTokenServed(platform, "hit");
+      return cached;
+    }
+    const flightKey = failed ? `${key}\0${failed.token}` : key;
+    let pending = this.inflight.get(flightKey);
+    if (!pending) {
+      pending = this.fetchUnderLock(key, client, appId, failed).finally(() => this.inflight.delete(flightKey));
+      this.inflight.set(flightKey, pending);
+    }
+    return pending;
+  }
+
+  private entry(platform: string) {
+    const entry = this.clients.get(platform);
+    if (!entry) throw new AppError("unknown_platform");
+    return { ...entry, key: `platform_access_token:${platform}:${entry.appId}` };
+  }
+
+  private async fetchUnderLock(key: string, client: PlatformClient, appId: string, failed?: FailedToken): Promise<CachedToken> {
     const lockKey = `lock:${key}`;
     const owner = crypto.randomBytes(8).toString("hex");
     const deadline = this.now() + this.options.lockWaitMs;
@@ -74,15 +143,15 @@ export class PlatformTokenService {
       if (await this.cache.setIfAbsent(lockKey, owner, this.options.lockWaitMs)) {
         try {
           // Another process may have stored a token between our miss and our lock.
-          const cached = await this.readCached(key);
+          const cached = await this.readUsable(key, failed);
           if (cached) return cached;
-          return await this.fetchAndStore(key, client);
+          return await this.fetchAndStore(key, client, appId, failed);
         } finally {
           await this.cache.deleteIfEquals(lockKey, owner).catch(() => undefined);
         }
       }
       await sleep(POLL_INTERVAL_MS);
-      const cached = await this.readCached(key);
+      const cached = await this.readUsable(key, failed);
       if (cached) return cached;
       if (this.now() > deadline) {
         throw new AppError("platform_unavailable", { data: { platform: client.platform, reason: "token_lock_timeout" } });
@@ -90,9 +159,24 @@ export class PlatformTokenService {
     }
   }
 
-  private async fetchAndStore(key: string, client: PlatformClient): Promise<CachedToken> {
-    const fetched = await client.fetchAccessToken();
+  private async fetchAndStore(key: string, client: PlatformClient, appId: string, failed?: FailedToken): Promise<CachedToken> {
+    let fetched = await client.fetchAccessToken();
     this.options.metrics?.accessTokenServed(client.platform, "fetch");
+    // A stable-token API in normal mode still handing out the token that failed: only a force replaces it.
+    if (failed && client.tokenApi === "stable" && fetched.accessToken === failed.token) {
+      if (await this.mayForceRefresh(client.platform, appId)) {
+        fetched = await client.fetchAccessToken({ forceRefresh: true });
+        this.options.metrics?.accessTokenServed(client.platform, "fetch");
+        this.options.metrics?.platformTokenForced(client.platform, "done");
+        this.logger.warn({ event: "platform_token_forced", platform: client.platform }, "forced a new stable access token");
+      } else {
+        this.options.metrics?.platformTokenForced(client.platform, "blocked");
+        this.logger.warn(
+          { event: "platform_token_force_blocked", platform: client.platform },
+          "the stable token was rejected but the force-refresh limit blocks a new one; serving the current token",
+        );
+      }
+    }
     // The stable token can arrive with as little as 300 s left: the margin never eats the whole lifetime.
     const margin = Math.min(this.options.refreshMarginSec, Math.floor(fetched.expiresInSec / 2));
     const ttlSec = Math.max(1, fetched.expiresInSec - margin);
@@ -101,25 +185,51 @@ export class PlatformTokenService {
       accessToken: fetched.accessToken,
       expiresAt: fetchedAt + fetched.expiresInSec * 1000,
       refreshAt: fetchedAt + ttlSec * 1000,
+      fetchId: crypto.randomBytes(6).toString("base64url"),
     };
     await this.cache.set(key, JSON.stringify(token), ttlSec);
     this.logger.info({ event: "platform_token_fetched", platform: client.platform, ttlSec }, "platform access token fetched");
     return token;
   }
 
-  private async readCached(key: string): Promise<CachedToken | null> {
-    const raw = await this.cache.get(key);
-    if (!raw) return null;
-    try {
-      const parsed = JSON.parse(raw) as CachedToken;
-      if (typeof parsed.accessToken === "string" && typeof parsed.refreshAt === "number" && parsed.refreshAt > this.now()) {
-        return parsed;
-      }
-    } catch {
-      // A corrupt entry is treated as a miss and overwritten by the next fetch.
-    }
-    return null;
+  /**
+   * The platforms' force limit, shared by every process through the cache: at least the gap since
+   * the last force, and at most forcePerDay per day. The day is Beijing's calendar day, where the
+   * platforms' daily quotas are assumed to reset (unconfirmed for the force limit itself).
+   */
+  private async mayForceRefresh(platform: string, appId: string): Promise<boolean> {
+    const scope = `${platform}:${appId}`;
+    if (!(await this.cache.setIfAbsent(`platform_token_force_gap:${scope}`, "1", this.forceGapMs))) return false;
+    const day = new Date(this.now() + BEIJING_OFFSET_MS).toISOString().slice(0, 10);
+    const { count } = await this.cache.increment(`platform_token_force_day:${scope}:${day}`, 2 * 86_400);
+    return count <= this.forcePerDay;
   }
+
+  /** A cached token worth serving: not due for refresh, and not the token a heal is replacing. */
+  private async readUsable(key: string, failed?: FailedToken): Promise<CachedToken | null> {
+    const raw = await this.cache.get(key);
+    const token = raw === null ? undefined : parseToken(raw);
+    if (!token || token.refreshAt <= this.now()) return null;
+    if (failed && raw === failed.staleEntry) return null;
+    return token;
+  }
+
+  private view(token: CachedToken): PlatformTokenView {
+    return { access_token: token.accessToken, expires_in: Math.max(0, Math.floor((token.expiresAt - this.now()) / 1000)) };
+  }
+}
+
+/** A corrupt entry is treated as a miss and overwritten by the next fetch. */
+function parseToken(raw: string): CachedToken | undefined {
+  try {
+    const parsed = JSON.parse(raw) as CachedToken;
+    if (typeof parsed.accessToken === "string" && typeof parsed.refreshAt === "number" && typeof parsed.expiresAt === "number") {
+      return parsed;
+    }
+  } catch {
+    // fall through
+  }
+  return undefined;
 }
 
 function sleep(ms: number): Promise<void> {

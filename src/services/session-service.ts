@@ -3,6 +3,7 @@ import { constantTimeEqual } from "../core/credentials";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
+import { sessionKeyKey } from "./session-key-custody";
 import { gradeOf, randomId, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
 import { requireActive } from "./user-access";
 
@@ -156,9 +157,9 @@ export class SessionService {
     }
   }
 
-  /** Ends whatever session the user has. */
+  /** Ends whatever session the user has, and drops the platform session key kept with it. */
   async endSession(userId: string, reason: SessionEndReason): Promise<void> {
-    await this.cache.delete(accessTokenKey(userId), refreshTokenKey(userId));
+    await this.cache.delete(accessTokenKey(userId), refreshTokenKey(userId), sessionKeyKey(userId));
     this.notify(userId, reason);
   }
 

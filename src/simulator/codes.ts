@@ -113,7 +113,7 @@ export class ConsumedCodes {
 
   constructor(private readonly now: () => number) {}
 
-  static key(platform: string, appId: string, kind: CodeKind, code: string): string {
+  static key(platform: string, appId: string, kind: CodeKind | "phone_code", code: string): string {
     return `${platform}\0${appId}\0${kind}\0${code}`;
   }
 

@@ -3,6 +3,7 @@
  * credentials, token endpoints answering `{access_token, expires_in}`, and errors as
  * `{"errcode", "errmsg"}`. A platform module gives its paths, error numbers and id formats.
  */
+import { loginStateSignature } from "../core/open-data-crypto";
 import { judgeCode, newSessionKey, type CodeRejection } from "./codes";
 import {
   JSON_TYPE,
@@ -46,9 +47,28 @@ export interface ErrcodeSimulatorSpec {
     routes: Array<{ method: "GET" | "POST"; path: string; kind: "ordinary" | "stable" }>;
   };
   ids: { openid(appId: string, player: string): string; unionid(player: string): string };
-  /** How errors travel: WeChat sends them as text/plain with `, rid: …` appended. */
-  errors: { contentType: string; suffix?: () => string };
+  /**
+   * How errors travel: WeChat sends them as text/plain with `, rid: …` appended; its business APIs
+   * append ` rid: …` without the comma [obs, part 2 §3].
+   */
+  errors: { contentType: string; suffix?: () => string; businessSuffix?: () => string };
   tokenPolicy: TokenPolicy;
+  /** APIs that take `access_token` in the query, and how they refuse a token (part 2 §3, §9). */
+  business?: {
+    tokenErrors: { missing: ErrcodeReply; malformed: ErrcodeReply; invalid: ErrcodeReply; expired: ErrcodeReply };
+    /** GET session-key check (WeChat `/wxa/checksession`): HMAC-SHA256("") under the player's current key. */
+    sessionCheck?: { path: string; invalidSigMethod: ErrcodeReply; invalidOpenid: ErrcodeReply; invalidSignature: ErrcodeReply };
+    /** The platform's own business routes, built with the shared token check. */
+    routes?(helpers: ErrcodeBusinessHelpers): SimulatorRoute[];
+  };
+}
+
+export interface ErrcodeBusinessHelpers {
+  /** The token check of every business API: the caller's app, or the refusal to send. */
+  checkToken(req: SimRequest, sim: PlatformSimContext): { refused: SimReply } | { appId: string };
+  /** An error in the business APIs' wire format. */
+  error(reply: ErrcodeReply): SimReply;
+  ok(body: unknown): SimReply;
 }
 
 interface Credentials {
@@ -89,9 +109,11 @@ export function errcodeSimulator(spec: ErrcodeSimulatorSpec): PlatformSimulator 
     if (!verdict.accepted) return error(codeErrors[verdict.reason === "malformed" ? "invalid" : verdict.reason]);
     sim.consumed.markUsed(verdict.consumedKey);
     // Absent ids are omitted, as WeChat does, rather than sent empty.
-    const body: Record<string, unknown> = { ...spec.login.successFields, session_key: newSessionKey() };
+    const sessionKey = newSessionKey();
+    const body: Record<string, unknown> = { ...spec.login.successFields, session_key: sessionKey };
     if (verdict.outcome === "ok") body.openid = spec.ids.openid(c.appid, verdict.player);
     if (verdict.outcome !== "noid") body.unionid = spec.ids.unionid(verdict.player);
+    sim.issueSessionKey(c.appid, typeof body.openid === "string" ? body.openid : "", sessionKey);
     return ok(body);
   }
 
@@ -111,6 +133,36 @@ export function errcodeSimulator(spec: ErrcodeSimulatorSpec): PlatformSimulator 
     };
   }
 
+  const business = spec.business;
+  const businessError = ([errcode, text]: ErrcodeReply): SimReply => {
+    const suffix = spec.errors.businessSuffix ?? spec.errors.suffix;
+    return { contentType: spec.errors.contentType, body: { errcode, errmsg: suffix ? `${text}${suffix()}` : text } };
+  };
+
+  function checkToken(req: SimRequest, sim: PlatformSimContext): { refused: SimReply } | { appId: string } {
+    const errors = business!.tokenErrors;
+    const token = param(req.query, "access_token");
+    if (!token) return { refused: businessError(errors.missing) };
+    const { status, appId } = sim.tokenStatus(token);
+    if (status === "malformed") return { refused: businessError(errors.malformed) };
+    if (status === "expired") return { refused: businessError(errors.expired) };
+    if (status !== "valid" || !appId) return { refused: businessError(errors.invalid) };
+    return { appId };
+  }
+
+  function sessionCheck(req: SimRequest, sim: PlatformSimContext): SimReply {
+    const check = business!.sessionCheck!;
+    const auth = checkToken(req, sim);
+    if ("refused" in auth) return auth.refused;
+    if (param(req.query, "sig_method") !== "hmac_sha256") return businessError(check.invalidSigMethod);
+    const openid = param(req.query, "openid");
+    const signature = param(req.query, "signature");
+    if (!openid) return businessError(check.invalidOpenid);
+    const current = sim.currentSessionKey(auth.appId, openid);
+    if (!current || loginStateSignature(current) !== signature) return businessError(check.invalidSignature);
+    return ok({ errcode: 0, errmsg: "ok" });
+  }
+
   const routes: SimulatorRoute[] = [
     { method: "GET", path: spec.login.path, counts: "code2session", handle: code2Session },
     ...spec.tokens.routes.map(
@@ -122,5 +174,7 @@ export function errcodeSimulator(spec: ErrcodeSimulatorSpec): PlatformSimulator 
       }),
     ),
   ];
+  if (business?.sessionCheck) routes.push({ method: "GET", path: business.sessionCheck.path, counts: "business", handle: sessionCheck });
+  if (business?.routes) routes.push(...business.routes({ checkToken, error: businessError, ok }));
   return { routes, tokenPolicy: spec.tokenPolicy };
 }

@@ -2,7 +2,7 @@
  * What a platform module contributes to the simulator, and what the simulator hands its handlers.
  * The server (simulator-server.ts) knows no platform: it mounts every module's routes.
  */
-import type { TokenBook, TokenPolicy } from "./tokens";
+import type { TokenBook, TokenPolicy, TokenStatus } from "./tokens";
 
 /** Stands for a POST body that was not a JSON object; handlers answer it as bad parameters. */
 export const MALFORMED_BODY = Symbol("malformed body");
@@ -19,8 +19,9 @@ export interface SimReply {
 
 export const JSON_TYPE = "application/json";
 
-/** Which `/__simulator/stats` counter a route increments. */
-export type CallKind = "code2session" | "accessToken";
+/** Which `/__simulator/stats` counter a route increments; "business" is any API that takes an access token. */
+export type CallKind = "code2session" | "accessToken" | "business";
+export const CALL_KINDS: readonly CallKind[] = ["code2session", "accessToken", "business"];
 
 export type CredentialCheck = "ok" | "unknown_appid" | "wrong_secret";
 
@@ -37,6 +38,15 @@ export interface PlatformSimContext {
   readonly consumed: CodeMemory;
   /** Token book of one app; call only after checkCredentials said "ok". */
   tokens(appId: string): TokenBook;
+  /**
+   * How a token a business API received stands, and whose app it belongs to (business APIs carry only
+   * the token): "malformed" when it does not have this platform's token shape.
+   */
+  tokenStatus(token: string): { status: TokenStatus | "malformed"; appId?: string };
+  /** Records a login's session key as the player's only valid one (a new login replaces it, part 1 §3). */
+  issueSessionKey(appId: string, openid: string, sessionKey: string): void;
+  currentSessionKey(appId: string, openid: string): string | undefined;
+  now(): number;
 }
 
 export interface SimulatorRoute {

@@ -6,14 +6,20 @@
  * URL is the simulator's URL plus that prefix (`simulatorBaseUrl`).
  *
  * Like the real platforms every answer is HTTP 200, errors included; only an unknown route gets a
- * 404. Two extra routes let a test in another process read and reset the upstream-call counters:
- * `GET /__simulator/stats` and `POST /__simulator/reset`.
+ * 404. Extra routes for tests and the playground, in this or another process:
+ * - `GET /__simulator/stats` and `POST /__simulator/reset` read and reset the upstream-call counters;
+ * - `POST /__simulator/encrypt` with `{"session_key", "data", "watermark_appid"?}` does what the
+ *   platform does for a client's `getUserInfo`/`getPhoneNumber`: encrypts `data` (a JSON object)
+ *   under a session key the simulator issued (any platform), adding `watermark {appid, timestamp}`
+ *   (the key's app unless `watermark_appid` says otherwise), and answers `{"encryptedData", "iv"}`;
+ *   an unknown key is 404 `{errcode: 404}`, a malformed body 400 `{errcode: 400}`.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PlatformDefinition } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
-import { JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
+import { encryptForClient } from "./open-data";
+import { CALL_KINDS, JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
 import { SimulatorState, type SimulatorApp } from "./state";
 
 export type { SimulatorApp } from "./state";
@@ -133,12 +139,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     for (const route of p.simulator.routes) routes.set(`${route.method} ${prefixes.get(p.name)}${route.path}`, { platform: p.name, route, context });
   }
 
-  const zeroStats = (): SimulatorStats => ({
-    code2session: Object.fromEntries(platforms.map((p) => [p.name, 0])),
-    accessToken: Object.fromEntries(platforms.map((p) => [p.name, 0])),
-  });
+  const perPlatform = (): Record<string, number> => Object.fromEntries(platforms.map((p) => [p.name, 0]));
+  const zeroStats = () => Object.fromEntries(CALL_KINDS.map((kind) => [kind, perPlatform()])) as SimulatorStats;
   let counters = zeroStats();
-  const stats = (): SimulatorStats => ({ code2session: { ...counters.code2session }, accessToken: { ...counters.accessToken } });
+  const stats = () => Object.fromEntries(CALL_KINDS.map((kind) => [kind, { ...counters[kind] }])) as SimulatorStats;
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://simulator.invalid");
@@ -148,6 +152,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       req.resume();
       counters = zeroStats();
       return send(res, 200, { contentType: JSON_TYPE, body: stats() });
+    }
+    if (routeKey === "POST /__simulator/encrypt") {
+      const { status, body } = encryptForClient(await readBody(req), state);
+      return send(res, status, { contentType: JSON_TYPE, body });
     }
     const mounted = routes.get(routeKey);
     if (!mounted) {

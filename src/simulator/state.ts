@@ -1,7 +1,7 @@
-/** What the simulator remembers between requests: apps, consumed codes and token books. */
-import { ConsumedCodes } from "./codes";
+/** What the simulator remembers between requests: apps, consumed codes, token books and session keys. */
+import { ConsumedCodes, MAX_REMEMBERED_CODES } from "./codes";
 import type { CredentialCheck, PlatformSimContext } from "./platform-simulator";
-import { TokenBook, type TokenPolicy } from "./tokens";
+import { TokenBook, type TokenPolicy, type TokenStatus } from "./tokens";
 
 export interface SimulatorApp {
   platform: string;
@@ -9,10 +9,22 @@ export interface SimulatorApp {
   appSecret: string;
 }
 
+/** Who a session key was issued to. */
+export interface IssuedSessionKey {
+  platform: string;
+  appId: string;
+  /** "" when the login gave no openid. */
+  openid: string;
+}
+
 export class SimulatorState {
   readonly consumed: ConsumedCodes;
   private readonly apps = new Map<string, SimulatorApp>();
   private readonly tokenBooks = new Map<string, TokenBook>();
+  /** Current session key per (platform, app, openid). */
+  private readonly currentKeys = new Map<string, string>();
+  /** Every key issued, for the encrypt helper; bounded like consumed codes, oldest dropped first. */
+  private readonly issuedKeys = new Map<string, IssuedSessionKey>();
 
   constructor(
     apps: readonly SimulatorApp[],
@@ -33,7 +45,36 @@ export class SimulatorState {
       consumed: this.consumed,
       checkCredentials: (appId, secret) => this.checkCredentials(platform, appId, secret),
       tokens: (appId) => this.tokens(platform, appId, tokenPolicy),
+      tokenStatus: (token) => (tokenPolicy.shape && !tokenPolicy.shape.test(token) ? { status: "malformed" } : this.findToken(platform, token)),
+      issueSessionKey: (appId, openid, sessionKey) => this.issueSessionKey(sessionKey, { platform, appId, openid }),
+      currentSessionKey: (appId, openid) => this.currentKeys.get(`${platform}\0${appId}\0${openid}`),
+      now: this.now,
     };
+  }
+
+  sessionKeyOwner(sessionKey: string): IssuedSessionKey | undefined {
+    return this.issuedKeys.get(sessionKey);
+  }
+
+  private findToken(platform: string, token: string): { status: TokenStatus; appId?: string } {
+    for (const [key, book] of this.tokenBooks) {
+      const [bookPlatform, appId] = key.split("\0");
+      if (bookPlatform !== platform) continue;
+      const status = book.status(token);
+      if (status !== "unknown") return { status, appId };
+    }
+    return { status: "unknown" };
+  }
+
+  private issueSessionKey(sessionKey: string, issued: IssuedSessionKey): void {
+    if (issued.openid) {
+      const player = `${issued.platform}\0${issued.appId}\0${issued.openid}`;
+      this.currentKeys.delete(player); // re-inserted last, so eviction drops the least recent login
+      this.currentKeys.set(player, sessionKey);
+      evictOldest(this.currentKeys);
+    }
+    this.issuedKeys.set(sessionKey, issued);
+    evictOldest(this.issuedKeys);
   }
 
   private checkCredentials(platform: string, appId: string, secret: string): CredentialCheck {
@@ -48,4 +89,10 @@ export class SimulatorState {
     if (!book) this.tokenBooks.set(key, (book = new TokenBook(policy, this.now)));
     return book;
   }
+}
+
+function evictOldest(map: Map<string, unknown>): void {
+  if (map.size <= MAX_REMEMBERED_CODES) return;
+  const oldest = map.keys().next().value;
+  if (oldest !== undefined) map.delete(oldest);
 }

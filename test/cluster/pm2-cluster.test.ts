@@ -78,6 +78,8 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
   this.timeout(120_000);
   let pm2Home: string;
   let simulator: RunningSimulator;
+  /** The simulator's clock, so forced refreshes can be 30 s apart without waiting. */
+  let simClock = Date.now();
   let redis: ChildProcess;
   let redisPort: number;
   let dropDatabase: () => Promise<void>;
@@ -89,7 +91,7 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
   before(async () => {
     await buildOnce();
     pm2Home = fs.mkdtempSync(path.join(os.tmpdir(), "pm2-"));
-    simulator = await startSimulator({ port: 0 });
+    simulator = await startSimulator({ port: 0, now: () => simClock });
     redisPort = await freePort();
     redis = startRedis(redisPort);
     const db = await createTestDatabase(testDatabaseUrl!);
@@ -111,6 +113,7 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
       ...simulatorPlatformEnv(simulator.url),
       ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY,
       RATE_LIMIT_IP_MAX: "100000",
+      RATE_LIMIT_USER_MAX: "100000",
       SHUTDOWN_TIMEOUT_MS: "8000",
       PLATFORM_TIMEOUT_MS: "15000",
       METRICS_TOKEN: "cluster-metrics-token-0123456789",
@@ -150,6 +153,53 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     );
     assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
     assert.equal(new Set(results.map((r) => r.body.data.access_token)).size, 1);
+    assert.equal(simulator.stats().accessToken.wechat, 1);
+  });
+
+  /** Cancels the app's WeChat stable token at the platform, as another holder of the credentials can. */
+  async function forceRefreshAtPlatform(): Promise<void> {
+    simClock += 31_000;
+    const wx = simulatorPlatformEnv(simulator.url);
+    const res = await fetch(`${wx.WECHAT_API_BASE_URL}/cgi-bin/stable_token`, {
+      method: "POST",
+      body: JSON.stringify({ grant_type: "client_credential", appid: wx.WECHAT_APP_ID, secret: wx.WECHAT_APP_SECRET, force_refresh: true }),
+    });
+    assert.ok(((await res.json()) as any).access_token);
+  }
+
+  it("replaces a token cancelled at the platform with exactly one upstream fetch across both processes, on business calls", async () => {
+    const [a] = urls();
+    const login = await getJson(`${a}/api/minigame/wechat/login?jsCode=heal${Date.now()}`);
+    const bearer = { authorization: `Bearer ${login.body.data.token}` };
+    const dead = (await getJson(`${a}/api/minigame/wechat/access_token`, { "x-internal-key": INTERNAL_KEY })).body.data.access_token;
+    await forceRefreshAtPlatform();
+    simulator.resetStats();
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => getJson(`${urls()[i % 2]}/api/minigame/wechat/session_key/check`, bearer)),
+    );
+    assert.deepEqual(new Set(results.map((r) => `${r.status} ${JSON.stringify(r.body.data)}`)), new Set(['200 {"valid":true}']));
+    assert.equal(simulator.stats().accessToken.wechat, 1);
+    for (const url of urls()) {
+      const served = (await getJson(`${url}/api/minigame/wechat/access_token`, { "x-internal-key": INTERNAL_KEY })).body.data.access_token;
+      assert.notEqual(served, dead);
+    }
+    assert.equal(simulator.stats().accessToken.wechat, 1);
+  });
+
+  it("replaces a reported token with exactly one upstream fetch across both processes", async () => {
+    const key = { "x-internal-key": INTERNAL_KEY };
+    const dead = (await getJson(`${urls()[0]}/api/minigame/wechat/access_token`, key)).body.data.access_token;
+    await forceRefreshAtPlatform();
+    simulator.resetStats();
+    const reports = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => getJson(`${urls()[i % 2]}/api/minigame/wechat/access_token/invalidate`, key, "POST", { access_token: dead })),
+    );
+    assert.deepEqual(new Set(reports.map((r) => r.status)), new Set([200]));
+    const fresh = new Set(reports.map((r) => r.body.data.access_token));
+    assert.equal(fresh.size, 1);
+    assert.ok(!fresh.has(dead));
+    const next = await Promise.all(urls().map((url) => getJson(`${url}/api/minigame/wechat/access_token`, key)));
+    assert.deepEqual(new Set(next.map((r) => r.body.data.access_token)), fresh);
     assert.equal(simulator.stats().accessToken.wechat, 1);
   });
 

@@ -113,7 +113,17 @@ describe("OpenAPI description", () => {
 
   it("documents every route under /api, with a security scheme where one applies", () => {
     const routes = Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops as object).map((m) => `${m.toUpperCase()} ${p}`));
-    const platformRoutes = platformDefinitions.flatMap((p) => [`GET /api/minigame/${p.name}/access_token`, `GET /api/minigame/${p.name}/login`]);
+    const platformRoutes = platformDefinitions.flatMap((p) => [
+      `GET /api/minigame/${p.name}/access_token`,
+      `GET /api/minigame/${p.name}/login`,
+      `POST /api/minigame/${p.name}/access_token/invalidate`,
+      ...(p.playerData?.openData ? [`POST /api/minigame/${p.name}/decrypt`, `POST /api/minigame/${p.name}/signature/verify`] : []),
+      ...(p.playerData?.sessionCheck ? [`GET /api/minigame/${p.name}/session_key/check`] : []),
+      ...(p.playerData?.phoneNumber ? [`POST /api/minigame/${p.name}/phone_number`] : []),
+    ]);
+    // The Contract's platforms: WeChat and Douyin have the player-data routes, only WeChat phone numbers.
+    assert.ok(platformRoutes.includes("POST /api/minigame/douyin/decrypt") && platformRoutes.includes("POST /api/minigame/wechat/phone_number"));
+    assert.ok(!platformRoutes.includes("POST /api/minigame/douyin/phone_number"));
     assert.deepEqual(routes.sort(), [
       ...platformRoutes,
       "DELETE /api/users/me",
@@ -125,6 +135,8 @@ describe("OpenAPI description", () => {
       "POST /api/auth/register",
       "PUT /api/users/me/password",
     ].sort());
+    assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
+    assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
     assert.deepEqual(doc.paths["/api/users/me"].get.security, [{ bearerAuth: [] }]);
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token"].get.security, [{ internalKey: [] }, {}]);
     assert.equal(doc.paths["/api/minigame/wechat/login"].get.security, undefined);
@@ -171,6 +183,55 @@ describe("OpenAPI description", () => {
       assert.equal((await call("GET", route, { headers: { "x-internal-key": INTERNAL_KEY } })).status, 200);
       assert.equal((await call("GET", route)).status, 401);
     }
+  });
+
+  it("token reports, with and without the internal key", async () => {
+    for (const platform of platformDefinitions.map((p) => p.name)) {
+      const route = `/api/minigame/${platform}/access_token/invalidate`;
+      const key = { "x-internal-key": INTERNAL_KEY };
+      assert.equal((await call("POST", route, { body: { access_token: "no-longer-cached" }, headers: key })).status, 200);
+      assert.equal((await call("POST", route, { body: { access_token: "x" } })).status, 401);
+      assert.equal((await call("POST", route, { body: {}, headers: key })).status, 400);
+    }
+  });
+
+  it("player-data routes: success and every failure class match the document", async () => {
+    const name = unique("keyless");
+    const account = await h.request("POST", "/api/auth/register", { username: name, email: `${name}@example.com`, password: "correct horse" });
+    const keyless = bearer(account.body.data.token);
+    const seal = async (sessionKey: string, watermarkAppId?: string) =>
+      (await fetch(`${h.simulator.url}/__simulator/encrypt`, {
+        method: "POST",
+        body: JSON.stringify({ session_key: sessionKey, data: { n: 1 }, watermark_appid: watermarkAppId }),
+      })).json();
+    for (const definition of platformDefinitions.filter((p) => p.playerData?.openData)) {
+      const platform = definition.name;
+      const login = await h.get(loginPath(definition, unique("pd")));
+      const auth = bearer(login.body.data.token);
+      const decrypt = `/api/minigame/${platform}/decrypt`;
+      assert.equal((await call("POST", decrypt, { body: await seal(login.body.data.session_key), headers: auth })).status, 200);
+      assert.equal((await call("POST", decrypt, { body: { encryptedData: "!!", iv: "??" }, headers: auth })).status, 400);
+      assert.equal((await call("POST", decrypt, { body: await seal(login.body.data.session_key, "wx_foreign"), headers: auth })).status, 422);
+      assert.equal((await call("POST", decrypt, { body: await seal(login.body.data.session_key), headers: keyless })).status, 409);
+      assert.equal((await call("POST", decrypt, { body: {} })).status, 401);
+
+      const verify = `/api/minigame/${platform}/signature/verify`;
+      assert.equal((await call("POST", verify, { body: { rawData: "{}", signature: "00" }, headers: auth })).status, 200);
+      assert.equal((await call("POST", verify, { body: { rawData: "{}", signature: "00" }, headers: keyless })).status, 409);
+      assert.equal((await call("POST", verify, { body: { rawData: 1 }, headers: auth })).status, 400);
+
+      if (!definition.playerData?.sessionCheck) continue;
+      const check = `/api/minigame/${platform}/session_key/check`;
+      assert.equal((await call("GET", check, { headers: auth })).status, 200);
+      assert.equal((await call("GET", check, { headers: keyless })).status, 409);
+      assert.equal((await call("GET", check)).status, 401);
+    }
+    const login = (await wechatLogin()).body.data;
+    const phone = (body: unknown, headers = bearer(login.token)) => call("POST", "/api/minigame/wechat/phone_number", { body, headers });
+    const code = `13800138000.${unique("p")}`;
+    assert.equal((await phone({ code })).status, 200);
+    assert.equal((await phone({ code })).status, 401);
+    assert.equal((await phone({})).status, 400);
   });
 
   it("account routes: register, login, refresh, logout", async () => {

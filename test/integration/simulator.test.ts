@@ -293,17 +293,19 @@ describe("platform simulator", () => {
       await http.get("/cgi-bin/token", { grant_type: "client_credential", appid: WX.appId, secret: "wrong" });
       await http.post("/mgplatform/api/apps/v2/token", "{not json");
       await http.post("/mgplatform/api/apps/stable_token", { appid: DY.appId, secret: DY.appSecret, grant_type: "client_credential" });
+      await http.get("/wxa/checksession", { access_token: "junk" });
       await http.get("/no/such/path");
       const expected = {
         code2session: { ...everyPlatform(0), wechat: 2, douyin: 1 },
         accessToken: { ...everyPlatform(0), wechat: 1, douyin: 2 },
+        business: { ...everyPlatform(0), wechat: 1 },
       };
       assert.deepEqual(sim.stats(), expected);
       assert.deepEqual((await http.get("/__simulator/stats")).body, expected);
 
       const reset = await http.post("/__simulator/reset", "");
       assert.equal(reset.status, 200);
-      const zero = { code2session: everyPlatform(0), accessToken: everyPlatform(0) };
+      const zero = { code2session: everyPlatform(0), accessToken: everyPlatform(0), business: everyPlatform(0) };
       assert.deepEqual(sim.stats(), zero);
       assert.deepEqual((await http.get("/__simulator/stats")).body, zero);
     });

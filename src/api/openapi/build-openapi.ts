@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../core/errors";
-import type { PlatformDefinition } from "../../platforms/platform";
+import { NO_PLAYER_DATA, type PlatformDefinition } from "../../platforms/platform";
 import { packageVersion } from "../../package-version";
 import * as s from "../schemas";
 import { API_DESCRIPTION, CODE_EXAMPLES, errorCodeTable, SESSION_NOTE } from "./descriptions";
@@ -56,6 +56,9 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   register("PlatformAccessTokenResponse", s.okEnvelope(s.platformAccessTokenSchema));
   register("LogoutResponse", s.okEnvelope(s.emptyDataSchema));
   register("DeletedResponse", s.okEnvelope(s.nullDataSchema));
+  register("DecryptedDataResponse", s.okEnvelope(s.decryptedDataSchema));
+  register("ValidityResponse", s.okEnvelope(s.validitySchema));
+  register("PhoneNumberResponse", s.okEnvelope(s.phoneNumberSchema));
   const allCodes = Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]];
   register("Error", s.errorEnvelope(allCodes).describe("Every failure; each operation lists the codes it can return"));
 
@@ -82,6 +85,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     tags: [
       { name: "Mini-game login", description: "Log a player in with a code from their platform; no token needed" },
       { name: "Platform access tokens", description: "The app-level platform credential, for other servers of ours" },
+      { name: "Player data", description: "What the server does with the player's platform session key, which it keeps. Bearer token required" },
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
     ],
@@ -156,7 +160,103 @@ function platformOperations(platform: PlatformDefinition): OperationSpec[] {
       errors: ["internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
       errorFields: s.platformTokenErrorFields(platform.name),
     },
+    {
+      method: "post",
+      path: `/api/minigame/${platform.name}/access_token/invalidate`,
+      operationId: `${platform.name}InvalidateAccessToken`,
+      tag: "Platform access tokens",
+      summary: `Report a ${platform.displayName} access token the platform rejected`,
+      description:
+        "Send the token a platform call just rejected (e.g. WeChat 40001/42001/40014). If it is still the cached one it " +
+        "is dropped and a new one fetched under the cluster lock, once for all processes; with a stable-token API, normal " +
+        "mode first, and a forced refresh only if normal mode answers the very token that failed (at most 20 a day, 30 s " +
+        "apart; when the limit blocks, the answer is the current token). A token that is no longer the cached one just " +
+        "gets the current token. Guarded like the GET route.",
+      security: "internalKey",
+      body: { schema: s.invalidateTokenBody, examples: { report: { access_token: "<the token that failed>" } } },
+      success: { status: 200, component: "PlatformAccessTokenResponse", description: "The current token, by the rule above" },
+      errors: ["internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
+      errorFields: s.platformTokenErrorFields(platform.name),
+    },
+    ...playerDataOperations(platform),
   ];
+}
+
+const KEY_NOTE =
+  "Uses the player's platform `session_key`, which the server keeps from their latest login (whether or not the " +
+  "login response shows it) and drops at logout.";
+
+function playerDataOperations(platform: PlatformDefinition): OperationSpec[] {
+  const { name, displayName } = platform;
+  const playerData = platform.playerData ?? NO_PLAYER_DATA;
+  const ops: OperationSpec[] = [];
+  if (playerData.openData) {
+    ops.push(
+      {
+        method: "post",
+        path: `/api/minigame/${name}/decrypt`,
+        operationId: `${name}Decrypt`,
+        tag: "Player data",
+        summary: `Decrypt ${displayName} encryptedData`,
+        description:
+          `${KEY_NOTE} AES-128-CBC with PKCS#7, key = the kept session key. Checked in this order: \`encryptedData\` not ` +
+          "base64 of whole AES blocks or `iv` not 16 bytes → 400 `invalid_request`; no kept key → 409 `session_key_missing`; " +
+          "the key does not fit (the player called login again after the data was made) → 409 `session_key_stale`: get the " +
+          "data again; `watermark.appid` not this server's app id → 422 `watermark_mismatch`.",
+        security: "bearer",
+        body: { schema: s.decryptBody, examples: { sealed: { encryptedData: "<from the client API>", iv: "<from the client API>" } } },
+        success: { status: 200, component: "DecryptedDataResponse", description: "The decrypted JSON object" },
+        errors: [...AUTH_ERRORS, "session_key_missing", "session_key_stale", "watermark_mismatch"],
+      },
+      {
+        method: "post",
+        path: `/api/minigame/${name}/signature/verify`,
+        operationId: `${name}VerifySignature`,
+        tag: "Player data",
+        summary: `Verify a ${displayName} rawData signature`,
+        description: `${KEY_NOTE} Compares \`signature\` in constant time with hex \`sha1(rawData + session_key)\`. A mismatch is \`valid: false\`, not an error.`,
+        security: "bearer",
+        body: { schema: s.signatureVerifyBody, examples: { signed: { rawData: '{"nickName":"Band"}', signature: "75e81ceda165f4ffa64f4068af58c64b8f54b88c" } } },
+        success: { status: 200, component: "ValidityResponse", description: "Whether the signature matches" },
+        errors: [...AUTH_ERRORS, "session_key_missing"],
+      },
+    );
+  }
+  if (playerData.sessionCheck) {
+    ops.push({
+      method: "get",
+      path: `/api/minigame/${name}/session_key/check`,
+      operationId: `${name}CheckSessionKey`,
+      tag: "Player data",
+      summary: `Ask ${displayName} whether the kept session key is still valid`,
+      description:
+        `${KEY_NOTE} Signs the empty string with HMAC-SHA256 under the key and asks the platform. \`valid: false\` means ` +
+        "the player logged in again elsewhere: log in again before decrypting. Limited per user (RATE_LIMIT_USER_MAX).",
+      security: "bearer",
+      success: { status: 200, component: "ValidityResponse", description: "The platform's answer" },
+      errors: [...AUTH_ERRORS, "session_key_missing", "rate_limited", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
+      errorFields: s.platformTokenErrorFields(name),
+    });
+  }
+  if (playerData.phoneNumber) {
+    ops.push({
+      method: "post",
+      path: `/api/minigame/${name}/phone_number`,
+      operationId: `${name}PhoneNumber`,
+      tag: "Player data",
+      summary: `Exchange a ${displayName} phone-number code`,
+      description:
+        "Exchanges the code of the phone-number button (not a login code; single-use, 5 minutes) for the player's number. " +
+        "Returned to the player, not stored. Limited per user (RATE_LIMIT_USER_MAX). With the simulator a code is the number " +
+        "itself, `13800138000.1` (bump the suffix) or `1-5551234567.1` with a country code.",
+      security: "bearer",
+      body: { schema: s.phoneNumberBody, examples: { simulator: { code: "13800138000.1" } } },
+      success: { status: 200, component: "PhoneNumberResponse", description: "The number" },
+      errors: [...AUTH_ERRORS, "platform_code_invalid", "rate_limited", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
+      errorFields: s.platformTokenErrorFields(name),
+    });
+  }
+  return ops;
 }
 
 function accountOperations(placeholderEmailDomain: string): OperationSpec[] {

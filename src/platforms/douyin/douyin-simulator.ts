@@ -9,9 +9,16 @@
  * `ratelimited…` codes get a system error. `anonymous_code` refusals are 40019 instead of 40018.
  * Ids: openid and anonymous_openid are `_000` + 32 base64url characters; unionid is UUID-shaped hex.
  * Reuse is 40018 `bad code` (40019 for anonymous_code); a login consumes both codes, and only if both pass.
+ *
+ * `check_session_key` (part 1 §4) answers `{err_no, err_msg, log_id}`: 28001038 bad params, 28001003
+ * for any token that does not work (missing, malformed, unknown, replaced or expired: the one code
+ * transcribed for mgplatform APIs; whether an expired token gets 28001008 instead is unconfirmed),
+ * 28001004 an openid without a login, 28001039 a signature that is not HMAC-SHA256("") under the
+ * player's current key.
  */
 import crypto from "node:crypto";
-import { idDigest, judgeCode, newSessionKey, uuidShaped, type CodeKind } from "../../simulator/codes";
+import { loginStateSignature } from "../../core/open-data-crypto";
+import { idDigest, judgeCode, newRid, newSessionKey, uuidShaped, type CodeKind } from "../../simulator/codes";
 import { errNoReply } from "../../simulator/err-no-envelope";
 import { JSON_TYPE, MALFORMED_BODY, param, type PlatformSimContext, type PlatformSimulator, type SimReply, type SimRequest } from "../../simulator/platform-simulator";
 import type { IssuedToken } from "../../simulator/tokens";
@@ -58,12 +65,15 @@ function code2Session(req: SimRequest, sim: PlatformSimContext): SimReply {
   if (named) sim.consumed.markUsed(named.consumedKey);
   if (anonymous) sim.consumed.markUsed(anonymous.consumedKey);
 
+  const sessionKey = named ? newSessionKey() : "";
+  const openid = named?.outcome === "ok" ? openidFor(appid, named.player) : "";
+  if (sessionKey) sim.issueSessionKey(appid, openid, sessionKey);
   return {
     contentType: JSON_TYPE,
     body: {
       error: 0,
-      session_key: named ? newSessionKey() : "",
-      openid: named?.outcome === "ok" ? openidFor(appid, named.player) : "",
+      session_key: sessionKey,
+      openid,
       anonymous_openid: anonymous?.outcome === "ok" ? anonymousOpenidFor(appid, anonymous.player) : "",
       unionid: named && named.outcome !== "noid" ? unionidFor(named.player) : "",
     },
@@ -100,13 +110,33 @@ function stableToken(req: SimRequest, sim: PlatformSimContext): SimReply {
   return tokenReply(0, "success", sim.tokens(r.appid).stableToken(r.forceRefresh));
 }
 
+function sessionCheckReply(errNo: number, errMsg: string): SimReply {
+  const logId = `${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}${newRid().replace(/-/g, "").toUpperCase()}`;
+  return { contentType: JSON_TYPE, body: { err_no: errNo, err_msg: errMsg, log_id: logId } };
+}
+
+function checkSessionKey(req: SimRequest, sim: PlatformSimContext): SimReply {
+  const q = req.query;
+  const token = param(q, "access_token");
+  const openid = param(q, "openid");
+  const signature = param(q, "signature");
+  if (!token || !openid || !signature || param(q, "sig_method") !== "hmac_sha256") return sessionCheckReply(28001038, "参数错误");
+  const { status, appId } = sim.tokenStatus(token);
+  if (status !== "valid" || !appId) return sessionCheckReply(28001003, "access_token 无效");
+  const current = sim.currentSessionKey(appId, openid);
+  if (!current) return sessionCheckReply(28001004, "openID 无效");
+  if (loginStateSignature(current) !== signature) return sessionCheckReply(28001039, "签名不正确");
+  return sessionCheckReply(0, "");
+}
+
 export const douyinSimulator: PlatformSimulator = {
   routes: [
     { method: "GET", path: "/mgplatform/api/apps/jscode2session", counts: "code2session", handle: code2Session },
     { method: "POST", path: "/mgplatform/api/apps/v2/token", counts: "accessToken", handle: token },
     { method: "POST", path: "/mgplatform/api/apps/stable_token", counts: "accessToken", handle: stableToken },
+    { method: "GET", path: "/mgplatform/api/apps/check_session_key", counts: "business", handle: checkSessionKey },
   ],
   answersAs: { blocked: "invalid", ratelimited: "busy" },
   // Douyin tokens are observed as hex starting with 0801121.
-  tokenPolicy: { mint: () => `0801121${crypto.randomBytes(32).toString("hex")}` },
+  tokenPolicy: { mint: () => `0801121${crypto.randomBytes(32).toString("hex")}`, shape: /^0801121[0-9a-f]{64}$/ },
 };

@@ -37,6 +37,8 @@ function kuaishouFailure(reply: Record<string, unknown>, call: "login" | "token"
 
 class KuaishouClient implements PlatformClient {
   readonly platform = "kuaishou";
+  // One token API only, and a refetch leaves earlier tokens valid (§7.2): nothing to force.
+  readonly tokenApi = "ordinary";
   constructor(private readonly deps: PlatformClientDeps) {}
 
   async exchangeCode(codes: LoginCodes): Promise<PlatformLoginResult> {

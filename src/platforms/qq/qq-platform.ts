@@ -30,6 +30,8 @@ export const qqPlatform: PlatformDefinition = {
   codeParams: ["code"],
   userKeyOrder: ["openid", "unionid"],
   emptyResponseFields: () => ({ ...ERRCODE_LOGIN_FIELDS }),
+  // QQ decrypts with WeChat's AES scheme (part 2 §6.4); no session-key check or phone API is documented.
+  playerData: { openData: true, sessionCheck: false, phoneNumber: false },
   createClient: (deps) =>
     createErrcodeClient(
       {
@@ -41,6 +43,8 @@ export const qqPlatform: PlatformDefinition = {
           path: "/api/getToken",
           query: { grant_type: "client_credential", appid: appId, secret: appSecret },
         }),
+        // Unconfirmed (part 2 §6.4): how QQ business APIs report a bad token; WeChat's codes are the best guess.
+        badTokenCodes: [40001, 42001, 40014],
       },
       deps,
     ),

@@ -4,7 +4,17 @@
  * supplies its paths and its error table; the login `data` fields are WeChat's.
  */
 import { AppError } from "../../core/errors";
-import type { PlatformAccessToken, PlatformClient, PlatformClientDeps, PlatformLoginResult, PlatformSettings, LoginCodes } from "../platform";
+import {
+  PlatformTokenRejectedError,
+  type FetchAccessTokenOptions,
+  type LoginCodes,
+  type PlatformAccessToken,
+  type PlatformClient,
+  type PlatformClientDeps,
+  type PlatformLoginResult,
+  type PlatformSettings,
+  type SessionKeyCheck,
+} from "../platform";
 import { callPlatformApi, type PlatformCall } from "./http-json";
 import { errorNumber, str } from "./login-code";
 import { BUSY, classifyError, validatedToken, type ErrorTable } from "./platform-errors";
@@ -17,11 +27,29 @@ export interface ErrcodeClientSpec {
   errorTable: ErrorTable;
   /** GET with `appid`, `secret`, `js_code`, `grant_type=authorization_code`. */
   loginPath: string;
+  /** Which token API these settings use; only a stable one can be forced. Default: ordinary. */
+  tokenApi?(settings: PlatformSettings): "stable" | "ordinary";
   /** The token request for these settings. */
-  tokenRequest(settings: PlatformSettings): Omit<PlatformCall, "isBusy">;
+  tokenRequest(settings: PlatformSettings, options: FetchAccessTokenOptions): Omit<PlatformCall, "isBusy">;
+  /** Business-API errcodes that mean "this access token is invalid or expired" (WeChat 40001/42001/40014). */
+  badTokenCodes: readonly number[];
+  /** GET session-key check with query `access_token`, `openid`, `signature`, `sig_method` (WeChat `/wxa/checksession`). */
+  sessionCheck?: { path: string; invalidSignature: number };
 }
 
-const isBusy = (reply: Record<string, unknown>) => errorNumber(reply.errcode) === BUSY;
+export const isErrcodeBusy = (reply: Record<string, unknown>) => errorNumber(reply.errcode) === BUSY;
+const isBusy = isErrcodeBusy;
+
+/** A business call's failure: a rejected token heals (the caller's token helper retries), anything else is classified. */
+export function errcodeBusinessFailure(
+  spec: Pick<ErrcodeClientSpec, "platform" | "errorTable" | "badTokenCodes">,
+  reply: Record<string, unknown>,
+  accessToken: string,
+): AppError {
+  const errcode = errorNumber(reply.errcode);
+  if (spec.badTokenCodes.includes(errcode)) return new PlatformTokenRejectedError(spec.platform, accessToken, { errcode, errmsg: str(reply.errmsg) });
+  return errcodeFailure(spec, reply, "token");
+}
 
 /** A failed call keeps the platform's errcode/errmsg; a failed login also keeps the login's empty fields. */
 export function errcodeFailure(spec: Pick<ErrcodeClientSpec, "platform" | "errorTable">, reply: Record<string, unknown>, call: "login" | "token"): AppError {
@@ -32,8 +60,10 @@ export function errcodeFailure(spec: Pick<ErrcodeClientSpec, "platform" | "error
 }
 
 export function createErrcodeClient(spec: ErrcodeClientSpec, deps: PlatformClientDeps): PlatformClient {
+  const sessionCheck = spec.sessionCheck;
   return {
     platform: spec.platform,
+    tokenApi: spec.tokenApi?.(deps.settings) ?? "ordinary",
 
     async exchangeCode(codes: LoginCodes): Promise<PlatformLoginResult> {
       const { appId, appSecret } = deps.settings;
@@ -52,10 +82,26 @@ export function createErrcodeClient(spec: ErrcodeClientSpec, deps: PlatformClien
       };
     },
 
-    async fetchAccessToken(): Promise<PlatformAccessToken> {
-      const reply = await callPlatformApi(spec.platform, deps, { ...spec.tokenRequest(deps.settings), isBusy });
+    async fetchAccessToken(options: FetchAccessTokenOptions = {}): Promise<PlatformAccessToken> {
+      const reply = await callPlatformApi(spec.platform, deps, { ...spec.tokenRequest(deps.settings, options), isBusy });
       if (errorNumber(reply.errcode) !== 0) throw errcodeFailure(spec, reply, "token");
       return validatedToken(spec.platform, reply.access_token, reply.expires_in);
     },
+
+    ...(sessionCheck && {
+      /** errcode 0: valid; the invalid-signature code: a key the platform no longer accepts (part 1 §3). */
+      async checkSessionKey(check: SessionKeyCheck): Promise<boolean> {
+        const reply = await callPlatformApi(spec.platform, deps, {
+          method: "GET",
+          path: sessionCheck.path,
+          query: { access_token: check.accessToken, signature: check.signature, openid: check.openid, sig_method: "hmac_sha256" },
+          isBusy,
+        });
+        const errcode = errorNumber(reply.errcode);
+        if (errcode === 0) return true;
+        if (errcode === sessionCheck.invalidSignature) return false;
+        throw errcodeBusinessFailure(spec, reply, check.accessToken);
+      },
+    }),
   };
 }

@@ -1,8 +1,10 @@
 import { z } from "zod";
-import { createErrcodeClient, ERRCODE_LOGIN_FIELDS } from "../shared/errcode-client";
-import { loginCodeParam } from "../shared/login-code";
+import { AppError } from "../../core/errors";
+import { createErrcodeClient, ERRCODE_LOGIN_FIELDS, errcodeBusinessFailure, type ErrcodeClientSpec } from "../shared/errcode-client";
+import { callPlatformApi } from "../shared/http-json";
+import { errorNumber, loginCodeParam, str } from "../shared/login-code";
 import type { ErrorTable } from "../shared/platform-errors";
-import type { PlatformDefinition } from "../platform";
+import type { PhoneNumber, PlatformClient, PlatformClientDeps, PlatformDefinition } from "../platform";
 import { wechatSimulator } from "./wechat-simulator";
 
 /** WeChat error numbers (platform-apis.md §1, §2c) and what they mean for our caller. */
@@ -23,6 +25,54 @@ const ERROR_TABLE: ErrorTable = {
   40002: "platform_misconfigured",
 };
 
+const CLIENT_SPEC: ErrcodeClientSpec = {
+  platform: "wechat",
+  errorTable: ERROR_TABLE,
+  loginPath: "/sns/jscode2session",
+  tokenApi: ({ extra }) => (extra.tokenApi === "ordinary" ? "ordinary" : "stable"),
+  tokenRequest: ({ appId, appSecret, extra }, { forceRefresh }) =>
+    // The stable-token API does not invalidate tokens other holders of the app credentials use.
+    extra.tokenApi === "ordinary"
+      ? { method: "GET", path: "/cgi-bin/token", query: { grant_type: "client_credential", appid: appId, secret: appSecret } }
+      : {
+          method: "POST",
+          path: "/cgi-bin/stable_token",
+          body: { grant_type: "client_credential", appid: appId, secret: appSecret, force_refresh: forceRefresh === true },
+        },
+  // Business-API answers about the token we sent (part 2 §3); 41001 (missing) would be our bug, not these.
+  badTokenCodes: [40001, 42001, 40014],
+  sessionCheck: { path: "/wxa/checksession", invalidSignature: 87009 },
+};
+
+/** `getuserphonenumber` (part 2 §2.1). The code is single-use, so not even "busy" is retried. */
+async function getPhoneNumber(deps: PlatformClientDeps, call: { accessToken: string; code: string }): Promise<PhoneNumber> {
+  const reply = await callPlatformApi("wechat", deps, {
+    method: "POST",
+    path: "/wxa/business/getuserphonenumber",
+    query: { access_token: call.accessToken },
+    body: { code: call.code },
+    isBusy: () => false,
+  });
+  const errcode = errorNumber(reply.errcode);
+  if (errcode === 40029) {
+    throw new AppError("platform_code_invalid", {
+      message: "The platform rejected the phone-number code; ask the player to tap the button again",
+      data: { platform: "wechat", errcode, errmsg: str(reply.errmsg) },
+    });
+  }
+  if (errcode !== 0) throw errcodeBusinessFailure(CLIENT_SPEC, reply, call.accessToken);
+  const info = (reply.phone_info ?? {}) as Record<string, unknown>;
+  const purePhoneNumber = str(info.purePhoneNumber);
+  if (!purePhoneNumber) throw new AppError("platform_unavailable", { data: { platform: "wechat", reason: "malformed_response" } });
+  // countryCode is a string on the wire; a number (as in the documented example) is accepted too.
+  const countryCode = typeof info.countryCode === "number" ? String(info.countryCode) : str(info.countryCode);
+  return { phoneNumber: str(info.phoneNumber) || purePhoneNumber, purePhoneNumber, countryCode };
+}
+
+function createWechatClient(deps: PlatformClientDeps): PlatformClient {
+  return { ...createErrcodeClient(CLIENT_SPEC, deps), getPhoneNumber: (call) => getPhoneNumber(deps, call) };
+}
+
 export const wechatPlatform: PlatformDefinition = {
   name: "wechat",
   displayName: "WeChat",
@@ -36,23 +86,7 @@ export const wechatPlatform: PlatformDefinition = {
   codeParams: ["jsCode"],
   userKeyOrder: ["openid", "unionid"],
   emptyResponseFields: () => ({ ...ERRCODE_LOGIN_FIELDS }),
-  createClient: (deps) =>
-    createErrcodeClient(
-      {
-        platform: "wechat",
-        errorTable: ERROR_TABLE,
-        loginPath: "/sns/jscode2session",
-        tokenRequest: ({ appId, appSecret, extra }) =>
-          // The stable-token API does not invalidate tokens other holders of the app credentials use.
-          extra.tokenApi === "ordinary"
-            ? { method: "GET", path: "/cgi-bin/token", query: { grant_type: "client_credential", appid: appId, secret: appSecret } }
-            : {
-                method: "POST",
-                path: "/cgi-bin/stable_token",
-                body: { grant_type: "client_credential", appid: appId, secret: appSecret, force_refresh: false },
-              },
-      },
-      deps,
-    ),
+  playerData: { openData: true, sessionCheck: true, phoneNumber: true },
+  createClient: createWechatClient,
   simulator: wechatSimulator,
 };

@@ -1,0 +1,45 @@
+import type { Cache } from "../core/ports/cache";
+
+/** Cache key of a player's platform session key: one per user, like the session tokens (spec 5.5). */
+export const sessionKeyKey = (userId: string) => `session_key:${userId}`;
+
+/** What the server keeps from a login so it can decrypt, verify and check on the player's behalf. */
+export interface KeptSessionKey {
+  platform: string;
+  /** The platform openid the key belongs to; "" when the login gave none. */
+  openid: string;
+  sessionKey: string;
+}
+
+/**
+ * Keeps each player's latest platform `session_key` in the cache, never in logs or the database.
+ * A login replaces it (the platform invalidates the old one anyway); a logout or erase removes it.
+ */
+export class SessionKeyCustody {
+  constructor(
+    private readonly cache: Cache,
+    /** As long as the session it came with can live; the platform may retire it sooner. */
+    private readonly ttlSec: number,
+  ) {}
+
+  async keep(userId: string, kept: KeptSessionKey): Promise<void> {
+    // A login without a key (Douyin anonymous) must not leave the previous login's key behind.
+    if (!kept.sessionKey) return this.forget(userId);
+    await this.cache.set(sessionKeyKey(userId), JSON.stringify(kept), this.ttlSec);
+  }
+
+  async read(userId: string): Promise<KeptSessionKey | undefined> {
+    const raw = await this.cache.get(sessionKeyKey(userId));
+    if (raw === null) return undefined;
+    try {
+      const parsed = JSON.parse(raw) as KeptSessionKey;
+      return typeof parsed.sessionKey === "string" && typeof parsed.platform === "string" ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async forget(userId: string): Promise<void> {
+    await this.cache.delete(sessionKeyKey(userId));
+  }
+}

@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { MemoryCache } from "../../src/adapters/cache/memory-cache";
+import { AppError } from "../../src/core/errors";
+import { createLogger } from "../../src/logging/logger";
+import { Metrics } from "../../src/observability/metrics";
+import { PlatformTokenRejectedError, type FetchAccessTokenOptions, type PlatformClient } from "../../src/platforms/platform";
+import { PlatformTokenService } from "../../src/services/platform-token-service";
+
+/** A platform in miniature: which tokens work, what the token API answers, and how often it was asked. */
+class FakePlatform {
+  valid = new Set<string>();
+  current = "";
+  fetches = 0;
+  forces = 0;
+  /** When false, normal mode keeps answering the current token even if it no longer works. */
+  normalModeMovesOn = true;
+  private serial = 0;
+
+  constructor(readonly tokenApi: "stable" | "ordinary") {}
+
+  mint(): string {
+    this.current = `token-${++this.serial}`;
+    this.valid.add(this.current);
+    return this.current;
+  }
+
+  /** Someone else cancelled the current token (a force refresh elsewhere). */
+  cancelCurrent(): void {
+    this.valid.delete(this.current);
+  }
+
+  client(): PlatformClient {
+    return {
+      platform: "fake",
+      tokenApi: this.tokenApi,
+      exchangeCode: () => Promise.reject(new Error("not used")),
+      fetchAccessToken: async (options: FetchAccessTokenOptions = {}) => {
+        this.fetches++;
+        if (options.forceRefresh) {
+          this.forces++;
+          this.valid.delete(this.current);
+          return { accessToken: this.mint(), expiresInSec: 7200 };
+        }
+        if (this.tokenApi === "ordinary" || !this.current || (!this.valid.has(this.current) && this.normalModeMovesOn)) this.mint();
+        return { accessToken: this.current, expiresInSec: 7200 };
+      },
+    };
+  }
+
+  /** A business call: answers with the token it used, or rejects it like WeChat 40001. */
+  business = async (token: string): Promise<string> => {
+    if (!this.valid.has(token)) throw new PlatformTokenRejectedError("fake", token, { errcode: 40001 });
+    return token;
+  };
+}
+
+function counter(metrics: Metrics, name: string, labels: Record<string, string>): Promise<number> {
+  return (metrics.registry.getSingleMetric(name) as any).get().then((m: any) => {
+    const hit = m.values.find((v: any) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+    return hit?.value ?? 0;
+  });
+}
+
+describe("self-healing platform tokens", () => {
+  let clock: number;
+  let cache: MemoryCache;
+  let metrics: Metrics;
+
+  function service(platform: FakePlatform, options: { forceRefreshPerDay?: number } = {}) {
+    return new PlatformTokenService(new Map([["fake", { client: platform.client(), appId: "app" }]]), cache, createLogger({ level: "silent" }), {
+      refreshMarginSec: 300,
+      lockWaitMs: 2000,
+      now: () => clock,
+      metrics,
+      ...options,
+    });
+  }
+
+  beforeEach(() => {
+    clock = Date.UTC(2026, 0, 1, 12);
+    cache = new MemoryCache({ now: () => clock });
+    metrics = new Metrics();
+  });
+  afterEach(() => cache.close());
+
+  for (const tokenApi of ["stable", "ordinary"] as const) {
+    it(`${tokenApi}: a cancelled cached token is replaced by one fetch and the call succeeds on its one retry`, async () => {
+      const platform = new FakePlatform(tokenApi);
+      const tokens = service(platform);
+      const first = await tokens.withPlatformToken("fake", platform.business);
+      platform.cancelCurrent();
+      let attempts = 0;
+      const answer = await tokens.withPlatformToken("fake", (t) => {
+        attempts++;
+        return platform.business(t);
+      });
+      assert.notEqual(answer, first);
+      assert.equal(attempts, 2);
+      assert.equal(platform.fetches, 2);
+      assert.equal(platform.forces, 0);
+      assert.equal((await tokens.getAccessToken("fake")).access_token, answer, "the healed token is what the cache serves now");
+      assert.equal(await counter(metrics, "platform_access_token_invalidations_total", { platform: "fake" }), 1);
+    });
+  }
+
+  it("compare-and-delete: a late report of an older token keeps the newer cached one and fetches nothing", async () => {
+    const platform = new FakePlatform("ordinary");
+    const tokens = service(platform);
+    const old = (await tokens.getAccessToken("fake")).access_token;
+    await tokens.invalidate("fake", old);
+    const fresh = (await tokens.getAccessToken("fake")).access_token;
+    assert.notEqual(fresh, old);
+    const fetches = platform.fetches;
+    assert.equal((await tokens.invalidate("fake", old)).access_token, fresh);
+    assert.equal(platform.fetches, fetches);
+    assert.equal(await counter(metrics, "platform_access_token_invalidations_total", { platform: "fake" }), 1);
+  });
+
+  it("concurrent reports of one token in one process cause one fetch", async () => {
+    const platform = new FakePlatform("ordinary");
+    const tokens = service(platform);
+    const old = (await tokens.getAccessToken("fake")).access_token;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => tokens.invalidate("fake", old)));
+    assert.equal(new Set(answers.map((a) => a.access_token)).size, 1);
+    assert.notEqual(answers[0].access_token, old);
+    assert.equal(platform.fetches, 2);
+  });
+
+  it("stable: forces a refresh only when normal mode answers the very token that failed", async () => {
+    const platform = new FakePlatform("stable");
+    platform.normalModeMovesOn = false; // the platform still calls the dead token current
+    const tokens = service(platform);
+    const dead = await tokens.withPlatformToken("fake", platform.business);
+    platform.cancelCurrent();
+    const healed = await tokens.withPlatformToken("fake", platform.business);
+    assert.notEqual(healed, dead);
+    assert.equal(platform.forces, 1);
+    assert.equal(platform.fetches, 3, "first fetch, normal mode, then the force");
+    assert.equal(await counter(metrics, "platform_access_token_forced_refreshes_total", { platform: "fake", outcome: "done" }), 1);
+  });
+
+  it("stable: within 30 s of the last force, answers the current token and does not retry a call that cannot succeed", async () => {
+    const platform = new FakePlatform("stable");
+    platform.normalModeMovesOn = false;
+    const tokens = service(platform);
+    await tokens.withPlatformToken("fake", platform.business);
+    platform.cancelCurrent();
+    await tokens.withPlatformToken("fake", platform.business); // forces
+    clock += 10_000;
+    platform.cancelCurrent();
+    let attempts = 0;
+    await assert.rejects(
+      tokens.withPlatformToken("fake", (t) => {
+        attempts++;
+        return platform.business(t);
+      }),
+      (err: unknown) => err instanceof PlatformTokenRejectedError && err.code === "platform_unavailable",
+    );
+    assert.equal(attempts, 1);
+    assert.equal(platform.forces, 1);
+    assert.equal((await tokens.invalidate("fake", platform.current)).access_token, platform.current, "the route answers the current token");
+    assert.equal(await counter(metrics, "platform_access_token_forced_refreshes_total", { platform: "fake", outcome: "blocked" }), 2);
+
+    clock += 30_000;
+    assert.notEqual(await tokens.withPlatformToken("fake", platform.business), undefined);
+    assert.equal(platform.forces, 2, "after the gap a force is allowed again");
+  });
+
+  it("stable: at most the daily number of forces (counted per Beijing day)", async () => {
+    const platform = new FakePlatform("stable");
+    platform.normalModeMovesOn = false;
+    const tokens = service(platform, { forceRefreshPerDay: 3 });
+    clock = Date.UTC(2026, 0, 1, 16, 5); // 00:05 in Beijing
+    await tokens.getAccessToken("fake");
+    for (let i = 0; i < 6; i++) {
+      clock += 31_000;
+      platform.cancelCurrent();
+      await tokens.invalidate("fake", platform.current);
+    }
+    assert.equal(platform.forces, 3);
+    clock = Date.UTC(2026, 0, 2, 16, 1); // the next Beijing day
+    platform.cancelCurrent();
+    await tokens.invalidate("fake", platform.current);
+    assert.equal(platform.forces, 4);
+  });
+
+  it("a second rejection is final, and other errors are not healed", async () => {
+    const platform = new FakePlatform("ordinary");
+    const tokens = service(platform);
+    let attempts = 0;
+    await assert.rejects(
+      tokens.withPlatformToken("fake", async (t) => {
+        attempts++;
+        throw new PlatformTokenRejectedError("fake", t, { errcode: 40014 });
+      }),
+      PlatformTokenRejectedError,
+    );
+    assert.equal(attempts, 2);
+    assert.equal(platform.fetches, 2);
+
+    attempts = 0;
+    await assert.rejects(
+      tokens.withPlatformToken("fake", async () => {
+        attempts++;
+        throw new AppError("platform_rate_limited");
+      }),
+      (err: unknown) => err instanceof AppError && err.code === "platform_rate_limited",
+    );
+    assert.equal(attempts, 1);
+    assert.equal(platform.fetches, 2);
+  });
+});
