@@ -254,6 +254,26 @@ for (const backend of backends) {
           assert.deepEqual(ended, []);
         });
 
+        it("deleteAccount() erases the player: the next login of the same identity is a new user", async () => {
+          const device = new FakeDevice(unique("erase"));
+          const { client } = start(device);
+          const ended: unknown[] = [];
+          client.on("sessionEnded", (e) => ended.push(e));
+          const user = await client.login();
+          const token = client.session!.token;
+          const room = await joinLobby(client);
+          const closed = waitFor<number>((resolve) => room.onLeave(resolve), "the room close");
+
+          await client.deleteAccount();
+          assert.equal(client.isLoggedIn, false);
+          assert.equal(device.storage.has("minigame-client.session"), false);
+          assert.equal(await closed, 4401, "the server ended the session and closed the room");
+          assert.deepEqual(ended, [], "a deliberate deletion is no sessionEnded event");
+          assert.equal((await h.get("/api/users/me", { authorization: `Bearer ${token}` })).status >= 401, true);
+          const again = await client.login();
+          assert.notEqual(again.id, user.id);
+        });
+
         it("network drop → connectionLost → reconnect keeps the seat", async () => {
           const device = new FakeDevice(unique("drop"));
           const { client } = start(device);
