@@ -11,7 +11,9 @@ import type { Cache } from "../../src/core/ports/cache";
 import { AppError } from "../../src/core/errors";
 import { MemoryCache } from "../../src/adapters/cache/memory-cache";
 import { createCache } from "../../src/adapters/cache/create-cache";
+import { RedisCache } from "../../src/adapters/cache/redis-cache";
 import { testRedisUrl, uniquePrefix } from "../support/services";
+import { TcpProxy } from "../support/tcp-proxy";
 
 interface Subject {
   cache: Cache;
@@ -315,6 +317,52 @@ if (testRedisUrl) {
       const elapsed = Date.now() - started;
       assert.ok(elapsed < 6000, `took ${elapsed} ms`);
       assert.ok(warnings.length >= 1 && warnings.length <= 2, `${warnings.length} warnings: rate limit`);
+    });
+
+    it("a command that timed out on a replaced connection never takes down the connection that replaced it", async function () {
+      this.timeout(15_000);
+      const target = new URL(url);
+      const proxy = await TcpProxy.start(target.hostname, Number(target.port || 6379));
+      const through = new URL(url);
+      through.host = `127.0.0.1:${proxy.port}`;
+      const prefix = uniquePrefix("stale-timeout");
+      prefixes.push(prefix);
+      const cache = new RedisCache(through.toString(), { keyPrefix: prefix, commandTimeoutMs: 1000 });
+      try {
+        await cache.waitUntilReady(5000);
+        await cache.set("k", "v", 60);
+        // A short partition: bytes are held, not lost. Commands go out over the first second; the
+        // first one's timeout replaces the connection, and every other one must settle with it.
+        proxy.silence("hold");
+        const silencedAt = Date.now();
+        const pending: Promise<number>[] = [];
+        for (let i = 0; i < 9; i++) {
+          pending.push(cache.get("k").then(() => -1, (err) => (isUnavailable(err) ? Date.now() - silencedAt : -2)));
+          await sleep(100);
+        }
+        await sleep(1100 - (Date.now() - silencedAt));
+        proxy.restore();
+        const settledAfterMs = await Promise.all(pending);
+        assert.ok(settledAfterMs.every((ms) => ms >= 0 && ms < 1500), `settled after ${settledAfterMs.join(", ")} ms`);
+
+        // Back on a fresh connection. The held commands' own timers run out during the next
+        // second; none of them may replace this healthy connection.
+        const deadline = Date.now() + 5000;
+        while ((await cache.ping().then(() => true, () => false)) === false) {
+          assert.ok(Date.now() < deadline, "the cache never recovered");
+          await sleep(50);
+        }
+        const failures: string[] = [];
+        const until = Date.now() + 1500;
+        while (Date.now() < until) {
+          await cache.get("k").catch((err: Error) => failures.push(`${Date.now() - silencedAt} ms: ${err.message}`));
+          await sleep(10);
+        }
+        assert.deepEqual(failures, []);
+      } finally {
+        await cache.close();
+        await proxy.close();
+      }
     });
 
     describe("when its server goes away", () => {

@@ -67,7 +67,11 @@ export class RedisCache implements Cache {
       keyPrefix: options.keyPrefix ?? "",
       // Queue only until the first connect so boot-time commands wait; afterwards fail at once.
       enableOfflineQueue: true,
-      maxRetriesPerRequest: 1,
+      // 0: every lost connection fails its queued commands at once. With 1, ioredis keeps the
+      // queue of the first lost connection and silently drops it on the next ready, so those
+      // commands wait out their own timeouts, whose "timed out" errors then looked like a fault
+      // of the healthy connection that replaced it.
+      maxRetriesPerRequest: 0,
       connectTimeout: 2000,
       commandTimeout: timeout,
       // Never give up: the service recovers on its own when Redis comes back.
@@ -179,12 +183,13 @@ export class RedisCache implements Cache {
   }
 
   private async run<T>(command: () => Promise<T>): Promise<T> {
+    const connection = this.redis.stream;
     try {
       return await command();
     } catch (err) {
       // A reply error is Redis answering (e.g. WRONGTYPE): a bug, not an outage.
       if (err instanceof Error && err.name === "ReplyError") throw err;
-      if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.reconnectAfterTimeout();
+      if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.reconnectAfterTimeout(connection);
       throw new AppError("service_unavailable", { message: "The cache is unavailable; retry later", cause: err });
     }
   }
@@ -193,10 +198,11 @@ export class RedisCache implements Cache {
    * A command that timed out stays in ioredis's queue waiting for its reply. If that reply never
    * comes (the bytes were lost with a broken path), every later reply would be matched to the
    * wrong command or never arrive, so the connection is replaced rather than trusted again: its
-   * queue fails at once and the next commands go to a fresh connection.
+   * queue fails at once and the next commands go to a fresh connection. Only the connection the
+   * command went out on is replaced, never one that has since taken its place.
    */
-  private reconnectAfterTimeout(): void {
-    if (this.redis.status === "ready") this.redis.disconnect(true);
+  private reconnectAfterTimeout(connection: unknown): void {
+    if (this.redis.status === "ready" && this.redis.stream === connection) this.redis.disconnect(true);
   }
 
   private onError(err: Error): void {
