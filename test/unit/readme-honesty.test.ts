@@ -162,8 +162,22 @@ describe("README honesty", () => {
       const missing = [...new Set(targets)].filter((p) => !fs.existsSync(path.join(ROOT, p)) && !ignored(p));
       assert.deepEqual(missing, [], `${document} points at paths that do not exist: ${missing.join(", ")}`);
     });
+
+    it(`${document}: links to a section of a Markdown file name a heading it has`, () => {
+      const base = path.dirname(document);
+      for (const [, file, anchor] of read(document).matchAll(/\]\(([^)\s#:]*\.md)?#([^)\s]+)\)/g)) {
+        const target = file ? path.join(base, file) : document;
+        const slugs = [...read(target).matchAll(/^#+ (.+)$/gm)].map((m) => headingSlug(m[1]));
+        assert.ok(slugs.includes(anchor), `${document} links to ${target}#${anchor}, which has no such heading`);
+      }
+    });
   }
 });
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens. */
+function headingSlug(heading: string): string {
+  return heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, "").replace(/\s/g, "-");
+}
 
 /** KEY of every `KEY=value` or `#KEY=value` line. */
 function settingLines(env: string): string[] {
