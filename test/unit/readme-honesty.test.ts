@@ -106,7 +106,7 @@ describe("README honesty", () => {
     it("runs only npm scripts that exist in package.json", () => {
       const named = [...readme.matchAll(/\bnpm run ([\w:.-]+)/g)].map((m) => m[1]);
       const shorthand = [...readme.matchAll(/\bnpm (start|test)\b/g)].map((m) => m[1]);
-      assert.ok(named.length >= 5, `found ${named.length} npm run commands`);
+      assert.ok(named.length >= 3, `found only ${named.length} npm run commands: is the pattern broken?`);
       const missing = [...new Set([...named, ...shorthand])].filter((script) => !scripts.includes(script));
       assert.deepEqual(missing, [], `README.md runs scripts package.json lacks: ${missing.join(", ")}`);
     });
