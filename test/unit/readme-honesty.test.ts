@@ -21,6 +21,7 @@ import { platformDefinitions } from "../../src/platforms/registry";
 
 const ROOT = path.resolve(__dirname, "../..");
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
+const existsInRepository = (file: string) => fs.existsSync(path.join(ROOT, file));
 
 /** Markdown files whose links and paths are checked. */
 const DOCUMENTS = ["README.md", "docs/platforms.md", "CHANGELOG.md"];
@@ -112,9 +113,9 @@ describe("README honesty", () => {
     });
 
     it("runs only binaries and files that exist", () => {
-      for (const [, file] of readme.matchAll(/\bbash ([\w./-]+)/g)) assert.ok(fs.existsSync(path.join(ROOT, file)), `bash ${file}`);
+      for (const [, file] of readme.matchAll(/\bbash ([\w./-]+)/g)) assert.ok(existsInRepository(file), `bash ${file}`);
       for (const [, bin] of readme.matchAll(/\bnpx ([\w-]+)/g)) {
-        assert.ok(fs.existsSync(path.join(ROOT, "node_modules/.bin", bin)), `npx ${bin}: not installed by npm ci`);
+        assert.ok(existsInRepository(`node_modules/.bin/${bin}`), `npx ${bin}: not installed by npm ci`);
       }
     });
 
@@ -163,7 +164,7 @@ describe("README honesty", () => {
         ...[...text.matchAll(/`([^`\s]+)`/g)].map((m) => repositoryPath(m[1])).filter((p): p is string => p !== undefined),
       ];
       assert.ok(targets.length > 0 || document === "CHANGELOG.md", `no paths found in ${document}`);
-      const missing = [...new Set(targets)].filter((p) => !fs.existsSync(path.join(ROOT, p)) && !ignored(p));
+      const missing = [...new Set(targets)].filter((p) => !existsInRepository(p) && !ignored(p));
       assert.deepEqual(missing, [], `${document} points at paths that do not exist: ${missing.join(", ")}`);
     });
 
@@ -241,7 +242,7 @@ const IGNORED_TOP_LEVEL = /^(build|data|test-results)$/;
  * one and those of top-level folders (bench/.gitignore), each relative to its folder.
  */
 function gitIgnored(): (file: string) => boolean {
-  const files = [".gitignore", ...[...TOP_LEVEL].map((entry) => `${entry}/.gitignore`).filter((f) => entry(f))];
+  const files = [".gitignore", ...[...TOP_LEVEL].map((entry) => `${entry}/.gitignore`).filter(existsInRepository)];
   const patterns = files.flatMap((file) => {
     const folder = path.dirname(file) === "." ? "" : `${path.dirname(file)}/`;
     return read(file)
@@ -258,5 +259,4 @@ function gitIgnored(): (file: string) => boolean {
   return (file) => patterns.some((p) => p.test(file));
 }
 
-const entry = (file: string) => fs.existsSync(path.join(ROOT, file));
 const escape = (text: string) => text.replace(/[.+^$()|[\]\\]/g, "\\$&");
