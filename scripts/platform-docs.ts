@@ -1,6 +1,8 @@
 /**
- * The README's platform section, generated from the registry (`npm run docs:platforms` rewrites it;
- * a unit test fails when it is stale). Hand-written prose stays outside the markers.
+ * The platform table of docs/platforms.md, generated from the registry (`npm run docs:platforms`
+ * rewrites it; a unit test fails when it is stale). Hand-written prose stays outside the markers.
+ * The table lives beside the README rather than in it: it is reference material, one wide row per
+ * platform, and the README links to it.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -8,7 +10,7 @@ import { platformDefinitions } from "../src/platforms/registry";
 import type { PlatformDefinition } from "../src/platforms/platform";
 import { simulatorPathPrefixes } from "../src/simulator/simulator-server";
 
-export const README = path.resolve(__dirname, "../README.md");
+export const PLATFORM_DOCS = path.resolve(__dirname, "../docs/platforms.md");
 export const START = "<!-- platforms:start (generated from src/platforms/registry.ts by `npm run docs:platforms`; do not edit) -->";
 export const END = "<!-- platforms:end -->";
 
@@ -48,15 +50,15 @@ export function renderPlatformDocs(platforms: readonly PlatformDefinition[] = pl
   return [START, table, ...(substitutions.length ? ["", "Simulator prefixes a platform cannot express:", "", ...substitutions] : []), END].join("\n");
 }
 
-/** README.md with its generated section replaced. */
-export function withPlatformDocs(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start === -1 || end === -1) throw new Error("README.md lacks the platform markers");
-  return readme.slice(0, start) + renderPlatformDocs() + readme.slice(end + END.length);
+/** The document with its generated section replaced. */
+export function withPlatformDocs(document: string): string {
+  const start = document.indexOf(START);
+  const end = document.indexOf(END);
+  if (start === -1 || end === -1) throw new Error("docs/platforms.md lacks the platform markers");
+  return document.slice(0, start) + renderPlatformDocs() + document.slice(end + END.length);
 }
 
 if (require.main === module) {
-  fs.writeFileSync(README, withPlatformDocs(fs.readFileSync(README, "utf8")));
-  process.stdout.write("README.md platform section regenerated\n");
+  fs.writeFileSync(PLATFORM_DOCS, withPlatformDocs(fs.readFileSync(PLATFORM_DOCS, "utf8")));
+  process.stdout.write("docs/platforms.md platform table regenerated\n");
 }

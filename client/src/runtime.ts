@@ -61,7 +61,7 @@ export interface Runtime {
 
 export type PlatformName = "wechat" | "douyin" | "qq" | "kuaishou";
 
-/** How each platform's codes reach its login route (see the server's README "Routes"). */
+/** How each platform's codes reach its login route (see the server's docs/platforms.md and /api-docs). */
 export const PLATFORM_LOGIN: Record<PlatformName, { codeParam: string; anonymousParam?: string }> = {
   wechat: { codeParam: "jsCode" },
   douyin: { codeParam: "code", anonymousParam: "anonymous_code" },
