@@ -66,7 +66,7 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
       client.send("error", { code: "invalid_message", message: `chat text must be 1–${CHAT_MAX_LENGTH} characters` });
       return;
     }
-    if (!isCleanText(text)) {
+    if (!isCleanText(text.trim())) {
       client.send("error", { code: "invalid_message", message: `chat text ${FORBIDDEN_TEXT_MESSAGE}` });
       return;
     }

@@ -177,14 +177,15 @@ for (const backend of backends) {
         room.send("chat", { text: "two\nlines" });
         room.send("chat", { text: "hi\u200B" });
         room.send("chat", { text: "hello 👨\u200D👩\u200D👧" });
-        await until(() => chats.length + errors.length >= 4);
+        room.send("chat", { text: "trimmed like a nickname\n" });
+        await until(() => chats.length + errors.length >= 5);
         assert.deepEqual(
           errors.map((e) => e.code),
           ["invalid_message", "invalid_message", "invalid_message"],
         );
         assert.deepEqual(
           chats.map((c) => c.text),
-          ["hello 👨\u200D👩\u200D👧"],
+          ["hello 👨\u200D👩\u200D👧", "trimmed like a nickname"],
         );
       });
     });
