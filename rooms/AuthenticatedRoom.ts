@@ -21,6 +21,13 @@ export function playerOf(client: PlayerClient): PlayerAuth {
   return client.auth;
 }
 
+/**
+ * Close code sent to a client whose seat the same player took again from a newer join (another
+ * tab, device or a retry). Not a logout: the player's session goes on. The game client library
+ * mirrors it (client/src/close-codes.ts) and surfaces it as its own event.
+ */
+export const SEAT_REPLACED_CLOSE_CODE = 4409;
+
 /** Join options that may carry the token; removed before onCreate/onJoin see the options. */
 const TOKEN_OPTIONS = ["accessToken", "token"] as const;
 
@@ -43,6 +50,19 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   /** Seconds a dropped client may reconnect, while its session is live; 0 turns reconnection off. */
   protected reconnectionSeconds = 20;
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
+  /** Clients closed because the player joined again: they leave for good, with no reconnection. */
+  private readonly replacedSeats = new WeakSet<Client>();
+
+  constructor() {
+    super();
+    // One seat per player: every join first closes the player's earlier seat. Done by wrapping
+    // whatever onJoin the subclass defines, so a room cannot opt out by overriding onJoin.
+    const subclassJoin = this.onJoin;
+    this.onJoin = (client: PlayerClient, options?: unknown, auth?: PlayerAuth) => {
+      this.replaceEarlierSeats(client);
+      return subclassJoin?.call(this, client, options, auth);
+    };
+  }
 
   static override async onAuth(bearer: string | undefined, options: unknown, context: ColyseusAuthContext): Promise<PlayerAuth> {
     const earlier = options && typeof options === "object" ? verdicts.get(options) : undefined;
@@ -75,7 +95,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   protected onPlayerLeave(_client: PlayerClient): void | Promise<void> {}
 
   override async onLeave(client: PlayerClient, consented?: boolean): Promise<void> {
-    if (!consented && this.reconnectionSeconds > 0 && (await this.isLiveSession(client.auth))) {
+    const mayReconnect = !consented && !this.replacedSeats.has(client) && this.reconnectionSeconds > 0;
+    if (mayReconnect && (await this.isLiveSession(client.auth))) {
       const deferred = this.allowReconnection(client, this.reconnectionSeconds);
       const { sid, userId } = playerOf(client);
       this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
@@ -101,6 +122,26 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     }
     for (const pending of this.pendingReconnections.values()) {
       if (pending.userId === userId && pending.sid !== liveSid) pending.deferred.reject(new Error("session_revoked"));
+    }
+  }
+
+  /**
+   * Closes the newcomer's player's other seats in this room, joined or waiting for a reconnection,
+   * so the player holds one seat however many times they join. The old seat is freed at once
+   * (onLeave runs now), not when its socket finishes closing.
+   */
+  private replaceEarlierSeats(newcomer: PlayerClient): void {
+    const { userId } = playerOf(newcomer);
+    for (const client of [...this.clients] as PlayerClient[]) {
+      if (client === newcomer || client.auth?.userId !== userId) continue;
+      this.replacedSeats.add(client);
+      client.ref.removeAllListeners("message");
+      client.leave(SEAT_REPLACED_CLOSE_CODE, "seat_replaced");
+      // The socket's own close event calls _onLeave again later, which then finds nothing to do.
+      void this._onLeave(client, SEAT_REPLACED_CLOSE_CODE);
+    }
+    for (const pending of this.pendingReconnections.values()) {
+      if (pending.userId === userId) pending.deferred.reject(new Error("seat_replaced"));
     }
   }
 

@@ -1,4 +1,5 @@
 import { Encoder, MapSchema, Schema, type } from "@colyseus/schema";
+import { FORBIDDEN_TEXT_MESSAGE, isCleanText } from "../src/core/text-rules";
 import { AuthenticatedRoom, playerOf, type PlayerClient } from "./AuthenticatedRoom";
 
 // A full lobby (500 players × ~80 bytes) outgrows the 8 KiB default encode buffer.
@@ -63,6 +64,10 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
     const text = typeof message === "object" && message !== null ? (message as { text?: unknown }).text : undefined;
     if (typeof text !== "string" || text.trim().length === 0 || text.length > CHAT_MAX_LENGTH) {
       client.send("error", { code: "invalid_message", message: `chat text must be 1–${CHAT_MAX_LENGTH} characters` });
+      return;
+    }
+    if (!isCleanText(text.trim())) {
+      client.send("error", { code: "invalid_message", message: `chat text ${FORBIDDEN_TEXT_MESSAGE}` });
       return;
     }
     if (this.isFlooding(client.sessionId)) {

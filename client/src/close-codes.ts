@@ -4,7 +4,7 @@ export const SESSION_ENDED_CLOSE_CODE = 4401;
 /**
  * The server closes the older connection with this when the same player takes a seat again in the
  * same room from a newer join. It is not a logout: the player is still logged in elsewhere.
- * Mirrors the server's constant (issue 11); keep them equal.
+ * Mirrors rooms/AuthenticatedRoom.ts (test/unit/client-pieces.test.ts holds them equal).
  */
 export const SEAT_REPLACED_CLOSE_CODE = 4409;
 

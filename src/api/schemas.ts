@@ -2,6 +2,7 @@
  * Request schemas: the single source for validation (and, later, the API description).
  */
 import { z } from "zod";
+import { AVATAR_URL_MESSAGE, FORBIDDEN_TEXT_MESSAGE, isCleanText, isSafeAvatarUrl } from "../core/text-rules";
 
 /**
  * Realistic bounds, so the API description shows them instead of zod's ±2^53 defaults. Versions
@@ -13,6 +14,10 @@ const MAX_PLATFORM_TOKEN_SEC = 7 * 24 * 3600;
 const platformNumber = () => z.int().min(-MAX_INT32 - 1).max(MAX_INT32).meta({ example: 0 });
 
 export const RESERVED_USERNAME_PREFIX = "mg_";
+
+/** The text rule (src/core/text-rules.ts), as the API description states it; lobby chat follows it too. */
+export const TEXT_RULE_NOTE =
+  "Refused with 400 invalid_request when it contains control characters (newlines and tabs included), bidi embeddings, overrides or isolates (U+202A–202E, U+2066–2069), directional marks, zero-width spaces, word joiners, soft hyphens, tag characters or Hangul fillers; ZWJ and ZWNJ are allowed (emoji, Persian, Indic scripts).";
 
 export const usernameSchema = z
   .string()
@@ -54,13 +59,22 @@ export const refreshBody = z.object({ refreshToken: z.string().min(1, "is requir
 
 export const profilePatchBody = z
   .object({
-    nickname: z.string().trim().min(1, "must not be empty").max(32, "must be at most 32 characters").nullable().optional(),
+    nickname: z
+      .string()
+      .trim()
+      .min(1, "must not be empty")
+      .max(32, "must be at most 32 characters")
+      .refine(isCleanText, FORBIDDEN_TEXT_MESSAGE)
+      .nullable()
+      .optional()
+      .describe(`Shown to other players. ${TEXT_RULE_NOTE}`),
     avatar: z
       .string()
       .max(512, "must be at most 512 characters")
-      .refine(isHttpsUrl, "must be an https URL")
+      .refine(isSafeAvatarUrl, AVATAR_URL_MESSAGE)
       .nullable()
-      .optional(),
+      .optional()
+      .describe("An https URL with a host, without spaces, quotes (\" ' `), angle brackets, backslashes or control characters; null clears it"),
     version: z.int().min(1).max(MAX_INT32).meta({ example: 1 }),
   })
   .strict();
@@ -69,14 +83,6 @@ export const passwordChangeBody = z.object({
   currentPassword: z.string().min(1).max(128).optional(),
   newPassword: passwordSchema,
 });
-
-function isHttpsUrl(value: string): boolean {
-  try {
-    return new URL(value).protocol === "https:";
-  } catch {
-    return false;
-  }
-}
 
 /*
  * Response schemas: what the server answers. They are not used to build responses (the services

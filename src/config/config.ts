@@ -208,7 +208,10 @@ function toAppConfig(s: Settings) {
       ipMax: s.RATE_LIMIT_IP_MAX,
       /** Requests per authenticated user per window (refresh, matchmaking). */
       userMax: s.RATE_LIMIT_USER_MAX,
-      /** Login attempts per account per account window: slows guessing, locks out only briefly. */
+      /**
+       * Password attempts per account per account window, whichever identifier or route they come
+       * through (account-service.ts): slows guessing, locks out only briefly.
+       */
       accountMax: s.RATE_LIMIT_ACCOUNT_MAX,
       accountWindowSec: s.RATE_LIMIT_ACCOUNT_WINDOW_SEC,
     },

@@ -60,13 +60,11 @@ export class AccountService {
   }
 
   async login(identifier: { username: string } | { email: string }, password: string): Promise<SessionWithUser> {
-    const account = "username" in identifier ? `u:${identifier.username.toLowerCase()}` : `e:${identifier.email}`;
-    await this.limiter.hit(`account:${account}`, this.options.accountMax, this.options.accountWindowSec);
-
     const credentials =
       "username" in identifier
         ? await this.store.findCredentialsByUsername(identifier.username)
         : await this.store.findCredentialsByEmail(identifier.email);
+    await this.spendPasswordGuess(credentials ? { userId: credentials.user.id } : { unknown: identifier });
     // Unknown accounts and accounts whose password nobody chose yet cost one scrypt too, so the
     // answer time does not tell which accounts exist.
     const chosen = credentials?.passwordSetAt ? credentials.passwordHash : await this.dummyHash;
@@ -102,7 +100,7 @@ export class AccountService {
           data: { fields: [{ field: "currentPassword", message: "is required once a password is set" }] },
         });
       }
-      await this.limiter.hit(`account:id:${auth.userId}`, this.options.accountMax, this.options.accountWindowSec);
+      await this.spendPasswordGuess({ userId: auth.userId });
       if (!(await verifyPassword(input.currentPassword, credentials.passwordHash))) throw new AppError("invalid_credentials");
     }
     const user = await this.store.setPassword(auth.userId, await hashPassword(input.newPassword), new Date(this.now()).toISOString());
@@ -163,10 +161,20 @@ export class AccountService {
     const deleted = await this.store.deleteUser(userId);
     // Even if the user had gone already, make sure nothing of its session is left.
     await this.sessions.endSession(userId, "user_deleted");
-    const buckets = [`user:matchmake:${userId}`, `user:session_check:${userId}`, `user:phone_number:${userId}`, `account:id:${userId}`];
-    if (existing) buckets.push(`account:u:${existing.username.toLowerCase()}`, `account:e:${existing.email}`);
+    const buckets = [`user:matchmake:${userId}`, `user:session_check:${userId}`, `user:phone_number:${userId}`, passwordBudget({ userId })];
+    if (existing) buckets.push(passwordBudget({ unknown: { username: existing.username } }), passwordBudget({ unknown: { email: existing.email } }));
     await this.limiter.forget(...buckets);
     return deleted;
+  }
+
+  /**
+   * One budget of password guesses per account (RATE_LIMIT_ACCOUNT_MAX per window), whichever
+   * identifier (username or email, any letter case) or route (login, password change) the guess
+   * comes through. An identifier that names no account gets a budget of its own, so probing for
+   * accounts is limited too, without giving a real account a second budget.
+   */
+  private spendPasswordGuess(account: PasswordBudgetOwner): Promise<void> {
+    return this.limiter.hit(passwordBudget(account), this.options.accountMax, this.options.accountWindowSec);
   }
 
   private async requireCredentials(userId: string): Promise<UserCredentials> {
@@ -180,4 +188,13 @@ export class AccountService {
     const { token, refreshToken, expiresIn } = await this.sessions.startSession(user, "full", reason);
     return { token, refreshToken, expiresIn, user };
   }
+}
+
+type PasswordBudgetOwner = { userId: string } | { unknown: { username: string } | { email: string } };
+
+/** The rate-limit bucket of a password budget: the user id, or the normalised unknown identifier. */
+function passwordBudget(owner: PasswordBudgetOwner): string {
+  if ("userId" in owner) return `account:id:${owner.userId}`;
+  const id = owner.unknown;
+  return "username" in id ? `account:u:${id.username.trim().toLowerCase()}` : `account:e:${id.email.trim().toLowerCase()}`;
 }

@@ -12,6 +12,9 @@ import type { AppConfig } from "../../src/config/config";
 import { AccountTakenError, IdentityTakenError, type NewUser, type UserStore } from "../../src/core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../src/core/user";
 import { createUserStore } from "../../src/adapters/store/create-user-store";
+import { Kysely, PostgresDialect, SqliteDialect, sql } from "kysely";
+import SqliteDatabase from "better-sqlite3";
+import { Pool } from "pg";
 import { createTestDatabase } from "../support/postgres";
 import { testDatabaseUrl } from "../support/services";
 
@@ -42,6 +45,22 @@ if (testDatabaseUrl) {
       return { config: { kind: "postgres", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 1000 }, release: () => db.drop() };
     },
   });
+}
+
+/** Runs statements straight on the database, around the store: to build a database as an older version left it. */
+async function rawSql(config: AppConfig["store"], statements: string[]): Promise<Record<string, unknown>[]> {
+  const dialect =
+    config.kind === "sqlite"
+      ? new SqliteDialect({ database: new SqliteDatabase(config.path) })
+      : new PostgresDialect({ pool: new Pool({ connectionString: config.url, max: 1 }) });
+  const db = new Kysely<any>({ dialect });
+  try {
+    let rows: Record<string, unknown>[] = [];
+    for (const statement of statements) rows = (await sql.raw<Record<string, unknown>>(statement).execute(db)).rows;
+    return rows;
+  } finally {
+    await db.destroy();
+  }
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -157,6 +176,24 @@ for (const impl of implementations) {
         }
       });
 
+      it("treats usernames and emails that differ only in letter case as taken", async () => {
+        const owner = await store.createUser(draft({ username: `Alice_${suffix()}`, email: `Alice_${suffix()}@Example.com` }), []);
+        const variants = [
+          { username: owner.username.toLowerCase() },
+          { username: owner.username.toUpperCase() },
+          { email: owner.email.toLowerCase() },
+          { email: owner.email.toUpperCase() },
+        ];
+        for (const clash of variants) {
+          const input = draft(clash);
+          await assert.rejects(store.createUser(input, []), AccountTakenError, JSON.stringify(clash));
+          assert.equal(await store.findById(input.id), null);
+        }
+        // Platform users' generated names still work side by side.
+        const platformUser = await store.createUser(draft(), [identity()]);
+        assert.equal((await store.findCredentialsByUsername(platformUser.username))?.user.id, platformUser.id);
+      });
+
       it("lets exactly one of 50 concurrent creations with the same identity win", async () => {
         const contested = identity();
         const drafts = Array.from({ length: 50 }, () => draft());
@@ -230,18 +267,23 @@ for (const impl of implementations) {
     });
 
     describe("credentials", () => {
-      it("finds the hash by exact username, email and id", async () => {
-        const input = draft({ email: `Mixed_${suffix()}@Players.invalid` });
+      it("finds the hash by username and email in any letter case, and by id", async () => {
+        const input = draft({ username: `Mixed_${suffix()}`, email: `Mixed_${suffix()}@Players.invalid` });
         const user = await store.createUser(input, []);
+        assert.equal(user.username, input.username, "the display form is kept");
+        assert.equal(user.email, input.email, "email stored as given");
         const expected = { user, passwordHash: input.passwordHash, passwordSetAt: null };
-        assert.deepEqual(await store.findCredentialsByUsername(input.username), expected);
-        assert.deepEqual(await store.findCredentialsByEmail(input.email), expected, "email stored as given");
+        for (const form of [input.username, input.username.toUpperCase(), input.username.toLowerCase()]) {
+          assert.deepEqual(await store.findCredentialsByUsername(form), expected, form);
+        }
+        for (const form of [input.email, input.email.toUpperCase(), input.email.toLowerCase()]) {
+          assert.deepEqual(await store.findCredentialsByEmail(form), expected, form);
+        }
         assert.deepEqual(await store.findCredentialsById(input.id), expected);
         assertUser(expected.user);
 
-        assert.equal(await store.findCredentialsByUsername(input.username.toUpperCase()), null);
-        assert.equal(await store.findCredentialsByEmail(input.email.toLowerCase()), null);
         assert.equal(await store.findCredentialsByUsername(input.email), null);
+        assert.equal(await store.findCredentialsByUsername(`${input.username}_`), null);
         assert.equal(await store.findCredentialsById(crypto.randomUUID()), null);
       });
 
@@ -406,6 +448,46 @@ for (const impl of implementations) {
       await store.migrate();
       await store.migrate();
       assert.deepEqual(await store.findById(user.id), user);
+    });
+
+    it("refuses to migrate while accounts collide case-insensitively, listing them, and changes nothing", async () => {
+      const older = await impl.prepare();
+      try {
+        // A database from before the case-insensitive keys, holding accounts that collide.
+        await (await createUserStore(older.config)).close();
+        await rawSql(older.config, [
+          "drop index users_username_ci_key",
+          "drop index users_email_ci_key",
+          "delete from kysely_migration where name = '0005_case_insensitive_accounts'",
+        ]);
+        const s = suffix();
+        const rows = [
+          [`a1-${s}`, `Alice_${s}`, `a1_${s}@example.com`],
+          [`a2-${s}`, `alice_${s}`, `a2_${s}@example.com`],
+          [`b1-${s}`, `bob1_${s}`, `Bob_${s}@Example.com`],
+          [`b2-${s}`, `bob2_${s}`, `bob_${s}@example.com`],
+          [`c1-${s}`, `carol_${s}`, `carol_${s}@example.com`],
+        ];
+        await rawSql(
+          older.config,
+          rows.map(([id, username, email]) => `insert into users (id, username, email, password_hash, created_at, updated_at) values ('${id}', '${username}', '${email}', 'h', '${CREATED_AT}', '${CREATED_AT}')`),
+        );
+
+        await assert.rejects(createUserStore(older.config), (err: Error) => {
+          for (const [id, username, email] of rows.slice(0, 2)) assert.ok(err.message.includes(id) && err.message.includes(username), err.message);
+          for (const [id, , email] of rows.slice(2, 4)) assert.ok(err.message.includes(id) && err.message.includes(email), err.message);
+          assert.ok(!err.message.includes(rows[4][0]), "only colliding accounts are listed");
+          return true;
+        });
+        const kept = await rawSql(older.config, [`select id, username, email from users where id like '%-${s}' order by id`]);
+        assert.deepEqual(
+          kept.map((r) => [r.id, r.username, r.email]),
+          rows,
+          "nothing merged, renamed or removed",
+        );
+      } finally {
+        await older.release();
+      }
     });
 
     it("lets two stores migrate a fresh database concurrently", async () => {

@@ -238,6 +238,28 @@ for (const backend of backends) {
           await assert.rejects(client.request("GET", "/api/users/me"), (err: any) => err.code === "not_logged_in");
         });
 
+        it("the same player taking the seat again: 4409 becomes a seatReplaced event, and the player stays logged in", async () => {
+          const device = new FakeDevice(unique("seat"));
+          const first = start(device);
+          await first.client.login();
+          const room = await joinLobby(first.client);
+          const closed = waitFor<number>((resolve) => room.onLeave(resolve), "the room close");
+          const replaced = waitFor<{ code: number }>((resolve) => first.client.on("seatReplaced", resolve), "seatReplaced");
+          const ended: unknown[] = [];
+          first.client.on("sessionEnded", (e) => ended.push(e));
+
+          // The game starts again on the same phone (same stored session) and joins the same lobby.
+          const second = start(device);
+          const again = await second.client.joinById(room.roomId);
+          rooms.push(again);
+
+          assert.equal(await closed, first.game.library.SEAT_REPLACED_CLOSE_CODE);
+          assert.equal((await replaced).code, 4409);
+          assert.equal(first.client.isLoggedIn, true, "a replaced seat is not a logout");
+          assert.deepEqual(ended, []);
+          await chatRoundTrip(again, "one seat, still here");
+        });
+
         it("logout() ends the session without a sessionEnded event", async () => {
           const device = new FakeDevice(unique("logout"));
           const { client } = start(device);

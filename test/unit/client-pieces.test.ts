@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { parseEndpoint, queryString } from "../../client/src/endpoint";
 import { toArrayBuffer } from "../../client/src/colyseus/socket-transport";
-import { isConnectionLoss } from "../../client/src/close-codes";
+import { SEAT_REPLACED_CLOSE_CODE, SESSION_ENDED_CLOSE_CODE, isConnectionLoss } from "../../client/src/close-codes";
+import { SEAT_REPLACED_CLOSE_CODE as SERVER_SEAT_REPLACED } from "../../rooms/AuthenticatedRoom";
+import { SESSION_ENDED_CLOSE_CODE as SERVER_SESSION_ENDED } from "../../rooms/session-guard";
 
 describe("game client pieces", () => {
   it("parses server addresses without URL: scheme, host, port, path", () => {
@@ -31,5 +33,11 @@ describe("game client pieces", () => {
     assert.equal(isConnectionLoss(1006), true);
     assert.equal(isConnectionLoss(1001), true);
     for (const code of [1000, 4000, 4401, 4409]) assert.equal(isConnectionLoss(code), false);
+  });
+
+  it("uses the server's close codes: a replaced seat and an ended session are told apart", () => {
+    assert.equal(SESSION_ENDED_CLOSE_CODE, SERVER_SESSION_ENDED);
+    assert.equal(SEAT_REPLACED_CLOSE_CODE, SERVER_SEAT_REPLACED);
+    assert.notEqual(SEAT_REPLACED_CLOSE_CODE, SESSION_ENDED_CLOSE_CODE);
   });
 });

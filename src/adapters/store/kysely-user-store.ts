@@ -15,7 +15,7 @@ import {
   type UserStore,
 } from "../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../core/user";
-import { migrateToLatest, type SqlDialect } from "./migrations";
+import { caseInsensitiveIndexName, migrateToLatest, type SqlDialect } from "./migrations";
 
 /** Written as ISO text on both dialects; read back as Date (PG timestamptz) or text (SQLite). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -157,7 +157,7 @@ export class KyselyUserStore implements UserStore {
           .returning(USER_COLUMNS)
           .executeTakeFirstOrThrow();
       } catch (err) {
-        if (isUniqueViolation(err, USERNAME_KEY) || isUniqueViolation(err, EMAIL_KEY)) throw new AccountTakenError();
+        if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
         throw err;
       }
       for (const identity of identities) {
@@ -357,12 +357,17 @@ export class KyselyUserStore implements UserStore {
     };
   }
 
-  /** The only reads that select the password columns. */
+  /**
+   * The only reads that select the password columns. Usernames and emails match ignoring letter
+   * case, through the same lower() expression their unique indexes use.
+   */
   private async findCredentials(column: "id" | "username" | "email", value: string): Promise<UserCredentials | null> {
     const row = await this.db
       .selectFrom("users")
       .select([...USER_COLUMNS, "users.password_hash", "users.password_set_at"])
-      .where(`users.${column}`, "=", value)
+      .where((eb) =>
+        column === "id" ? eb("users.id", "=", value) : eb(eb.fn("lower", [eb.ref(`users.${column}`)]), "=", eb.fn("lower", [eb.val(value)])),
+      )
       .executeTakeFirst();
     if (!row) return null;
     return {
@@ -399,19 +404,24 @@ function toIso(value: Date | string): string {
 }
 
 interface UniqueKey {
-  /** PG constraint name (named in the migration). */
+  /** PG constraint or index name (named in the migrations). */
   constraint: string;
-  /** How SQLite names the column in "UNIQUE constraint failed: users.username". */
-  column: string;
+  /** How SQLite names it: "UNIQUE constraint failed: users.username" or "…: index 'users_username_ci_key'". */
+  sqliteName: string;
 }
 
-const USERNAME_KEY: UniqueKey = { constraint: "users_username_key", column: "users.username" };
-const EMAIL_KEY: UniqueKey = { constraint: "users_email_key", column: "users.email" };
+/** The exact-match constraints of the first schema and the case-insensitive indexes since 0005. */
+const ACCOUNT_KEYS: UniqueKey[] = [
+  { constraint: "users_username_key", sqliteName: "users.username" },
+  { constraint: "users_email_key", sqliteName: "users.email" },
+  { constraint: caseInsensitiveIndexName("username"), sqliteName: `'${caseInsensitiveIndexName("username")}'` },
+  { constraint: caseInsensitiveIndexName("email"), sqliteName: `'${caseInsensitiveIndexName("email")}'` },
+];
 
 function isUniqueViolation(err: unknown, key: UniqueKey): boolean {
   if (typeof err !== "object" || err === null) return false;
   const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
   if (e.code === "23505") return e.constraint === key.constraint;
-  if (e.code === "SQLITE_CONSTRAINT_UNIQUE") return typeof e.message === "string" && e.message.includes(key.column);
+  if (e.code === "SQLITE_CONSTRAINT_UNIQUE") return typeof e.message === "string" && e.message.includes(key.sqliteName);
   return false;
 }

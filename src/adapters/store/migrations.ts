@@ -72,7 +72,51 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         if (!columns.has("disabled_until")) await db.schema.alterTable("users").addColumn("disabled_until", t.timestamp).execute();
       },
     },
+    // Usernames and emails are one account whatever their letter case; the display form stays
+    // as registered. Expression indexes on lower() work on both dialects, and the stored
+    // values are ASCII (the API admits nothing else), where lower() agrees on both.
+    // Rows that already collide stop the migration: merging or renaming accounts is an
+    // operator's decision, never the schema's.
+    "0005_case_insensitive_accounts": {
+      async up(db: Kysely<any>) {
+        await refuseCaseCollisions(db);
+        for (const column of ["username", "email"] as const) {
+          await db.schema
+            .createIndex(caseInsensitiveIndexName(column))
+            .ifNotExists()
+            .unique()
+            .on("users")
+            .expression(sql`lower(${sql.ref(column)})`)
+            .execute();
+        }
+      },
+    },
   };
+}
+
+/** Named so a unique violation can be told apart (see kysely-user-store.ts). */
+export function caseInsensitiveIndexName(column: "username" | "email"): string {
+  return `users_${column}_ci_key`;
+}
+
+/** Throws, listing every account (id and stored form) whose username or email collides with another's ignoring case. */
+async function refuseCaseCollisions(db: Kysely<any>): Promise<void> {
+  const problems: string[] = [];
+  for (const column of ["username", "email"] as const) {
+    const { rows } = await sql<{ id: string; value: string }>`
+      select id, ${sql.ref(column)} as value from users
+      where lower(${sql.ref(column)}) in (
+        select lower(${sql.ref(column)}) from users group by lower(${sql.ref(column)}) having count(*) > 1
+      )
+      order by lower(${sql.ref(column)}), id`.execute(db);
+    for (const row of rows) problems.push(`${column} ${JSON.stringify(row.value)} (user ${row.id})`);
+  }
+  if (problems.length > 0) {
+    throw new Error(
+      `Cannot make usernames and emails case-insensitive: these accounts collide when letter case is ignored. ` +
+        `Rename or remove the duplicates yourself, then start again (nothing was changed): ${problems.join("; ")}`,
+    );
+  }
 }
 
 /** Brings the schema to the latest version; other processes doing the same wait for the first. */

@@ -7,7 +7,7 @@ import { ERROR_CODES, type ErrorCode } from "../../core/errors";
 import { NO_PLAYER_DATA, type PlatformDefinition } from "../../platforms/platform";
 import { packageVersion } from "../../package-version";
 import * as s from "../schemas";
-import { API_DESCRIPTION, CODE_EXAMPLES, errorCodeTable, SESSION_NOTE } from "./descriptions";
+import { API_DESCRIPTION, CODE_EXAMPLES, errorCodeTable, PASSWORD_BUDGET_NOTE, SESSION_NOTE } from "./descriptions";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -270,7 +270,9 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
       summary: "Register an account",
       description:
         `Creates an account and starts its session (201). Usernames start with a letter; the \`mg_\` prefix is ` +
-        `reserved for mini-game users. Emails are trimmed and lower-cased; \`@${placeholderEmailDomain}\` is reserved.`,
+        `reserved for mini-game users. Usernames and emails are unique ignoring letter case (\`Carol\` and \`carol\` ` +
+        `are one account: 409 \`account_exists\`); the username keeps the form it was registered with. Emails are ` +
+        `trimmed and lower-cased; \`@${placeholderEmailDomain}\` is reserved.`,
       body: { schema: s.registerBody(placeholderEmailDomain), examples: { account: { username: "carol", email: "carol@example.com", password: "correct horse" } } },
       success: { status: 201, component: "SessionResponse", description: "Registered and logged in" },
       errors: ["account_exists", "rate_limited"],
@@ -282,9 +284,8 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
       tag: "Accounts",
       summary: "Log in with a password",
       description:
-        "Send exactly one of `username` or `email` (case-insensitive) with the password. A wrong password and an " +
-        "unknown account get the same answer. Attempts per account are limited (RATE_LIMIT_ACCOUNT_MAX per " +
-        `RATE_LIMIT_ACCOUNT_WINDOW_SEC).\n\n${SESSION_NOTE}`,
+        "Send exactly one of `username` or `email` (both matched ignoring letter case) with the password. A wrong " +
+        `password and an unknown account get the same answer.\n\n${PASSWORD_BUDGET_NOTE}\n\n${SESSION_NOTE}`,
       body: {
         schema: s.loginBody,
         examples: { byUsername: { username: "carol", password: "correct horse" }, byEmail: { email: "carol@example.com", password: "correct horse" } },
@@ -337,7 +338,9 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
       description:
         "Optimistic locking: send the `version` you read; if the user changed since, the answer is 409 " +
         "`version_conflict` and you should reload. `null` clears a field; an absent field is left as it is. " +
-        "`avatar` must be an https URL. No other fields are accepted.",
+        "No other fields are accepted. `nickname` and `avatar` follow the text rule (see **Names, chat and seats** " +
+        "above): a nickname with control, bidi-override or invisible characters, or an avatar that is not a plain https " +
+        "URL, gets 400 `invalid_request`.",
       security: "bearer",
       body: { schema: s.profilePatchBody, examples: { profile: { nickname: "Ace", avatar: "https://cdn.example.com/a.png", version: 1 } } },
       success: { status: 200, component: "UserResponse", description: "The updated user (`version` + 1)" },
@@ -353,7 +356,8 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
         "A mini-game user's password is random and unknown: they may set a first one without `currentPassword`, " +
         "but only with a token from a login less than RECENT_LOGIN_SEC (10 min) old (`recent_login_required`). " +
         "Afterwards `currentPassword` is required. The session ends and a new one starts: use the returned token. " +
-        "Needs a full-grade session: an anonymous Douyin login (`anonymous_code` alone) gets `login_grade_insufficient`.",
+        "Needs a full-grade session: an anonymous Douyin login (`anonymous_code` alone) gets `login_grade_insufficient`. " +
+        `A \`currentPassword\` check spends the account's password budget.\n\n${PASSWORD_BUDGET_NOTE}`,
       security: "bearer",
       body: { schema: s.passwordChangeBody, examples: { firstPassword: { newPassword: password.newPassword }, change: password } },
       success: { status: 200, component: "SessionResponse", description: "Changed; a new session" },

@@ -15,6 +15,12 @@ export const SESSION_NOTE =
   "**One session per user:** a new login (mini-game or account) ends the previous session; its access token " +
   "then answers `session_revoked`.";
 
+export const PASSWORD_BUDGET_NOTE =
+  "**Password budget:** each account has one budget of RATE_LIMIT_ACCOUNT_MAX (default 10) password attempts per " +
+  "RATE_LIMIT_ACCOUNT_WINDOW_SEC (default 300 s), shared by login by username, login by email (in any letter case) " +
+  "and the `currentPassword` check of `PUT /api/users/me/password`. Past it: 429 `rate_limited` with `Retry-After`, " +
+  "even for the right password. An identifier that names no account has a budget of its own.";
+
 export const API_DESCRIPTION = `Logs mini-game players in with their platform's login code and issues a JWT that opens the
 protected routes and the real-time rooms (join \`lobby\` with \`{ accessToken: token }\`).
 
@@ -58,6 +64,19 @@ time):
   \`PUT /api/users/me/password\` answers 403 \`login_grade_insufficient\`. Erasing an account needs a full grade too,
   unless that anonymous id is the account's only way in (no other identity, no chosen password).
 - A token without the claim (issued before grades existed) counts as anonymous.
+
+### Names, chat and seats
+- **Accounts ignore letter case:** \`Alice\`, \`alice\` and \`ALICE\` are one username (emails likewise); the form
+  registered is the one shown. Login by username or email matches in any case.
+- **Text rule** (nickname, avatar, lobby chat; one rule for HTTP and rooms): text with control characters (newlines and
+  tabs included), bidi embeddings, overrides or isolates (U+202A–202E, U+2066–2069), directional marks, zero-width
+  spaces, word joiners, soft hyphens, tag characters or Hangul fillers is refused, not altered: 400
+  \`invalid_request\` on HTTP, an \`error\` message \`{ code: "invalid_message" }\` in the lobby. ZWJ and ZWNJ are
+  allowed (emoji sequences, Persian, Indic scripts). An avatar is an https URL with a host and without spaces, quotes,
+  angle brackets, backslashes or control characters.
+- **One seat per player per room:** joining a room where the same user already has a seat (another tab, device or a
+  retry) closes the older connection with close code **4409** (seat replaced), and a seat of that user waiting for a
+  reconnection is dropped. 4409 is not a logout: the session goes on. Close code **4401** means the session ended.
 
 ### Error codes
 `;
