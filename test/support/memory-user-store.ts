@@ -81,16 +81,20 @@ export class MemoryUserStore implements UserStore {
     return this.read(row);
   }
 
-  async disableUser(id: string, restriction: { reason: string; until: string | null }): Promise<User | null> {
+  async disableUser(id: string, restriction: { reason: string; until: string | null }, at: string): Promise<User | null> {
     const row = this.rows.get(id);
     if (!row) return null;
     row.restriction = { ...restriction };
-    this.change(row, { status: USER_STATUS_DISABLED });
+    this.change(row, { status: USER_STATUS_DISABLED, updatedAt: at });
     return this.read(row);
   }
 
-  async enableUser(id: string): Promise<User | null> {
-    return this.setStatus(id, USER_STATUS_ACTIVE);
+  async enableUser(id: string, at: string): Promise<User | null> {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    row.restriction = null;
+    this.change(row, { status: USER_STATUS_ACTIVE, updatedAt: at });
+    return this.read(row);
   }
 
   async findRestriction(id: string): Promise<UserRestriction | null> {
@@ -127,7 +131,7 @@ export class MemoryUserStore implements UserStore {
   }
 
   private change(row: Row, changes: Partial<User>): void {
-    row.user = { ...row.user, ...changes, version: row.user.version + 1, updatedAt: new Date(this.now()).toISOString() };
+    row.user = { ...row.user, updatedAt: new Date(this.now()).toISOString(), ...changes, version: row.user.version + 1 };
   }
 
   /** Like the real stores: a ban whose end has passed reads as active, decided on every read. */
