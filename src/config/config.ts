@@ -146,6 +146,7 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
 
 function toAppConfig(s: Settings) {
   const simulator = simulatorMode(s);
+  // The port @colyseus/tools' listen() binds: PORT plus pm2's NODE_APP_INSTANCE.
   const processPort = s.PORT + s.NODE_APP_INSTANCE;
   const platforms: Record<string, PlatformSettings> = {};
   for (const p of enabledPlatforms(s)) {
@@ -179,9 +180,7 @@ function toAppConfig(s: Settings) {
       : ({ kind: "sqlite", path: s.SQLITE_PATH } as const),
     cache: s.REDIS_URL ? ({ kind: "redis", url: s.REDIS_URL } as const) : ({ kind: "memory" } as const),
     cacheKeyPrefix: s.CACHE_KEY_PREFIX,
-    /** Port this process listens on: PORT plus pm2's NODE_APP_INSTANCE. */
-    processPort,
-    /** Address room seats point clients at (host[:port][/path]); `{port}` becomes processPort. */
+    /** Address room seats point clients at (host[:port][/path]); `{port}` becomes this process's port. */
     publicAddress: s.PUBLIC_ADDRESS?.replace("{port}", String(processPort)),
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     /** After SIGTERM, keep accepting this long so queued connections are served rather than reset. */

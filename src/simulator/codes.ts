@@ -131,10 +131,6 @@ export class ConsumedCodes {
     }
   }
 
-  get size(): number {
-    return this.usedAt.size;
-  }
-
   purge(): void {
     const cutoff = this.now() - CODE_MEMORY_MS;
     for (const [key, at] of this.usedAt) {
