@@ -100,26 +100,26 @@ function platformSettingsShape(platforms: readonly PlatformDefinition[]): Record
   return shape;
 }
 
-export const settingsSchema = z.object(settingsShape);
+const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
 
-export function settingsPrefix(platform: Pick<PlatformDefinition, "name">): string {
+function settingsPrefix(platform: Pick<PlatformDefinition, "name">): string {
   return platform.name.toUpperCase();
 }
 
 /** The simulator is embedded by default outside production. */
-export function simulatorMode(s: Settings): "embedded" | "off" {
+function simulatorMode(s: Settings): "embedded" | "off" {
   return s.PLATFORM_SIMULATOR ?? (s.NODE_ENV === "production" ? "off" : "embedded");
 }
 
 /** The platforms this server serves: PLATFORMS, else all of them beside the simulator, else WeChat and Douyin. */
-export function enabledPlatforms(s: Settings): PlatformDefinition[] {
+function enabledPlatforms(s: Settings): PlatformDefinition[] {
   const names = s.PLATFORMS ?? (simulatorMode(s) === "embedded" ? platformNames : PLATFORMS_BEFORE_THE_SETTING);
   return platformDefinitions.filter((p) => names.includes(p.name));
 }
 
 /** A platform setting by name (platform keys are declared at run time, so the schema types them loosely). */
-export function platformSetting(s: Settings, platform: PlatformDefinition, suffix: string): string | undefined {
+function platformSetting(s: Settings, platform: PlatformDefinition, suffix: string): string | undefined {
   const value = (s as Record<string, unknown>)[`${settingsPrefix(platform)}_${suffix}`];
   return typeof value === "string" ? value : undefined;
 }
@@ -233,7 +233,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
 }
 
 /** Every setting, checked together, producing the app's configuration. */
-export const configSchema = settingsSchema.superRefine(crossFieldRules).superRefine(productionRules).transform(toAppConfig);
+const configSchema = settingsSchema.superRefine(crossFieldRules).superRefine(productionRules).transform(toAppConfig);
 
 export type AppConfig = Readonly<z.output<typeof configSchema>>;
 
