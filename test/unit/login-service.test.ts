@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AppError, type ErrorCode } from "../../src/core/errors";
+import { AppError } from "../../src/core/errors";
 import { IdentityTakenError, type NewUser } from "../../src/core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../src/core/user";
 import { createLogger } from "../../src/logging/logger";
@@ -10,6 +10,7 @@ import { wechatPlatform } from "../../src/platforms/wechat/wechat-platform";
 import { LoginService, type PlatformLogin } from "../../src/services/login-service";
 import { SessionKeyCustody } from "../../src/services/session-key-custody";
 import { accessTokenKey } from "../../src/services/session-service";
+import { rejectsWith } from "../support/app-error";
 import { counterValue } from "../support/metric-counter";
 import { MemoryUserStore } from "../support/memory-user-store";
 import { unitSessions, type UnitSessions } from "../support/unit-sessions";
@@ -42,15 +43,6 @@ class ScriptedPlatform {
       },
     };
   }
-}
-
-function rejectsWith(code: ErrorCode, check?: (err: AppError) => void) {
-  return (err: unknown) => {
-    assert.ok(err instanceof AppError, `expected an AppError, got ${String(err)}`);
-    assert.equal(err.code, code);
-    check?.(err);
-    return true;
-  };
 }
 
 describe("LoginService (unit, fixed clock, fake platforms, in-memory store)", () => {

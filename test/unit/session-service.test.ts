@@ -1,20 +1,11 @@
 import assert from "node:assert/strict";
-import { AppError, type ErrorCode } from "../../src/core/errors";
 import type { User } from "../../src/core/user";
 import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
 import { sessionKeyKey } from "../../src/services/session-key-custody";
 import { TokenSigner } from "../../src/services/token-signer";
 import { newPlatformUser } from "../../src/services/user-factory";
+import { rejectsWith } from "../support/app-error";
 import { ACCESS_TTL_SEC, REFRESH_GRACE_SEC, unitSessions, type UnitSessions } from "../support/unit-sessions";
-
-function rejectsWith(code: ErrorCode, check?: (err: AppError) => void) {
-  return (err: unknown) => {
-    assert.ok(err instanceof AppError, `expected an AppError, got ${String(err)}`);
-    assert.equal(err.code, code);
-    check?.(err);
-    return true;
-  };
-}
 
 describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () => {
   let t: UnitSessions;
