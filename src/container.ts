@@ -33,9 +33,8 @@ export interface Services {
   accounts: AccountService;
   limiter: RateLimiter;
   platformTokens: PlatformTokenService;
-  /** The enabled platforms (PLATFORMS), in registry order. */
   playerData: PlayerDataService;
-  sessionKeys: SessionKeyCustody;
+  /** The enabled platforms (PLATFORMS), in registry order. */
   platformDefinitions: readonly PlatformDefinition[];
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
@@ -132,7 +131,6 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       limiter,
       platformTokens,
       playerData,
-      sessionKeys,
       platformDefinitions: enabled,
       metrics,
       simulator,

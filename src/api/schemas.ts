@@ -13,20 +13,20 @@ const MAX_INT32 = 2_147_483_647;
 const MAX_PLATFORM_TOKEN_SEC = 7 * 24 * 3600;
 const platformNumber = () => z.int().min(-MAX_INT32 - 1).max(MAX_INT32).meta({ example: 0 });
 
-export const RESERVED_USERNAME_PREFIX = "mg_";
+const RESERVED_USERNAME_PREFIX = "mg_";
 
 /** The text rule (src/core/text-rules.ts), as the API description states it; lobby chat follows it too. */
 export const TEXT_RULE_NOTE =
   "Refused with 400 invalid_request when it contains control characters (newlines and tabs included), bidi embeddings, overrides or isolates (U+202A–202E, U+2066–2069), directional marks, zero-width spaces, word joiners, soft hyphens, tag characters or Hangul fillers; ZWJ and ZWNJ are allowed (emoji, Persian, Indic scripts).";
 
-export const usernameSchema = z
+const usernameSchema = z
   .string()
   .min(3, "must be at least 3 characters")
   .max(32, "must be at most 32 characters")
   .regex(/^[A-Za-z][A-Za-z0-9_]*$/, "must start with a letter and use only letters, digits and _")
   .refine((u) => !u.toLowerCase().startsWith(RESERVED_USERNAME_PREFIX), "the mg_ prefix is reserved for mini-game users");
 
-export const emailSchema = (placeholderDomain: string) =>
+const emailSchema = (placeholderDomain: string) =>
   z
     .string()
     .max(254, "must be at most 254 characters")
@@ -34,7 +34,7 @@ export const emailSchema = (placeholderDomain: string) =>
     .pipe(z.email("must be an email address"))
     .refine((e) => !e.endsWith(`@${placeholderDomain.toLowerCase()}`), "that domain is reserved");
 
-export const passwordSchema = z.string().min(8, "must be at least 8 characters").max(128, "must be at most 128 characters");
+const passwordSchema = z.string().min(8, "must be at least 8 characters").max(128, "must be at most 128 characters");
 
 export const registerBody = (placeholderDomain: string) =>
   z.object({ username: usernameSchema, email: emailSchema(placeholderDomain), password: passwordSchema });
@@ -135,7 +135,7 @@ export const platformAccessTokenSchema = z.strictObject({
 export const emptyDataSchema = z.strictObject({});
 export const nullDataSchema = z.null();
 
-export const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
+const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
 
 export function okEnvelope<T extends z.ZodType>(data: T) {
   return z.strictObject({ success: z.literal(true), message: z.string(), data });

@@ -103,23 +103,23 @@ function platformSettingsShape(platforms: readonly PlatformDefinition[]): Record
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
 
-export function settingsPrefix(platform: Pick<PlatformDefinition, "name">): string {
+function settingsPrefix(platform: Pick<PlatformDefinition, "name">): string {
   return platform.name.toUpperCase();
 }
 
 /** The simulator is embedded by default outside production. */
-export function simulatorMode(s: Settings): "embedded" | "off" {
+function simulatorMode(s: Settings): "embedded" | "off" {
   return s.PLATFORM_SIMULATOR ?? (s.NODE_ENV === "production" ? "off" : "embedded");
 }
 
 /** The platforms this server serves: PLATFORMS, else all of them beside the simulator, else WeChat and Douyin. */
-export function enabledPlatforms(s: Settings): PlatformDefinition[] {
+function enabledPlatforms(s: Settings): PlatformDefinition[] {
   const names = s.PLATFORMS ?? (simulatorMode(s) === "embedded" ? platformNames : PLATFORMS_BEFORE_THE_SETTING);
   return platformDefinitions.filter((p) => names.includes(p.name));
 }
 
 /** A platform setting by name (platform keys are declared at run time, so the schema types them loosely). */
-export function platformSetting(s: Settings, platform: PlatformDefinition, suffix: string): string | undefined {
+function platformSetting(s: Settings, platform: PlatformDefinition, suffix: string): string | undefined {
   const value = (s as Record<string, unknown>)[`${settingsPrefix(platform)}_${suffix}`];
   return typeof value === "string" ? value : undefined;
 }
@@ -146,6 +146,7 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
 
 function toAppConfig(s: Settings) {
   const simulator = simulatorMode(s);
+  // The port @colyseus/tools' listen() binds: PORT plus pm2's NODE_APP_INSTANCE.
   const processPort = s.PORT + s.NODE_APP_INSTANCE;
   const platforms: Record<string, PlatformSettings> = {};
   for (const p of enabledPlatforms(s)) {
@@ -179,9 +180,7 @@ function toAppConfig(s: Settings) {
       : ({ kind: "sqlite", path: s.SQLITE_PATH } as const),
     cache: s.REDIS_URL ? ({ kind: "redis", url: s.REDIS_URL } as const) : ({ kind: "memory" } as const),
     cacheKeyPrefix: s.CACHE_KEY_PREFIX,
-    /** Port this process listens on: PORT plus pm2's NODE_APP_INSTANCE. */
-    processPort,
-    /** Address room seats point clients at (host[:port][/path]); `{port}` becomes processPort. */
+    /** Address room seats point clients at (host[:port][/path]); `{port}` becomes this process's port. */
     publicAddress: s.PUBLIC_ADDRESS?.replace("{port}", String(processPort)),
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     /** After SIGTERM, keep accepting this long so queued connections are served rather than reset. */
@@ -237,7 +236,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
 }
 
 /** Every setting, checked together, producing the app's configuration. */
-export const configSchema = settingsSchema.superRefine(crossFieldRules).superRefine(productionRules).transform(toAppConfig);
+const configSchema = settingsSchema.superRefine(crossFieldRules).superRefine(productionRules).transform(toAppConfig);
 
 export type AppConfig = Readonly<z.output<typeof configSchema>>;
 

@@ -8,7 +8,7 @@ const AES_BLOCK_BYTES = 16;
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** Strict standard base64 (what the client APIs hand out); undefined for anything else. */
-export function decodeBase64(text: string): Buffer | undefined {
+function decodeBase64(text: string): Buffer | undefined {
   return BASE64.test(text) ? Buffer.from(text, "base64") : undefined;
 }
 

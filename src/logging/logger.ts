@@ -6,7 +6,7 @@ export type Logger = pino.Logger;
  * Field names whose values never reach a log line, wherever they appear in a logged object.
  * Login codes are one-time credentials, so they are redacted too.
  */
-export const REDACTED_FIELDS = [
+const REDACTED_FIELDS = [
   "session_key",
   "sessionKey",
   "secret",

@@ -32,8 +32,8 @@
 import crypto from "node:crypto";
 import type { PlatformSimContext } from "./platform-simulator";
 
-export const CODE_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
-export const CODE_MEMORY_MS = 5 * 60_000;
+const CODE_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+const CODE_MEMORY_MS = 5 * 60_000;
 export const MAX_REMEMBERED_CODES = 200_000;
 
 export type CodeOutcome = "ok" | "invalid" | "blocked" | "busy" | "ratelimited" | "noopenid" | "noid";
@@ -47,7 +47,7 @@ export interface ParsedCode {
 }
 
 /** Returns the player and outcome, or `undefined` when the code does not have the simulator's shape. */
-export function parseCode(code: string): ParsedCode | undefined {
+function parseCode(code: string): ParsedCode | undefined {
   if (!CODE_PATTERN.test(code)) return undefined;
   const dot = code.indexOf(".");
   const player = dot === -1 ? code : code.slice(0, dot);
@@ -129,10 +129,6 @@ export class ConsumedCodes {
       const oldest = this.usedAt.keys().next().value;
       if (oldest !== undefined) this.usedAt.delete(oldest);
     }
-  }
-
-  get size(): number {
-    return this.usedAt.size;
   }
 
   purge(): void {

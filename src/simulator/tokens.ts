@@ -16,9 +16,9 @@
 import crypto from "node:crypto";
 
 export const TOKEN_LIFETIME_MS = 7200_000;
-export const TOKEN_OVERLAP_MS = 300_000;
-export const FORCE_REFRESH_PER_DAY = 20;
-export const FORCE_REFRESH_GAP_MS = 30_000;
+const TOKEN_OVERLAP_MS = 300_000;
+const FORCE_REFRESH_PER_DAY = 20;
+const FORCE_REFRESH_GAP_MS = 30_000;
 const REMEMBER_DEAD_MS = 24 * 3600_000;
 const BEIJING_OFFSET_MS = 8 * 3600_000;
 

@@ -95,9 +95,8 @@ describe("config", () => {
     assert.ok(problems.some((p) => p.includes("DATABASE_URL")));
   });
 
-  it("gives each pm2 process its own port and public address", () => {
+  it("gives each pm2 process a public address with its own port", () => {
     const c = parseConfig({ PORT: "3000", NODE_APP_INSTANCE: "2", PUBLIC_ADDRESS: "game.example.com/{port}" });
-    assert.equal(c.processPort, 3002);
     assert.equal(c.publicAddress, "game.example.com/3002");
     const problems = problemsOf({ INSTANCES: "2", REDIS_URL: "redis://r:6379", DATABASE_URL: "postgres://db/x" });
     assert.deepEqual(problems.filter((p) => p.includes("PUBLIC_ADDRESS")).length, 1);

@@ -5,6 +5,7 @@ import { createLogger } from "../../src/logging/logger";
 import { Metrics } from "../../src/observability/metrics";
 import { PlatformTokenRejectedError, type FetchAccessTokenOptions, type PlatformClient } from "../../src/platforms/platform";
 import { PlatformTokenService } from "../../src/services/platform-token-service";
+import { counterValue } from "../support/metric-counter";
 
 /** A platform in miniature: which tokens work, what the token API answers, and how often it was asked. */
 class FakePlatform {
@@ -54,13 +55,6 @@ class FakePlatform {
   };
 }
 
-function counter(metrics: Metrics, name: string, labels: Record<string, string>): Promise<number> {
-  return (metrics.registry.getSingleMetric(name) as any).get().then((m: any) => {
-    const hit = m.values.find((v: any) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
-    return hit?.value ?? 0;
-  });
-}
-
 describe("self-healing platform tokens", () => {
   let clock: number;
   let cache: MemoryCache;
@@ -99,7 +93,7 @@ describe("self-healing platform tokens", () => {
       assert.equal(platform.fetches, 2);
       assert.equal(platform.forces, 0);
       assert.equal((await tokens.getAccessToken("fake")).access_token, answer, "the healed token is what the cache serves now");
-      assert.equal(await counter(metrics, "platform_access_token_invalidations_total", { platform: "fake" }), 1);
+      assert.equal(await counterValue(metrics, "platform_access_token_invalidations_total", { platform: "fake" }), 1);
     });
   }
 
@@ -113,7 +107,7 @@ describe("self-healing platform tokens", () => {
     const fetches = platform.fetches;
     assert.equal((await tokens.invalidate("fake", old)).access_token, fresh);
     assert.equal(platform.fetches, fetches);
-    assert.equal(await counter(metrics, "platform_access_token_invalidations_total", { platform: "fake" }), 1);
+    assert.equal(await counterValue(metrics, "platform_access_token_invalidations_total", { platform: "fake" }), 1);
   });
 
   it("concurrent reports of one token in one process cause one fetch", async () => {
@@ -136,7 +130,7 @@ describe("self-healing platform tokens", () => {
     assert.notEqual(healed, dead);
     assert.equal(platform.forces, 1);
     assert.equal(platform.fetches, 3, "first fetch, normal mode, then the force");
-    assert.equal(await counter(metrics, "platform_access_token_forced_refreshes_total", { platform: "fake", outcome: "done" }), 1);
+    assert.equal(await counterValue(metrics, "platform_access_token_forced_refreshes_total", { platform: "fake", outcome: "done" }), 1);
   });
 
   it("stable: within 30 s of the last force, answers the current token and does not retry a call that cannot succeed", async () => {
@@ -159,7 +153,7 @@ describe("self-healing platform tokens", () => {
     assert.equal(attempts, 1);
     assert.equal(platform.forces, 1);
     assert.equal((await tokens.invalidate("fake", platform.current)).access_token, platform.current, "the route answers the current token");
-    assert.equal(await counter(metrics, "platform_access_token_forced_refreshes_total", { platform: "fake", outcome: "blocked" }), 2);
+    assert.equal(await counterValue(metrics, "platform_access_token_forced_refreshes_total", { platform: "fake", outcome: "blocked" }), 2);
 
     clock += 30_000;
     assert.notEqual(await tokens.withPlatformToken("fake", platform.business), undefined);

@@ -37,8 +37,7 @@ export interface ErrcodeClientSpec {
   sessionCheck?: { path: string; invalidSignature: number };
 }
 
-export const isErrcodeBusy = (reply: Record<string, unknown>) => errorNumber(reply.errcode) === BUSY;
-const isBusy = isErrcodeBusy;
+const isBusy = (reply: Record<string, unknown>) => errorNumber(reply.errcode) === BUSY;
 
 /** A business call's failure: a rejected token heals (the caller's token helper retries), anything else is classified. */
 export function errcodeBusinessFailure(
@@ -52,7 +51,7 @@ export function errcodeBusinessFailure(
 }
 
 /** A failed call keeps the platform's errcode/errmsg; a failed login also keeps the login's empty fields. */
-export function errcodeFailure(spec: Pick<ErrcodeClientSpec, "platform" | "errorTable">, reply: Record<string, unknown>, call: "login" | "token"): AppError {
+function errcodeFailure(spec: Pick<ErrcodeClientSpec, "platform" | "errorTable">, reply: Record<string, unknown>, call: "login" | "token"): AppError {
   const errcode = errorNumber(reply.errcode);
   const errmsg = str(reply.errmsg);
   const loginFields = call === "login" ? { openid: "", unionid: "", session_key: "" } : {};

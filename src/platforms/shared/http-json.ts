@@ -27,7 +27,7 @@ function unavailable(platform: string, reason: string, cause?: unknown): AppErro
  * (WeChat has been seen answering JSON as text/plain). Network failures, timeouts, non-2xx
  * statuses and unparseable bodies all become `platform_unavailable`.
  */
-export function requestJson(platform: string, req: JsonRequest): Promise<Record<string, unknown>> {
+function requestJson(platform: string, req: JsonRequest): Promise<Record<string, unknown>> {
   const url = new URL(req.url);
   for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
   const isHttps = url.protocol === "https:";
@@ -115,7 +115,7 @@ export function callPlatformApi(platform: string, deps: PlatformClientDeps, call
  * Retries `call` while `isBusy(result)` says the platform answered "system busy" (-1), with
  * exponential backoff; no other failure is retried (a login code can be used only once).
  */
-export async function retryWhileBusy<T>(
+async function retryWhileBusy<T>(
   call: () => Promise<T>,
   isBusy: (result: T) => boolean,
   retries: number,

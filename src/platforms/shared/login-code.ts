@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-export const MAX_CODE_LENGTH = 256;
+const MAX_CODE_LENGTH = 256;
 
 /**
  * A login code as a query parameter: one string, 1–256 characters, no control characters.

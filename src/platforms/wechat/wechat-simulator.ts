@@ -24,7 +24,7 @@ const credentialErrors: CredentialErrors = {
   wrongSecret: [40125, "invalid appsecret"],
 };
 
-export const PHONE_CODE = /^(?:(\d{1,4})-)?(\d{5,15})(?:\.[A-Za-z0-9_-]{1,32})?$/;
+const PHONE_CODE = /^(?:(\d{1,4})-)?(\d{5,15})(?:\.[A-Za-z0-9_-]{1,32})?$/;
 
 const hint = () => newRid().replace(/-/g, "").slice(0, 16);
 
