@@ -18,6 +18,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PlatformDefinition } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
+import type { ContentCheckSettings } from "./content-security";
 import { encryptForClient } from "./open-data";
 import { CALL_KINDS, JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
 import { SimulatorState, type SimulatorApp } from "./state";
@@ -36,6 +37,8 @@ export interface SimulatorOptions {
   platforms?: readonly SimulatedPlatform[];
   /** ms clock, so tests can expire codes and tokens without waiting. */
   now?: () => number;
+  /** Content-check limits and WeChat's recent-login window (defaults: the documented ones). */
+  contentCheck?: Partial<ContentCheckSettings>;
 }
 
 /** The simulator app (id and secret) of every given platform. */
@@ -52,6 +55,8 @@ export interface RunningSimulator {
   /** Upstream calls served: every request to those endpoints, success or error. */
   stats(): SimulatorStats;
   resetStats(): void;
+  /** Changes the content-check limits at run time, e.g. `{ perMinute: 0 }` to make every check hit the limit. */
+  setContentCheck(settings: Partial<ContentCheckSettings>): void;
   /** Also drops keep-alive connections, so a pooled client cannot hold the server open. */
   close(): Promise<void>;
 }
@@ -132,6 +137,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const host = options.host ?? "127.0.0.1";
   const platforms = options.platforms ?? platformDefinitions;
   const state = new SimulatorState(options.apps ?? defaultSimulatorApps(platforms), options.now ?? Date.now);
+  state.contentCheck = { ...state.contentCheck, ...options.contentCheck };
   const prefixes = simulatorPathPrefixes(platforms);
   const routes = new Map<string, MountedRoute>();
   for (const p of platforms) {
@@ -166,7 +172,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     let body: SimRequest["body"];
     if (req.method === "POST") body = await readBody(req);
     else req.resume();
-    send(res, 200, mounted.route.handle({ query: url.searchParams, body }, mounted.context));
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : (v ?? "")]));
+    send(res, 200, mounted.route.handle({ query: url.searchParams, headers, body }, mounted.context));
   }
 
   const server = http.createServer((req, res) => {
@@ -192,6 +199,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     stats,
     resetStats: () => {
       counters = zeroStats();
+    },
+    setContentCheck: (settings) => {
+      state.contentCheck = { ...state.contentCheck, ...settings };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
