@@ -143,7 +143,7 @@ describe("simulator content security", () => {
 
     it("answers the documented 401 body for a missing, foreign or replaced token, and 400 for bad tasks", async () => {
       const token = await dyToken();
-      for (const headers of [{}, { "X-Token": "garbage" }, { "X-Token": await wxToken() }]) {
+      for (const headers of [{}, { "X-Token": "garbage" }, { "X-Token": await wxToken() }] as Array<Record<string, string>>) {
         const res = await antidirt({ tasks: [{ content: "hi" }] }, headers);
         assert.equal(res.body.code, 401);
         assert.equal(res.body.message, "[app token sign fail] bad token");
