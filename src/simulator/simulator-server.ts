@@ -12,7 +12,10 @@
  *   platform does for a client's `getUserInfo`/`getPhoneNumber`: encrypts `data` (a JSON object)
  *   under a session key the simulator issued (any platform), adding `watermark {appid, timestamp}`
  *   (the key's app unless `watermark_appid` says otherwise), and answers `{"encryptedData", "iv"}`;
- *   an unknown key is 404 `{errcode: 404}`, a malformed body 400 `{errcode: 400}`.
+ *   an unknown key is 404 `{errcode: 404}`, a malformed body 400 `{errcode: 400}`;
+ * - `POST /__simulator/content-check` with any of `{"perMinute", "perDay", "recentLoginMs"}` (numbers ≥ 0)
+ *   changes the content checks' per-app limits and WeChat's recent-login window (`{"perMinute": 0}`: every
+ *   check answers the platform's limit error) and answers the settings now in force.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -133,6 +136,16 @@ function send(res: http.ServerResponse, status: number, reply: SimReply): void {
   res.end(payload);
 }
 
+const CONTENT_CHECK_KEYS = ["perMinute", "perDay", "recentLoginMs"] as const;
+
+/** The settings a content-check switch request changes, or undefined when it is not a valid one. */
+function contentCheckChanges(body: SimRequest["body"]): Partial<ContentCheckSettings> | undefined {
+  if (body === MALFORMED_BODY || body === undefined) return undefined;
+  const entries = Object.entries(body);
+  const valid = entries.every(([k, v]) => (CONTENT_CHECK_KEYS as readonly string[]).includes(k) && typeof v === "number" && Number.isFinite(v) && v >= 0);
+  return valid ? (Object.fromEntries(entries) as Partial<ContentCheckSettings>) : undefined;
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
   const platforms = options.platforms ?? platformDefinitions;
@@ -162,6 +175,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (routeKey === "POST /__simulator/encrypt") {
       const { status, body } = encryptForClient(await readBody(req), state);
       return send(res, status, { contentType: JSON_TYPE, body });
+    }
+    if (routeKey === "POST /__simulator/content-check") {
+      const changes = contentCheckChanges(await readBody(req));
+      if (!changes) return send(res, 400, { contentType: JSON_TYPE, body: { errcode: 400, errmsg: "expected {perMinute, perDay, recentLoginMs} numbers >= 0" } });
+      state.contentCheck = { ...state.contentCheck, ...changes };
+      return send(res, 200, { contentType: JSON_TYPE, body: state.contentCheck });
     }
     const mounted = routes.get(routeKey);
     if (!mounted) {

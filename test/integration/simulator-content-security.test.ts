@@ -183,6 +183,19 @@ describe("simulator content security", () => {
     });
   });
 
+  it("POST /__simulator/content-check switches the limits from another process and refuses anything else", async () => {
+    const set = await request(`${sim.url}/__simulator/content-check`, { perMinute: 0 });
+    assert.equal(set.status, 200);
+    assert.deepEqual(set.body, { perMinute: 0, perDay: 2_000_000, recentLoginMs: 30 * 60_000 });
+    const token = await qqToken();
+    assert.equal((await qqCheck(token, { appid: QQ.appId, content: "hi" })).body.errCode, 45009);
+    for (const body of [{ perMinute: -1 }, { other: 1 }, { perDay: "5" }, "{nope"]) {
+      assert.equal((await request(`${sim.url}/__simulator/content-check`, body)).status, 400, JSON.stringify(body));
+    }
+    assert.equal((await request(`${sim.url}/__simulator/content-check`, { perMinute: 4000 })).body.perMinute, 4000);
+    assert.equal((await qqCheck(token, { appid: QQ.appId, content: "hi" })).body.errCode, 0);
+  });
+
   describe("the platform clients read these answers", () => {
     const logger = createLogger({ level: "silent" });
     const clientOf = (definition: PlatformDefinition): PlatformClient =>
