@@ -121,8 +121,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     const playerData = new PlayerDataService(playerDataPlatforms, sessionKeys, platformTokens);
     const checkingClients = new Map([...platformLogins].map(([name, { client }]) => [name, client]));
+    const contentCheck = config.contentCheck;
     const moderation = new ModerationService(checkingClients, store, sessionKeys, platformTokens, words, logger, {
-      ...config.contentCheck,
+      enabled: contentCheck.enabled,
+      fallback: contentCheck.fallback,
+      cacheTtlSec: contentCheck.cacheTtlSec,
+      cacheEntries: contentCheck.cacheEntries,
       now: overrides.now,
       metrics,
     });

@@ -70,7 +70,7 @@ export class ModerationService {
   /** Throws `content_moderated` (422) for risky text; "review" passes (the platforms ask for human review, not a block). */
   async requireAcceptable(userId: string, text: string, scene: TextScene): Promise<ModerationResult> {
     const result = await this.check(userId, text, scene);
-    if (result.verdict === "risky") throw new AppError("content_moderated", { data: { scene } });
+    if (result.verdict === "risky") throw new AppError("content_moderated");
     return result;
   }
 
