@@ -5,11 +5,24 @@
  * and a platform token cancelled mid-run.
  */
 import assert from "node:assert/strict";
+import { matchMaker } from "@colyseus/core";
 import { Client, type Room } from "colyseus.js";
+import { AuthenticatedRoom, type PlayerClient } from "../../rooms/AuthenticatedRoom";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { freshPlayer, loginPath, platformDefinitions } from "../support/platforms";
+
+/** A room as a studio writes it: the content check is one line from the base class. */
+class StudioRoom extends AuthenticatedRoom {
+  override onCreate(options: unknown) {
+    super.onCreate(options);
+    this.onMessage("say", async (client: PlayerClient, text: string) => {
+      if (!(await this.moderate(client, String(text)))) return;
+      this.broadcast("said", String(text));
+    });
+  }
+}
 
 const WORDS = { CONTENT_CHECK_WORDS: "localbadword, other-bad" };
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -56,6 +69,7 @@ for (const backend of backends) {
       release = prepared.release;
       simulator = await startSimulator({ port: 0, now: () => simClock });
       h = await startHarness({ env: { ...prepared.env, ...WORDS }, simulator });
+      matchMaker.defineRoomType("studio", StudioRoom);
     });
     afterEach(async () => {
       simulator.setContentCheck({ perMinute: 4000 });
@@ -98,6 +112,21 @@ for (const backend of backends) {
       assert.equal(a.got.chat.length, 2, "the sender sees its own delivered messages only");
       assert.equal(a.got.error.length, 1);
       assert.ok((await metric(h, /^content_checks_total\{platform="wechat",verdict="risky",source="platform"\}/)) >= 1);
+    });
+
+    it("a studio's room checks text with one call to this.moderate", async () => {
+      const player = await login("qq");
+      const room = await new Client(h.baseUrl).joinOrCreate("studio", { accessToken: player.token });
+      rooms.push(room);
+      const said: string[] = [];
+      const errors: Array<{ code: string }> = [];
+      room.onMessage("said", (text: string) => said.push(text));
+      room.onMessage("error", (e) => errors.push(e));
+      room.send("say", "simulator-risky in a studio room");
+      await until(() => errors.length === 1, "the refusal");
+      room.send("say", "fine words");
+      await until(() => said.length === 1, "the delivered text");
+      assert.deepEqual([said, errors.map((e) => e.code)], [["fine words"], ["content_moderated"]]);
     });
 
     for (const platform of ["wechat", "douyin", "qq"]) {
