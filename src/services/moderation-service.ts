@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { AppError } from "../core/errors";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
@@ -5,7 +6,7 @@ import type { Metrics } from "../observability/metrics";
 import type { PlatformClient, TextScene, TextVerdict } from "../platforms/platform";
 import type { PlatformTokenService } from "./platform-token-service";
 import type { SessionKeyCustody } from "./session-key-custody";
-import { VerdictCache } from "./verdict-cache";
+import { TtlLru } from "./ttl-lru";
 import type { WordList } from "./word-list";
 
 export type { TextScene, TextVerdict } from "../platforms/platform";
@@ -32,6 +33,13 @@ export interface ModerationOptions {
 
 /** Metric label of players the word list checks because they have no platform identity. */
 const NO_PLATFORM = "none";
+/** Which platform checks a player changes only when an identity is linked: a minute's staleness is harmless. */
+const ROUTE_TTL_MS = 60_000;
+const ROUTE_ENTRIES = 10_000;
+
+/** Hashed, so the verdict cache holds no player text. */
+const verdictKey = (platform: string, scene: TextScene, text: string) =>
+  `${platform}\0${scene}\0${crypto.createHash("sha256").update(text).digest("base64url")}`;
 
 /**
  * Content security for what players type. The platform of the player's platform identity checks the
@@ -41,7 +49,10 @@ const NO_PLATFORM = "none";
  * is to refuse). Knows nothing of HTTP or rooms: the edges map `content_moderated` to their replies.
  */
 export class ModerationService {
-  private readonly cache: VerdictCache;
+  /** Platform verdicts for identical text, so repeats (spam, "gg", a copied nickname) cost no platform quota. */
+  private readonly verdicts: TtlLru<TextVerdict>;
+  /** Which platform checks each player, so a chat message costs no store query. */
+  private readonly routes: TtlLru<Route>;
 
   constructor(
     private readonly clients: ReadonlyMap<string, PlatformClient>,
@@ -52,7 +63,9 @@ export class ModerationService {
     private readonly logger: Logger,
     private readonly options: ModerationOptions,
   ) {
-    this.cache = new VerdictCache(options.cacheEntries, options.cacheTtlSec * 1000, options.now ?? Date.now);
+    const now = options.now ?? Date.now;
+    this.verdicts = new TtlLru(options.cacheEntries, options.cacheTtlSec * 1000, now);
+    this.routes = new TtlLru(ROUTE_ENTRIES, ROUTE_TTL_MS, now);
   }
 
   /** The verdict on a player's text; never throws for a risky one (see `requireAcceptable`). */
@@ -79,12 +92,13 @@ export class ModerationService {
     const checkText = client?.checkText?.bind(client);
     if (!platform || !checkText) return { verdict: this.wordListVerdict(text), source: "word_list", platform };
 
-    const cached = this.cache.get(platform, scene, text);
+    const key = verdictKey(platform, scene, text);
+    const cached = this.verdicts.get(key);
     if (cached) return { verdict: cached, source: "cache", platform };
     try {
       const openid = await this.openidFor(route);
       const verdict = await this.tokens.withPlatformToken(platform, (accessToken) => checkText({ accessToken, openid, text, scene }));
-      this.cache.set(platform, scene, text, verdict);
+      this.verdicts.set(key, verdict);
       return { verdict, source: "platform", platform };
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
@@ -105,10 +119,15 @@ export class ModerationService {
 
   /** The platform of the player's oldest identity on an enabled platform; none for password-only players. */
   private async routeFor(userId: string): Promise<Route> {
+    const known = this.routes.get(userId);
+    if (known) return known;
     const identities = await this.store.listIdentities(userId);
     const identity = identities.find((i) => this.clients.has(i.platform));
-    if (!identity) return { platform: null, userId, platformId: "" };
-    return { platform: identity.platform, client: this.clients.get(identity.platform), userId, platformId: identity.platformId };
+    const route: Route = identity
+      ? { platform: identity.platform, client: this.clients.get(identity.platform), userId, platformId: identity.platformId }
+      : { platform: null, userId, platformId: "" };
+    this.routes.set(userId, route);
+    return route;
   }
 
   /** The openid of the player's latest login on that platform (WeChat wants a recent one), else the stored identity. */

@@ -13,6 +13,7 @@ import type { PlatformClient, TextCheck, TextVerdict } from "../../src/platforms
 import { ModerationService, type ModerationOptions } from "../../src/services/moderation-service";
 import { PlatformTokenService } from "../../src/services/platform-token-service";
 import { SessionKeyCustody } from "../../src/services/session-key-custody";
+import { TtlLru } from "../../src/services/ttl-lru";
 import { parseWordListFile, WordList } from "../../src/services/word-list";
 
 const logger = createLogger({ level: "silent" });
@@ -131,6 +132,23 @@ describe("ModerationService", () => {
     const moderation = service({ enabled: false });
     assert.deepEqual(await moderation.check("player", "badword", "chat"), { verdict: "pass", source: "off", platform: null });
     assert.equal(checker.calls.length, 0);
+  });
+});
+
+describe("TtlLru", () => {
+  it("forgets entries past their lifetime and the least recently used one past its size", () => {
+    let clock = 0;
+    const lru = new TtlLru<number>(2, 1000, () => clock);
+    lru.set("a", 1);
+    lru.set("b", 2);
+    assert.equal(lru.get("a"), 1); // a is now the most recently used
+    lru.set("c", 3);
+    assert.deepEqual([lru.get("a"), lru.get("b"), lru.get("c")], [1, undefined, 3]);
+    clock += 1000;
+    assert.equal(lru.get("a"), undefined);
+    const off = new TtlLru<number>(0, 1000, () => clock);
+    off.set("a", 1);
+    assert.equal(off.get("a"), undefined, "size 0 turns it off");
   });
 });
 
