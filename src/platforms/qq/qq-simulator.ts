@@ -7,12 +7,12 @@
  * `MsgSecCheck` (§6.3) answers camelCase `{errCode, errMsg}` only, refusals included: 0 "ok", 87014
  * "risky content" for `simulator-risky` (QQ has no "review": `simulator-review` passes). `appid` is
  * required in the body and must be the token's app. Unconfirmed numbers (WeChat's, QQ being its
- * clone): token errors 41001/40014/40001/42001, missing appid 41002, another app's 40013, no content
+ * clone): token errors as WeChat's, missing appid 41002, another app's 40013, no content
  * 47001, past the app's 4000/min limit 45009.
  */
 import { idDigest } from "../../simulator/codes";
 import { simulatedVerdict } from "../../simulator/content-security";
-import { errcodeSimulator, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
+import { errcodeSimulator, WECHAT_FAMILY_TOKEN_ERRORS, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
 import { MALFORMED_BODY, param, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "../../simulator/platform-simulator";
 import { opaqueTokenPolicy } from "../../simulator/tokens";
 
@@ -86,12 +86,7 @@ export const qqSimulator = errcodeSimulator({
   errors: { contentType: "application/json" },
   tokenPolicy: opaqueTokenPolicy,
   business: {
-    tokenErrors: {
-      missing: [41001, "access_token missing"],
-      malformed: [40014, "invalid access_token"],
-      invalid: [40001, "invalid credential, access_token is invalid or not latest"],
-      expired: [42001, "access_token expired"],
-    },
+    tokenErrors: WECHAT_FAMILY_TOKEN_ERRORS,
     routes: (helpers) => [msgSecCheckRoute(helpers)],
   },
 });

@@ -20,7 +20,7 @@
  */
 import { ConsumedCodes, idDigest, newRid } from "../../simulator/codes";
 import { simulatedVerdict } from "../../simulator/content-security";
-import { errcodeSimulator, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
+import { errcodeSimulator, WECHAT_FAMILY_TOKEN_ERRORS, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
 import { MALFORMED_BODY, param, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "../../simulator/platform-simulator";
 import { opaqueTokenPolicy } from "../../simulator/tokens";
 
@@ -131,12 +131,7 @@ export const wechatSimulator = errcodeSimulator({
   errors: { contentType: "text/plain", suffix: () => `, rid: ${newRid()}`, businessSuffix: () => ` rid: ${newRid()}` },
   tokenPolicy: opaqueTokenPolicy,
   business: {
-    tokenErrors: {
-      missing: [41001, "access_token missing"],
-      malformed: [40014, "invalid access_token"],
-      invalid: [40001, "invalid credential, access_token is invalid or not latest"],
-      expired: [42001, "access_token expired"],
-    },
+    tokenErrors: WECHAT_FAMILY_TOKEN_ERRORS,
     sessionCheck: {
       path: "/wxa/checksession",
       invalidSigMethod: [87008, "invalid sig_method"],
