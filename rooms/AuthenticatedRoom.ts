@@ -2,6 +2,7 @@ import { Room, ServerError, type AuthContext as ColyseusAuthContext, type Client
 import type { Deferred } from "@colyseus/core";
 import { AppError } from "../src/core/errors";
 import { bearerToken } from "../src/core/credentials";
+import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 
@@ -142,6 +143,25 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     }
     for (const pending of this.pendingReconnections.values()) {
       if (pending.userId === userId) pending.deferred.reject(new Error("seat_replaced"));
+    }
+  }
+
+  /**
+   * Content security for text a player sends, in one line: `if (!(await this.moderate(client, text))) return;`.
+   * True when the text may be shown (a "review" verdict included); otherwise the sender has received
+   * `error` with `code: "content_moderated"` (or the failure's code) and the text must be dropped.
+   */
+  protected async moderate(client: PlayerClient, text: string, scene: TextScene = "chat"): Promise<boolean> {
+    const { moderation, logger } = roomServices();
+    try {
+      await moderation.requireAcceptable(playerOf(client).userId, text, scene);
+      return true;
+    } catch (err) {
+      if (!(err instanceof AppError)) logger.error({ err }, "content moderation failed unexpectedly");
+      const code = err instanceof AppError ? err.code : "internal_error";
+      const message = err instanceof AppError ? err.message : "Internal server error";
+      client.send("error", { code, message });
+      return false;
     }
   }
 

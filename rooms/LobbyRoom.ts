@@ -60,7 +60,7 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
     this.recentChats.delete(client.sessionId);
   }
 
-  private handleChat(client: PlayerClient, message: unknown): void {
+  private async handleChat(client: PlayerClient, message: unknown): Promise<void> {
     const text = typeof message === "object" && message !== null ? (message as { text?: unknown }).text : undefined;
     if (typeof text !== "string" || text.trim().length === 0 || text.length > CHAT_MAX_LENGTH) {
       client.send("error", { code: "invalid_message", message: `chat text must be 1–${CHAT_MAX_LENGTH} characters` });
@@ -74,6 +74,7 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
       client.send("error", { code: "rate_limited", message: "too many chat messages; slow down" });
       return;
     }
+    if (!(await this.moderate(client, text.trim()))) return;
     const auth = playerOf(client);
     const player = this.state.players.get(client.sessionId);
     const broadcast: ChatBroadcast = {

@@ -4,6 +4,7 @@
  */
 import type { AppConfig } from "../src/config/config";
 import type { Logger } from "../src/logging/logger";
+import type { ModerationService } from "../src/services/moderation-service";
 import type { RateLimiter } from "../src/services/rate-limiter";
 import type { SessionService } from "../src/services/session-service";
 import type { RoomSessionGuard } from "./session-guard";
@@ -14,6 +15,7 @@ export interface RoomServices {
   rateLimit: AppConfig["rateLimit"];
   guard: RoomSessionGuard;
   logger: Logger;
+  moderation: ModerationService;
 }
 
 let current: RoomServices | undefined;

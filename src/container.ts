@@ -2,6 +2,7 @@
  * The composition root: turns validated config into wired services. The only module that knows
  * every adapter; services and edges receive what they need from here.
  */
+import fs from "node:fs";
 import { createCache } from "./adapters/cache/create-cache";
 import { createUserStore } from "./adapters/store/create-user-store";
 import type { AppConfig } from "./config/config";
@@ -15,12 +16,14 @@ import { keepAliveAgents } from "./platforms/shared/http-json";
 import { platformDefinitions } from "./platforms/registry";
 import { AccountService } from "./services/account-service";
 import { LoginService, type PlatformLogin } from "./services/login-service";
+import { ModerationService } from "./services/moderation-service";
 import { RateLimiter } from "./services/rate-limiter";
 import { PlatformTokenService } from "./services/platform-token-service";
 import { PlayerDataService, type PlayerDataPlatform } from "./services/player-data-service";
 import { SessionKeyCustody } from "./services/session-key-custody";
 import { SessionService } from "./services/session-service";
 import { TokenSigner } from "./services/token-signer";
+import { parseWordListFile, WordList } from "./services/word-list";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "./simulator/simulator-server";
 
 export interface Services {
@@ -34,6 +37,8 @@ export interface Services {
   limiter: RateLimiter;
   platformTokens: PlatformTokenService;
   playerData: PlayerDataService;
+  /** Content security for what players type (chat, nicknames, studio rooms). */
+  moderation: ModerationService;
   /** The enabled platforms (PLATFORMS), in registry order. */
   platformDefinitions: readonly PlatformDefinition[];
   metrics: Metrics;
@@ -79,6 +84,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
     const sessionKeys = new SessionKeyCustody(cache, config.jwt.refreshTtlSec);
 
+    const words = await opening("the content-check word list", "CONTENT_CHECK_WORDS_FILE", () => readWordList(config.contentCheck));
     const metrics = new Metrics();
     const platformLogins = new Map<string, PlatformLogin>();
     const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
@@ -106,12 +112,6 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
-    const accounts = new AccountService(store, sessions, limiter, logger, {
-      recentLoginSec: config.recentLoginSec,
-      accountMax: config.rateLimit.accountMax,
-      accountWindowSec: config.rateLimit.accountWindowSec,
-      now: overrides.now,
-    });
     const platformTokens = new PlatformTokenService(tokenClients, cache, logger, {
       refreshMarginSec: config.platformTokenRefreshMarginSec,
       lockWaitMs: config.platformTimeoutMs * (config.platformBusyRetries + 1) + 2000,
@@ -119,6 +119,29 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
     });
     const playerData = new PlayerDataService(playerDataPlatforms, sessionKeys, platformTokens);
+    const checkingClients = new Map([...platformLogins].map(([name, { client }]) => [name, client]));
+    const contentCheck = config.contentCheck;
+    const moderation = new ModerationService(checkingClients, store, sessionKeys, platformTokens, words, logger, {
+      enabled: contentCheck.enabled,
+      fallback: contentCheck.fallback,
+      cacheTtlSec: contentCheck.cacheTtlSec,
+      cacheEntries: contentCheck.cacheEntries,
+      now: overrides.now,
+      metrics,
+    });
+    const accounts = new AccountService(
+      store,
+      sessions,
+      limiter,
+      logger,
+      {
+        recentLoginSec: config.recentLoginSec,
+        accountMax: config.rateLimit.accountMax,
+        accountWindowSec: config.rateLimit.accountWindowSec,
+        now: overrides.now,
+      },
+      moderation,
+    );
 
     return {
       config,
@@ -131,6 +154,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       limiter,
       platformTokens,
       playerData,
+      moderation,
       platformDefinitions: enabled,
       metrics,
       simulator,
@@ -159,6 +183,12 @@ async function opening<T>(what: string, setting: string, open: () => Promise<T>)
     const reason = [e.code, e.message || e.errors?.map((x) => x.message).join("; ")].filter(Boolean).join(" ") || String(err);
     throw new StartupError(`could not open ${what} (${setting}): ${reason}`, err);
   }
+}
+
+/** CONTENT_CHECK_WORDS plus the entries of CONTENT_CHECK_WORDS_FILE (read once, at boot). */
+async function readWordList(settings: AppConfig["contentCheck"]): Promise<WordList> {
+  const fromFile = settings.wordsFile ? parseWordListFile(await fs.promises.readFile(settings.wordsFile, "utf8")) : [];
+  return new WordList([...settings.words, ...fromFile]);
 }
 
 function pick(settings: PlatformSettings | undefined): { appId?: string; appSecret?: string } {

@@ -74,6 +74,13 @@ const settingsShape = {
   PLATFORM_BUSY_RETRIES: int(0, 5).default(2),
   PLATFORM_TOKEN_REFRESH_MARGIN_SEC: int(0, 3600).default(300),
 
+  CONTENT_CHECK_ENABLED: bool.default(true),
+  CONTENT_CHECK_FALLBACK: z.enum(["word_list", "refuse"]).default("word_list"),
+  CONTENT_CHECK_WORDS: z.string().optional(),
+  CONTENT_CHECK_WORDS_FILE: z.string().min(1).optional(),
+  CONTENT_CHECK_CACHE_TTL_SEC: int(0, 3600).default(60),
+  CONTENT_CHECK_CACHE_ENTRIES: int(0, 1_000_000).default(4000),
+
   ACCESS_TOKEN_ROUTE_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   ACCESS_TOKEN_ROUTE_PUBLIC: bool.default(false),
   EXPOSE_SESSION_KEY: bool.default(true),
@@ -192,6 +199,16 @@ function toAppConfig(s: Settings) {
     platformTimeoutMs: s.PLATFORM_TIMEOUT_MS,
     platformBusyRetries: s.PLATFORM_BUSY_RETRIES,
     platformTokenRefreshMarginSec: s.PLATFORM_TOKEN_REFRESH_MARGIN_SEC,
+    contentCheck: {
+      enabled: s.CONTENT_CHECK_ENABLED,
+      /** When the platform's check fails (timeout, quota, 5xx): decide by the word list, or refuse the text. */
+      fallback: s.CONTENT_CHECK_FALLBACK,
+      /** The local word list: CONTENT_CHECK_WORDS (comma-separated) plus the lines of CONTENT_CHECK_WORDS_FILE. */
+      words: splitList(s.CONTENT_CHECK_WORDS),
+      wordsFile: s.CONTENT_CHECK_WORDS_FILE,
+      cacheTtlSec: s.CONTENT_CHECK_CACHE_TTL_SEC,
+      cacheEntries: s.CONTENT_CHECK_CACHE_ENTRIES,
+    },
     accessTokenRoute: { key: s.ACCESS_TOKEN_ROUTE_KEY, public: s.ACCESS_TOKEN_ROUTE_PUBLIC },
     exposeSessionKey: s.EXPOSE_SESSION_KEY,
     /** Seconds a rotated refresh token still gets the pair its rotation produced. */

@@ -35,6 +35,10 @@ export const ERROR_CODES = {
     message: "The data was not encrypted with the kept session key (the player logged in again); fetch it again",
   },
   watermark_mismatch: { status: 422, message: "The decrypted data belongs to another app" },
+  content_moderated: {
+    status: 422,
+    message: "The text was refused by content moderation; change it and try again",
+  },
   version_conflict: { status: 409, message: "The record was changed by someone else; reload it and retry" },
   recent_login_required: {
     status: 403,

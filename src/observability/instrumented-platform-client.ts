@@ -18,6 +18,7 @@ export function instrumentPlatformClient(client: PlatformClient, metrics: Metric
   };
   const checkSessionKey = client.checkSessionKey?.bind(client);
   const getPhoneNumber = client.getPhoneNumber?.bind(client);
+  const checkText = client.checkText?.bind(client);
   return {
     platform: client.platform,
     tokenApi: client.tokenApi,
@@ -25,5 +26,6 @@ export function instrumentPlatformClient(client: PlatformClient, metrics: Metric
     fetchAccessToken: (options) => timed("access_token", () => client.fetchAccessToken(options)),
     ...(checkSessionKey ? { checkSessionKey: (check) => timed("check_session_key", () => checkSessionKey(check)) } : {}),
     ...(getPhoneNumber ? { getPhoneNumber: (call) => timed("phone_number", () => getPhoneNumber(call)) } : {}),
+    ...(checkText ? { checkText: (check) => timed("text_check", () => checkText(check)) } : {}),
   };
 }

@@ -52,6 +52,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly contentChecks = new client.Counter({
+    name: "content_checks_total",
+    help: "Texts moderated: by platform (none: no platform identity), verdict, and who decided (platform, cache, word_list)",
+    labelNames: ["platform", "verdict", "source"] as const,
+    registers: [this.registry],
+  });
+  private readonly contentCheckFallbacks = new client.Counter({
+    name: "content_check_fallbacks_total",
+    help: "Platform content checks that failed (timeout, quota, 5xx, player not checkable…) and fell back to the policy",
+    labelNames: ["platform", "reason"] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     client.collectDefaultMetrics({ register: this.registry });
   }
@@ -80,6 +93,14 @@ export class Metrics {
 
   platformTokenForced(platform: string, outcome: "done" | "blocked"): void {
     this.tokenForces.inc({ platform, outcome });
+  }
+
+  contentChecked(platform: string, verdict: string, source: string): void {
+    this.contentChecks.inc({ platform, verdict, source });
+  }
+
+  contentCheckFellBack(platform: string, reason: string): void {
+    this.contentCheckFallbacks.inc({ platform, reason });
   }
 
   /** Gauges read at scrape time, e.g. rooms and connected clients from the room layer. */

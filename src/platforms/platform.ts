@@ -67,6 +67,26 @@ export interface PhoneNumber {
   countryCode: string;
 }
 
+/** What a platform's content-security check says about a text (WeChat v2 `result.suggest`). */
+export const TEXT_VERDICTS = ["pass", "review", "risky"] as const;
+export type TextVerdict = (typeof TEXT_VERDICTS)[number];
+
+export function isTextVerdict(value: unknown): value is TextVerdict {
+  return typeof value === "string" && (TEXT_VERDICTS as readonly string[]).includes(value);
+}
+
+/** Where the text will be shown: WeChat v2 scene 1 (profile: nicknames) or 2 (chat/comments). */
+export type TextScene = "profile" | "chat";
+
+/** One content-security check of a player's text with the platform's access token. */
+export interface TextCheck {
+  accessToken: string;
+  /** The player's openid from their latest login (WeChat requires a recent one); "" when unknown. */
+  openid: string;
+  text: string;
+  scene: TextScene;
+}
+
 /**
  * The platform answered a business call with its "this access token is invalid or expired" code
  * (WeChat 40001/42001/40014, Douyin 28001003/28001008, …). The token helper heals the cached token
@@ -96,6 +116,11 @@ export interface PlatformClient {
   checkSessionKey?(check: SessionKeyCheck): Promise<boolean>;
   /** Exchanges a phone-number button code (not a login code); present where documented. */
   getPhoneNumber?(call: { accessToken: string; code: string }): Promise<PhoneNumber>;
+  /**
+   * The platform's text content-security check (part 2 §1, §4, §6.3); absent where none is documented
+   * (Kuaishou). A token rejection throws PlatformTokenRejectedError; other failures a platform_* AppError.
+   */
+  checkText?(check: TextCheck): Promise<TextVerdict>;
 }
 
 /**

@@ -3,6 +3,7 @@ import { AppError } from "../core/errors";
 import { AccountTakenError, type ProfileChanges, type UserCredentials, type UserStore } from "../core/ports/user-store";
 import { USER_STATUS_ACTIVE, type User } from "../core/user";
 import type { Logger } from "../logging/logger";
+import type { ModerationService } from "./moderation-service";
 import { hashPassword, verifyPassword } from "./password-hasher";
 import type { RateLimiter } from "./rate-limiter";
 import { requireFullGrade, requireGradeToErase } from "./session-grade";
@@ -30,6 +31,8 @@ export class AccountService {
     private readonly limiter: RateLimiter,
     private readonly logger: Logger,
     private readonly options: AccountServiceOptions,
+    /** Checks new nicknames; absent for operators' tooling, which changes no profile text. */
+    private readonly moderation?: ModerationService,
   ) {
     this.dummyHash = hashPassword(crypto.randomBytes(16).toString("hex"));
     this.now = options.now ?? Date.now;
@@ -75,6 +78,8 @@ export class AccountService {
   }
 
   async updateProfile(userId: string, changes: ProfileChanges, expectedVersion: number): Promise<User> {
+    // A nickname is shown to every other player: the platform checks it as profile text (scene 1).
+    if (changes.nickname && this.moderation) await this.moderation.requireAcceptable(userId, changes.nickname, "profile");
     const result = await this.store.updateProfile(userId, changes, expectedVersion);
     if (result === "version_conflict") throw new AppError("version_conflict");
     if (!result) throw new AppError("user_disabled");

@@ -63,6 +63,17 @@ export interface ErrcodeSimulatorSpec {
   };
 }
 
+/**
+ * How WeChat's business APIs refuse a token (part 2 §3): missing 41001, malformed 40014, unknown or
+ * replaced 40001, expired 42001. QQ's are unconfirmed (§6.4) and assumed to be the same.
+ */
+export const WECHAT_FAMILY_TOKEN_ERRORS: NonNullable<ErrcodeSimulatorSpec["business"]>["tokenErrors"] = {
+  missing: [41001, "access_token missing"],
+  malformed: [40014, "invalid access_token"],
+  invalid: [40001, "invalid credential, access_token is invalid or not latest"],
+  expired: [42001, "access_token expired"],
+};
+
 export interface ErrcodeBusinessHelpers {
   /** The token check of every business API: the caller's app, or the refusal to send. */
   checkToken(req: SimRequest, sim: PlatformSimContext): { refused: SimReply } | { appId: string };

@@ -9,6 +9,8 @@ export const MALFORMED_BODY = Symbol("malformed body");
 
 export interface SimRequest {
   query: URLSearchParams;
+  /** Request headers, names lowercased (Douyin's `x-token`). */
+  headers: Record<string, string>;
   body: Record<string, unknown> | typeof MALFORMED_BODY | undefined;
 }
 
@@ -19,9 +21,12 @@ export interface SimReply {
 
 export const JSON_TYPE = "application/json";
 
-/** Which `/__simulator/stats` counter a route increments; "business" is any API that takes an access token. */
-export type CallKind = "code2session" | "accessToken" | "business";
-export const CALL_KINDS: readonly CallKind[] = ["code2session", "accessToken", "business"];
+/**
+ * Which `/__simulator/stats` counter a route increments; "business" is any other API that takes an
+ * access token, "contentCheck" a text content-security check.
+ */
+export type CallKind = "code2session" | "accessToken" | "business" | "contentCheck";
+export const CALL_KINDS: readonly CallKind[] = ["code2session", "accessToken", "business", "contentCheck"];
 
 export type CredentialCheck = "ok" | "unknown_appid" | "wrong_secret";
 
@@ -46,6 +51,10 @@ export interface PlatformSimContext {
   /** Records a login's session key as the player's only valid one (a new login replaces it, part 1 §3). */
   issueSessionKey(appId: string, openid: string, sessionKey: string): void;
   currentSessionKey(appId: string, openid: string): string | undefined;
+  /** Whether the player logged in within the content check's recent-login window (WeChat 61010). */
+  loggedInRecently(appId: string, openid: string): boolean;
+  /** Counts one content check against the app's per-minute and daily limits; false once past them. */
+  takeContentCheckQuota(appId: string): boolean;
   now(): number;
 }
 

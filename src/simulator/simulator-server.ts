@@ -12,12 +12,16 @@
  *   platform does for a client's `getUserInfo`/`getPhoneNumber`: encrypts `data` (a JSON object)
  *   under a session key the simulator issued (any platform), adding `watermark {appid, timestamp}`
  *   (the key's app unless `watermark_appid` says otherwise), and answers `{"encryptedData", "iv"}`;
- *   an unknown key is 404 `{errcode: 404}`, a malformed body 400 `{errcode: 400}`.
+ *   an unknown key is 404 `{errcode: 404}`, a malformed body 400 `{errcode: 400}`;
+ * - `POST /__simulator/content-check` with any of `{"perMinute", "perDay", "recentLoginMs"}` (numbers ≥ 0)
+ *   changes the content checks' per-app limits and WeChat's recent-login window (`{"perMinute": 0}`: every
+ *   check answers the platform's limit error) and answers the settings now in force.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PlatformDefinition } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
+import type { ContentCheckSettings } from "./content-security";
 import { encryptForClient } from "./open-data";
 import { CALL_KINDS, JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
 import { SimulatorState, type SimulatorApp } from "./state";
@@ -36,6 +40,8 @@ export interface SimulatorOptions {
   platforms?: readonly SimulatedPlatform[];
   /** ms clock, so tests can expire codes and tokens without waiting. */
   now?: () => number;
+  /** Content-check limits and WeChat's recent-login window (defaults: the documented ones). */
+  contentCheck?: Partial<ContentCheckSettings>;
 }
 
 /** The simulator app (id and secret) of every given platform. */
@@ -52,6 +58,8 @@ export interface RunningSimulator {
   /** Upstream calls served: every request to those endpoints, success or error. */
   stats(): SimulatorStats;
   resetStats(): void;
+  /** Changes the content-check limits at run time, e.g. `{ perMinute: 0 }` to make every check hit the limit. */
+  setContentCheck(settings: Partial<ContentCheckSettings>): void;
   /** Also drops keep-alive connections, so a pooled client cannot hold the server open. */
   close(): Promise<void>;
 }
@@ -128,10 +136,21 @@ function send(res: http.ServerResponse, status: number, reply: SimReply): void {
   res.end(payload);
 }
 
+const CONTENT_CHECK_KEYS = ["perMinute", "perDay", "recentLoginMs"] as const;
+
+/** The settings a content-check switch request changes, or undefined when it is not a valid one. */
+function contentCheckChanges(body: SimRequest["body"]): Partial<ContentCheckSettings> | undefined {
+  if (body === MALFORMED_BODY || body === undefined) return undefined;
+  const entries = Object.entries(body);
+  const valid = entries.every(([k, v]) => (CONTENT_CHECK_KEYS as readonly string[]).includes(k) && typeof v === "number" && Number.isFinite(v) && v >= 0);
+  return valid ? (Object.fromEntries(entries) as Partial<ContentCheckSettings>) : undefined;
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const host = options.host ?? "127.0.0.1";
   const platforms = options.platforms ?? platformDefinitions;
   const state = new SimulatorState(options.apps ?? defaultSimulatorApps(platforms), options.now ?? Date.now);
+  state.contentCheck = { ...state.contentCheck, ...options.contentCheck };
   const prefixes = simulatorPathPrefixes(platforms);
   const routes = new Map<string, MountedRoute>();
   for (const p of platforms) {
@@ -157,6 +176,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const { status, body } = encryptForClient(await readBody(req), state);
       return send(res, status, { contentType: JSON_TYPE, body });
     }
+    if (routeKey === "POST /__simulator/content-check") {
+      const changes = contentCheckChanges(await readBody(req));
+      if (!changes) return send(res, 400, { contentType: JSON_TYPE, body: { errcode: 400, errmsg: "expected {perMinute, perDay, recentLoginMs} numbers >= 0" } });
+      state.contentCheck = { ...state.contentCheck, ...changes };
+      return send(res, 200, { contentType: JSON_TYPE, body: state.contentCheck });
+    }
     const mounted = routes.get(routeKey);
     if (!mounted) {
       req.resume();
@@ -166,7 +191,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     let body: SimRequest["body"];
     if (req.method === "POST") body = await readBody(req);
     else req.resume();
-    send(res, 200, mounted.route.handle({ query: url.searchParams, body }, mounted.context));
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : (v ?? "")]));
+    send(res, 200, mounted.route.handle({ query: url.searchParams, headers, body }, mounted.context));
   }
 
   const server = http.createServer((req, res) => {
@@ -192,6 +218,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     stats,
     resetStats: () => {
       counters = zeroStats();
+    },
+    setContentCheck: (settings) => {
+      state.contentCheck = { ...state.contentCheck, ...settings };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

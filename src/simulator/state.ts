@@ -1,5 +1,6 @@
 /** What the simulator remembers between requests: apps, consumed codes, token books and session keys. */
 import { ConsumedCodes, MAX_REMEMBERED_CODES } from "./codes";
+import { ContentCheckQuota, DEFAULT_CONTENT_CHECK_SETTINGS, type ContentCheckSettings } from "./content-security";
 import type { CredentialCheck, PlatformSimContext } from "./platform-simulator";
 import { TokenBook, type TokenPolicy, type TokenStatus } from "./tokens";
 
@@ -23,6 +24,11 @@ export class SimulatorState {
   private readonly tokenBooks = new Map<string, TokenBook>();
   /** Current session key per (platform, app, openid). */
   private readonly currentKeys = new Map<string, string>();
+  /** Last login (ms) per (platform, app, openid), for WeChat's recent-visit rule. */
+  private readonly lastLogins = new Map<string, number>();
+  /** Content-check limits; tests change them at run time (`RunningSimulator.setContentCheck`). */
+  contentCheck: ContentCheckSettings = { ...DEFAULT_CONTENT_CHECK_SETTINGS };
+  private readonly contentQuota = new ContentCheckQuota(() => this.contentCheck);
   /** Every key issued, for the encrypt helper; bounded like consumed codes, oldest dropped first. */
   private readonly issuedKeys = new Map<string, IssuedSessionKey>();
 
@@ -48,6 +54,11 @@ export class SimulatorState {
       tokenStatus: (token) => (tokenPolicy.shape && !tokenPolicy.shape.test(token) ? { status: "malformed" } : this.findToken(platform, token)),
       issueSessionKey: (appId, openid, sessionKey) => this.issueSessionKey(sessionKey, { platform, appId, openid }),
       currentSessionKey: (appId, openid) => this.currentKeys.get(`${platform}\0${appId}\0${openid}`),
+      loggedInRecently: (appId, openid) => {
+        const at = this.lastLogins.get(`${platform}\0${appId}\0${openid}`);
+        return at !== undefined && this.now() - at <= this.contentCheck.recentLoginMs;
+      },
+      takeContentCheckQuota: (appId) => this.contentQuota.take(`${platform}\0${appId}`, this.now()),
       now: this.now,
     };
   }
@@ -72,6 +83,9 @@ export class SimulatorState {
       this.currentKeys.delete(player); // re-inserted last, so eviction drops the least recent login
       this.currentKeys.set(player, sessionKey);
       evictOldest(this.currentKeys);
+      this.lastLogins.delete(player);
+      this.lastLogins.set(player, this.now());
+      evictOldest(this.lastLogins);
     }
     this.issuedKeys.set(sessionKey, issued);
     evictOldest(this.issuedKeys);

@@ -274,6 +274,8 @@ describe("OpenAPI description", () => {
     const patch = (body: unknown) => call("PATCH", "/api/users/me", { body, headers: bearer(token) });
     assert.equal((await patch({ nickname: "Ace", avatar: "https://cdn.example.com/a.png", version: user.version })).status, 200);
     assert.equal((await patch({ nickname: "Late", version: user.version })).status, 409);
+    const moderated = await patch({ nickname: "simulator-risky", version: user.version + 1 });
+    assert.deepEqual([moderated.status, moderated.body.data.code], [422, "content_moderated"]);
     assert.equal((await patch({ avatar: "http://insecure.example.com/a.png", version: 2 })).status, 400);
 
     const put = (body: unknown, t: string) => call("PUT", "/api/users/me/password", { body, headers: bearer(t) });

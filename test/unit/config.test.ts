@@ -177,3 +177,25 @@ describe("config: which platforms are served", () => {
     }
   });
 });
+
+describe("config: content security", () => {
+  it("is on by default with the word-list fallback and a one-minute, 4000-entry verdict cache", () => {
+    assert.deepEqual(parseConfig({}).contentCheck, {
+      enabled: true,
+      fallback: "word_list",
+      words: [],
+      wordsFile: undefined,
+      cacheTtlSec: 60,
+      cacheEntries: 4000,
+    });
+    const set = parseConfig({ CONTENT_CHECK_ENABLED: "false", CONTENT_CHECK_FALLBACK: "refuse", CONTENT_CHECK_WORDS: " foo , bar ,," }).contentCheck;
+    assert.deepEqual([set.enabled, set.fallback, set.words], [false, "refuse", ["foo", "bar"]]);
+  });
+
+  it("rejects an unknown fallback, a negative cache time and a Douyin content URL without a scheme, naming each", () => {
+    const problems = problemsOf({ CONTENT_CHECK_FALLBACK: "allow", CONTENT_CHECK_CACHE_TTL_SEC: "-1", DOUYIN_CONTENT_API_BASE_URL: "developer.toutiao.com" });
+    for (const key of ["CONTENT_CHECK_FALLBACK", "CONTENT_CHECK_CACHE_TTL_SEC", "DOUYIN_CONTENT_API_BASE_URL"]) {
+      assert.ok(problems.some((p) => p.startsWith(`${key}:`)), `${key} in ${problems.join(" | ")}`);
+    }
+  });
+});

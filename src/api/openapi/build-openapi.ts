@@ -340,11 +340,16 @@ function accountOperations(placeholderEmailDomain: string): OperationSpec[] {
         "`version_conflict` and you should reload. `null` clears a field; an absent field is left as it is. " +
         "No other fields are accepted. `nickname` and `avatar` follow the text rule (see **Names, chat and seats** " +
         "above): a nickname with control, bidi-override or invisible characters, or an avatar that is not a plain https " +
-        "URL, gets 400 `invalid_request`.",
+        "URL, gets 400 `invalid_request`. A new `nickname` then goes through content security (the platform of the " +
+        "player's identity checks it as profile text: WeChat msgSecCheck v2 " +
+        "scene 1, Douyin antidirt, QQ MsgSecCheck; players with only a password and Kuaishou players against the " +
+        "server's word list): risky text is 422 `content_moderated` and nothing changes. While the platform's check " +
+        "is unavailable the word list decides, or with CONTENT_CHECK_FALLBACK=refuse the answer is 502 " +
+        "`platform_unavailable`.",
       security: "bearer",
       body: { schema: s.profilePatchBody, examples: { profile: { nickname: "Ace", avatar: "https://cdn.example.com/a.png", version: 1 } } },
       success: { status: 200, component: "UserResponse", description: "The updated user (`version` + 1)" },
-      errors: [...AUTH_ERRORS, "version_conflict"],
+      errors: [...AUTH_ERRORS, "version_conflict", "content_moderated", "platform_unavailable"],
     },
     {
       method: "put",

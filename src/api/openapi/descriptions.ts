@@ -39,10 +39,10 @@ failures the platform's own fields with \`token: ""\` and \`user: null\`.
 ### Status codes
 200 success (201 for registration); 400 invalid input; 401 missing or bad credentials or token; 403 known but not
 allowed; 404 \`route_not_found\` for any unknown route under \`/api\`, including a player-data route the platform does
-not offer; 409 conflicts (also a session key that is missing or stale); 422 decrypted data of another app; 413 JSON bodies over 16 KiB;
-415 a body that is not UTF-8 JSON; 429 our limits (with \`Retry-After\`) or the platform's quota; 500 a bug (fixed
-text plus \`requestId\`, never a stack trace); 502 the platform failed or rejected our credentials; 503 the cache or
-database is unavailable.
+not offer; 409 conflicts (also a session key that is missing or stale); 422 decrypted data of another app, or text
+refused by content moderation (\`content_moderated\`); 413 JSON bodies over 16 KiB; 415 a body that is not UTF-8
+JSON; 429 our limits (with \`Retry-After\`) or the platform's quota; 500 a bug (fixed text plus \`requestId\`, never a
+stack trace); 502 the platform failed or rejected our credentials; 503 the cache or database is unavailable.
 
 ### Sessions
 - A login starts a session: a short-lived access token and a refresh token that share a session id.

@@ -14,6 +14,8 @@ import {
   type PlatformDefinition,
   type PlatformLoginResult,
   type SessionKeyCheck,
+  type TextCheck,
+  type TextVerdict,
 } from "../platform";
 import { douyinSimulator } from "./douyin-simulator";
 
@@ -40,6 +42,27 @@ const SESSION_KEY_REJECTED = new Set([28001039, 28001004]);
 
 /** jscode2session's coarse `error` class for "the code was refused" (part 1 §4: 1 parameters, 3 codes). */
 const CODE_REFUSED_CLASS = 3;
+
+const DEFAULT_API_BASE_URL = "https://minigame.zijieapi.com";
+/**
+ * antidirt lives only on the old host (part 2 §4.1; a minigame.zijieapi.com alias is unconfirmed).
+ * With DOUYIN_API_BASE_URL pointed elsewhere (the simulator, a proxy) the check goes there too,
+ * unless DOUYIN_CONTENT_API_BASE_URL says otherwise.
+ */
+const ANTIDIRT_BASE_URL = "https://developer.toutiao.com";
+
+function contentApiBaseUrl(deps: PlatformClientDeps): string {
+  const configured = deps.settings.extra.contentApiBaseUrl;
+  if (typeof configured === "string" && configured) return configured.replace(/\/+$/, "");
+  return deps.settings.apiBaseUrl === DEFAULT_API_BASE_URL ? ANTIDIRT_BASE_URL : deps.settings.apiBaseUrl;
+}
+
+/** antidirt's `hit` decides; a reply without it (the mini-game page's example) counts prob ≥ 0.5 as a hit (a guess, §4.1). */
+function isHit(predict: unknown): boolean {
+  if (!predict || typeof predict !== "object") return false;
+  const p = predict as Record<string, unknown>;
+  return typeof p.hit === "boolean" ? p.hit : Number(p.prob) >= 0.5;
+}
 
 const EMPTY_FIELDS = {
   error: 0,
@@ -82,8 +105,10 @@ function douyinLoginFailure(reply: Record<string, unknown>): AppError {
 class DouyinClient implements PlatformClient {
   readonly platform = "douyin";
   readonly tokenApi: "stable" | "ordinary";
+  private readonly contentApiBaseUrl: string;
   constructor(private readonly deps: PlatformClientDeps) {
     this.tokenApi = deps.settings.extra.tokenApi === "ordinary" ? "ordinary" : "stable";
+    this.contentApiBaseUrl = contentApiBaseUrl(deps);
   }
 
   async exchangeCode(codes: LoginCodes): Promise<PlatformLoginResult> {
@@ -142,17 +167,50 @@ class DouyinClient implements PlatformClient {
     if (BAD_TOKEN.has(errNo)) throw new PlatformTokenRejectedError("douyin", check.accessToken, detail);
     throw new AppError("platform_unavailable", { data: { platform: "douyin", ...detail } });
   }
+
+  /**
+   * `antidirt` (part 2 §4.1): the token in the `X-Token` header, one task per call; no "review" verdict.
+   * Whether antidirt accepts a stable token (the default DOUYIN_TOKEN_API) is unconfirmed: the doc names
+   * `apps/v2/token`. We send whichever token the token service holds; if the platform refuses a stable
+   * one, each call heals once, fails again and falls back to the word list (see the fallback metrics),
+   * and DOUYIN_TOKEN_API=ordinary is the way out.
+   */
+  async checkText(check: TextCheck): Promise<TextVerdict> {
+    const reply = await callPlatformApi("douyin", this.deps, {
+      method: "POST",
+      baseUrl: this.contentApiBaseUrl,
+      path: "/api/v2/tags/text/antidirt",
+      headers: { "X-Token": check.accessToken },
+      body: { tasks: [{ content: check.text }] },
+      // Whether the 400/401 bodies come with HTTP 200 or their own status is unconfirmed: read both.
+      answerStatuses: [400, 401],
+      isBusy: () => false,
+    });
+    const code = errorNumber(reply.code);
+    const detail = { code, message: str(reply.message), error_id: str(reply.error_id) };
+    if (code === 401) throw new PlatformTokenRejectedError("douyin", check.accessToken, detail);
+    if (code !== 0 || detail.error_id) throw new AppError("platform_unavailable", { data: { platform: "douyin", ...detail } });
+    const task = (Array.isArray(reply.data) ? reply.data[0] : undefined) as Record<string, unknown> | undefined;
+    if (!task || errorNumber(task.code) !== 0 || !Array.isArray(task.predicts)) {
+      throw new AppError("platform_unavailable", { data: { platform: "douyin", reason: "malformed_response" } });
+    }
+    return task.predicts.some(isHit) ? "risky" : "pass";
+  }
 }
 
 export const douyinPlatform: PlatformDefinition = {
   name: "douyin",
   displayName: "Douyin",
-  defaultApiBaseUrl: "https://minigame.zijieapi.com",
+  defaultApiBaseUrl: DEFAULT_API_BASE_URL,
   simulatorApp: { appId: "tt_simulator_app", appSecret: "simulator-douyin-secret" },
   extraSettings: {
     // stable (mgplatform/api/apps/stable_token) or ordinary (v2/token).
-    shape: { DOUYIN_TOKEN_API: z.enum(["stable", "ordinary"]).default("stable") },
-    read: (s) => ({ tokenApi: s.DOUYIN_TOKEN_API }),
+    // DOUYIN_CONTENT_API_BASE_URL: antidirt's host (default: see ANTIDIRT_BASE_URL).
+    shape: {
+      DOUYIN_TOKEN_API: z.enum(["stable", "ordinary"]).default("stable"),
+      DOUYIN_CONTENT_API_BASE_URL: z.string().regex(/^https?:\/\//, "must be an http(s) URL").optional(),
+    },
+    read: (s) => ({ tokenApi: s.DOUYIN_TOKEN_API, contentApiBaseUrl: s.DOUYIN_CONTENT_API_BASE_URL }),
   },
   loginQuerySchema: z
     .object({ code: optionalLoginCodeParam, anonymous_code: optionalLoginCodeParam })

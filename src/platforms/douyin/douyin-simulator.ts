@@ -15,10 +15,18 @@
  * transcribed for mgplatform APIs; whether an expired token gets 28001008 instead is unconfirmed),
  * 28001004 an openid without a login, 28001039 a signature that is not HMAC-SHA256("") under the
  * player's current key.
+ *
+ * `antidirt` (part 2 §4.1, §9), served at its developer.toutiao.com path: the token only in `X-Token`;
+ * a missing or non-working one gets the documented 401 body `{error_id, code: 401, message: "[app token
+ * sign fail] bad token", exception}`, a body without 1–10 `tasks[].content` strings the 400 one (both
+ * as HTTP 200: the real status is unconfirmed). Otherwise `data[]` in task order with `predicts[]`
+ * `{hit, prob, model_name: "short_content_antidirt", target: null}`: `simulator-risky` hits; Douyin
+ * has no "review", so `simulator-review` passes. No limit is simulated (Douyin documents none).
  */
 import crypto from "node:crypto";
 import { loginStateSignature } from "../../core/open-data-crypto";
 import { idDigest, judgeCode, newRid, newSessionKey, uuidShaped, type CodeKind } from "../../simulator/codes";
+import { simulatedVerdict } from "../../simulator/content-security";
 import { errNoReply } from "../../simulator/err-no-envelope";
 import { JSON_TYPE, MALFORMED_BODY, param, type PlatformSimContext, type PlatformSimulator, type SimReply, type SimRequest } from "../../simulator/platform-simulator";
 import type { IssuedToken } from "../../simulator/tokens";
@@ -129,12 +137,45 @@ function checkSessionKey(req: SimRequest, sim: PlatformSimContext): SimReply {
   return sessionCheckReply(0, "");
 }
 
+/** antidirt's failure body (§4.1): a top-level `code` with `error_id`, `message` and `exception`. */
+function antidirtError(code: 400 | 401, message: string): SimReply {
+  return { contentType: JSON_TYPE, body: { error_id: crypto.randomBytes(16).toString("hex"), code, message, exception: message } };
+}
+
+const MAX_TASKS = 10;
+
+function antidirt(req: SimRequest, sim: PlatformSimContext): SimReply {
+  const token = req.headers["x-token"] ?? "";
+  if (!token || sim.tokenStatus(token).status !== "valid") return antidirtError(401, "[app token sign fail] bad token");
+  const tasks = req.body === MALFORMED_BODY || req.body === undefined ? undefined : req.body.tasks;
+  const contents = Array.isArray(tasks) ? tasks.map((t) => (t && typeof t === "object" ? param(t as Record<string, unknown>, "content") : "")) : [];
+  if (contents.length === 0 || contents.length > MAX_TASKS || contents.some((c) => !c)) return antidirtError(400, "参数有误");
+  const logId = `${new Date(sim.now()).toISOString().replace(/\D/g, "").slice(0, 14)}${newRid().replace(/-/g, "").toUpperCase()}`;
+  return {
+    contentType: JSON_TYPE,
+    body: {
+      log_id: logId,
+      data: contents.map((content) => {
+        const hit = simulatedVerdict(content) === "risky";
+        return {
+          msg: "",
+          code: 0,
+          task_id: crypto.randomUUID(),
+          predicts: [{ prob: hit ? 1 : 0, hit, target: null, model_name: "short_content_antidirt" }],
+          data_id: null,
+        };
+      }),
+    },
+  };
+}
+
 export const douyinSimulator: PlatformSimulator = {
   routes: [
     { method: "GET", path: "/mgplatform/api/apps/jscode2session", counts: "code2session", handle: code2Session },
     { method: "POST", path: "/mgplatform/api/apps/v2/token", counts: "accessToken", handle: token },
     { method: "POST", path: "/mgplatform/api/apps/stable_token", counts: "accessToken", handle: stableToken },
     { method: "GET", path: "/mgplatform/api/apps/check_session_key", counts: "business", handle: checkSessionKey },
+    { method: "POST", path: "/api/v2/tags/text/antidirt", counts: "contentCheck", handle: antidirt },
   ],
   answersAs: { blocked: "invalid", ratelimited: "busy" },
   // Douyin tokens are observed as hex starting with 0801121.

@@ -37,7 +37,7 @@ export interface ErrcodeClientSpec {
   sessionCheck?: { path: string; invalidSignature: number };
 }
 
-const isBusy = (reply: Record<string, unknown>) => errorNumber(reply.errcode) === BUSY;
+export const isBusy = (reply: Record<string, unknown>) => errorNumber(reply.errcode) === BUSY;
 
 /** A business call's failure: a rejected token heals (the caller's token helper retries), anything else is classified. */
 export function errcodeBusinessFailure(

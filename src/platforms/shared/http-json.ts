@@ -8,6 +8,10 @@ export interface JsonRequest {
   url: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
+  /** Extra request headers (Douyin's `X-Token`). */
+  headers?: Record<string, string>;
+  /** Non-2xx statuses whose JSON body is still the platform's answer (Douyin may send its 401 body as HTTP 401). */
+  answerStatuses?: readonly number[];
   timeoutMs: number;
   agent?: http.Agent;
 }
@@ -46,6 +50,7 @@ function requestJson(platform: string, req: JsonRequest): Promise<Record<string,
           accept: "application/json",
           // Douyin documents content-type as required even on GET.
           "content-type": "application/json",
+          ...req.headers,
           ...(payload ? { "content-length": String(payload.length) } : {}),
         },
       },
@@ -59,7 +64,8 @@ function requestJson(platform: string, req: JsonRequest): Promise<Record<string,
         });
         res.on("end", () => {
           const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) return reject(unavailable(platform, `http_${status}`));
+          const answered = (status >= 200 && status < 300) || req.answerStatuses?.includes(status);
+          if (!answered) return reject(unavailable(platform, `http_${status}`));
           try {
             const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
             if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
@@ -95,6 +101,10 @@ export interface PlatformCall {
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
+  headers?: Record<string, string>;
+  answerStatuses?: readonly number[];
+  /** Another host of the same platform (Douyin's antidirt lives on developer.toutiao.com); default the API base URL. */
+  baseUrl?: string;
   /** Whether a reply says "system busy" (-1), the only answer worth retrying. */
   isBusy: (reply: Record<string, unknown>) => boolean;
 }
@@ -102,9 +112,12 @@ export interface PlatformCall {
 /** One platform API call with the client's base URL, timeout, agent and busy retries. */
 export function callPlatformApi(platform: string, deps: PlatformClientDeps, call: PlatformCall): Promise<Record<string, unknown>> {
   const { settings, timeoutMs, busyRetries, agent, retryDelayMs } = deps;
-  const { method, path, query, body } = call;
+  const { method, path, query, body, headers, answerStatuses } = call;
+  const url = (call.baseUrl ?? settings.apiBaseUrl) + path;
+  // The configured agent fits the API base URL's protocol; another host gets the shared agent of its own.
+  const agentFor = call.baseUrl === undefined ? agent : undefined;
   return retryWhileBusy(
-    () => requestJson(platform, { method, url: settings.apiBaseUrl + path, query, body, timeoutMs, agent }),
+    () => requestJson(platform, { method, url, query, body, headers, answerStatuses, timeoutMs, agent: agentFor }),
     call.isBusy,
     busyRetries,
     retryDelayMs,

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { AppError } from "../../core/errors";
-import { createErrcodeClient, ERRCODE_LOGIN_FIELDS, errcodeBusinessFailure, type ErrcodeClientSpec } from "../shared/errcode-client";
+import { createErrcodeClient, ERRCODE_LOGIN_FIELDS, errcodeBusinessFailure, isBusy, type ErrcodeClientSpec } from "../shared/errcode-client";
 import { callPlatformApi } from "../shared/http-json";
 import { errorNumber, loginCodeParam, str } from "../shared/login-code";
 import type { ErrorTable } from "../shared/platform-errors";
-import type { PhoneNumber, PlatformClient, PlatformClientDeps, PlatformDefinition } from "../platform";
+import { isTextVerdict, type PhoneNumber, type PlatformClient, type PlatformClientDeps, type PlatformDefinition, type TextCheck, type TextScene, type TextVerdict } from "../platform";
 import { wechatSimulator } from "./wechat-simulator";
 
 /** WeChat error numbers (platform-apis.md §1, §2c) and what they mean for our caller. */
@@ -15,6 +15,8 @@ const ERROR_TABLE: ErrorTable = {
   40226: "platform_user_blocked",
   45011: "platform_rate_limited",
   45009: "platform_rate_limited",
+  // msgSecCheck's per-minute limit (new doc only; staff say 45009 covers it too).
+  44991: "platform_rate_limited",
   40013: "platform_misconfigured",
   40125: "platform_misconfigured",
   40164: "platform_misconfigured",
@@ -69,8 +71,41 @@ async function getPhoneNumber(deps: PlatformClientDeps, call: { accessToken: str
   return { phoneNumber: str(info.phoneNumber) || purePhoneNumber, purePhoneNumber, countryCode };
 }
 
+/** msgSecCheck v2 scenes (part 2 §1.1): 1 资料 (profile), 2 评论 (comment, our chat). */
+const SCENES: Record<TextScene, number> = { profile: 1, chat: 2 };
+/**
+ * Conditions of this player, not of the platform (part 2 §1.1): no visit in the last 30–120 min
+ * (61010), an openid WeChat does not know (40003) or of another app (43104). Retrying cannot help.
+ */
+const PLAYER_CONDITIONS = new Set([61010, 40003, 43104]);
+
+/** `msgSecCheck` v2: risky text is not an error; the verdict is `result.suggest`, errcode stays 0. */
+async function checkText(deps: PlatformClientDeps, check: TextCheck): Promise<TextVerdict> {
+  const unavailable = (reason: string, detail: Record<string, unknown> = {}) =>
+    new AppError("platform_unavailable", { data: { platform: "wechat", reason, ...detail } });
+  if (!check.openid) throw unavailable("openid_missing");
+  const reply = await callPlatformApi("wechat", deps, {
+    method: "POST",
+    path: "/wxa/msg_sec_check",
+    // The token must be in the query: in the body WeChat answers 47001 (a doc-bug report, §1.1).
+    query: { access_token: check.accessToken },
+    body: { content: check.text, version: 2, scene: SCENES[check.scene], openid: check.openid },
+    isBusy,
+  });
+  const errcode = errorNumber(reply.errcode);
+  if (PLAYER_CONDITIONS.has(errcode)) throw unavailable("player_not_checkable", { errcode, errmsg: str(reply.errmsg) });
+  if (errcode !== 0) throw errcodeBusinessFailure(CLIENT_SPEC, reply, check.accessToken);
+  const result = (reply.result ?? {}) as Record<string, unknown>;
+  if (!isTextVerdict(result.suggest)) throw unavailable("malformed_response");
+  return result.suggest;
+}
+
 function createWechatClient(deps: PlatformClientDeps): PlatformClient {
-  return { ...createErrcodeClient(CLIENT_SPEC, deps), getPhoneNumber: (call) => getPhoneNumber(deps, call) };
+  return {
+    ...createErrcodeClient(CLIENT_SPEC, deps),
+    getPhoneNumber: (call) => getPhoneNumber(deps, call),
+    checkText: (check) => checkText(deps, check),
+  };
 }
 
 export const wechatPlatform: PlatformDefinition = {

@@ -10,9 +10,17 @@
  * unique (`13800138000.1`, `1-5551234567.2`); each works once (5-minute memory, like login codes) and
  * anything else, a reuse or a login code is 40029 `invalid code hint: [...] rid: ...`. `countryCode`
  * is a string, as on the wire.
+ *
+ * `msg_sec_check` (part 2 §1.1, §1.2, §9): `access_token` in the body is 47001 (before the token check);
+ * then the token, then the app's limit (45009 for minute and day alike). No `version` is v1: the doc's
+ * test strings and `simulator-risky` are 87014 `risky content`, anything else `{errcode:0}`. `version`
+ * 2 or "2" needs `content`, `scene` 1–4 (40129) and the openid of a login within the recent-login
+ * window (61010 `code is expired`, even for an openid never seen); risky text is errcode 0 with
+ * `result.suggest: "risky"`, `simulator-review` is "review", with `detail[]` and `trace_id`.
  */
 import { ConsumedCodes, idDigest, newRid } from "../../simulator/codes";
-import { errcodeSimulator, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
+import { simulatedVerdict } from "../../simulator/content-security";
+import { errcodeSimulator, WECHAT_FAMILY_TOKEN_ERRORS, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
 import { MALFORMED_BODY, param, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "../../simulator/platform-simulator";
 import { opaqueTokenPolicy } from "../../simulator/tokens";
 
@@ -54,6 +62,46 @@ function phoneNumberRoute({ checkToken, error, ok }: ErrcodeBusinessHelpers): Si
   return { method: "POST", path: "/wxa/business/getuserphonenumber", counts: "business", handle };
 }
 
+/** The official v1 test strings (part 2 §1.2): they return 87014. */
+const V1_TEST_STRINGS = ["特3456书yuuo莞6543李zxcz蒜7782法fgnv级", "完2347全dfji试3726测asad感3847知qwez到"];
+/** A label per verdict (part 2 §1.1's list): 100 normal, 20012 vulgar, 21000 other. */
+const LABELS = { pass: 100, risky: 20012, review: 21000 } as const;
+
+function msgSecCheckRoute({ checkToken, error, ok }: ErrcodeBusinessHelpers): SimulatorRoute {
+  const handle = (req: SimRequest, sim: PlatformSimContext): SimReply => {
+    const body = req.body === MALFORMED_BODY || req.body === undefined ? undefined : req.body;
+    if (body && "access_token" in body) return error([47001, "data format error"]);
+    const auth = checkToken(req, sim);
+    if ("refused" in auth) return auth.refused;
+    if (!body) return error([47001, "data format error"]);
+    if (!sim.takeContentCheckQuota(auth.appId)) return error([45009, "reach max api daily quota limit"]);
+    const content = param(body, "content");
+    if (!content) return error([47001, "data format error"]);
+    if (body.version === undefined) {
+      const risky = simulatedVerdict(content) === "risky" || V1_TEST_STRINGS.includes(content);
+      return risky ? error([87014, "risky content"]) : ok({ errcode: 0, errmsg: "ok" });
+    }
+    const openid = param(body, "openid");
+    if (String(body.version) !== "2" || !openid) return error([47001, "data format error"]);
+    if (![1, 2, 3, 4].includes(Number(body.scene))) return error([40129, "invalid scene"]);
+    if (!sim.loggedInRecently(auth.appId, openid)) return error([61010, "code is expired"]);
+    const suggest = simulatedVerdict(content);
+    const label = LABELS[suggest];
+    return ok({
+      errcode: 0,
+      errmsg: "ok",
+      result: { suggest, label },
+      detail: [
+        { strategy: "content_model", errcode: 0, suggest, label, prob: suggest === "pass" ? 90 : 95 },
+        // A keyword entry without a hit carries no suggest or label, as on the wire.
+        { strategy: "keyword", errcode: 0 },
+      ],
+      trace_id: newRid(),
+    });
+  };
+  return { method: "POST", path: "/wxa/msg_sec_check", counts: "contentCheck", handle };
+}
+
 export const wechatSimulator = errcodeSimulator({
   login: {
     path: "/sns/jscode2session",
@@ -83,18 +131,13 @@ export const wechatSimulator = errcodeSimulator({
   errors: { contentType: "text/plain", suffix: () => `, rid: ${newRid()}`, businessSuffix: () => ` rid: ${newRid()}` },
   tokenPolicy: opaqueTokenPolicy,
   business: {
-    tokenErrors: {
-      missing: [41001, "access_token missing"],
-      malformed: [40014, "invalid access_token"],
-      invalid: [40001, "invalid credential, access_token is invalid or not latest"],
-      expired: [42001, "access_token expired"],
-    },
+    tokenErrors: WECHAT_FAMILY_TOKEN_ERRORS,
     sessionCheck: {
       path: "/wxa/checksession",
       invalidSigMethod: [87008, "invalid sig_method"],
       invalidOpenid: [40003, "invalid openid"],
       invalidSignature: [87009, "invalid signature"],
     },
-    routes: (helpers) => [phoneNumberRoute(helpers)],
+    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers)],
   },
 });
