@@ -180,7 +180,8 @@ for (const backend of backends) {
       });
 
       it("answers `//api/...` and `/api\\...` with the JSON envelope, never an HTML page", async () => {
-        for (const path of ["//api/users/me", "/api\\users\\me", "/no-such-page"]) {
+        // Colyseus routes any URL containing "/matchmake" to matchmaking; only /matchmake/… is.
+        for (const path of ["//api/users/me", "/api\\users\\me", "/no-such-page", "/api/no-such-route/matchmake"]) {
           const res = await rawRequest(h.baseUrl, { method: "GET", path });
           assert.equal(res.status, 404, `${path}: ${res.text}`);
           assert.match(String(res.headers["content-type"]), /application\/json/);
