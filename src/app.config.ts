@@ -8,12 +8,12 @@ import type express from "express";
 import type http from "node:http";
 import { createColyseusRedis } from "./adapters/cache/colyseus-redis";
 import { createApiRouter } from "./api/api-router";
-import { errorHandler, notFoundHandler } from "./api/error-handler";
 import { opsRoutes } from "./api/ops-routes";
 import { buildOpenApiDocument } from "./api/openapi/build-openapi";
 import { apiDocsRoutes } from "./api/openapi/docs-routes";
 import type { AppConfig } from "./config/config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
+import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
 import { installMatchmakeHandler } from "./matchmake-handler";
 import { clientIpResolver, compileTrust } from "./net/client-ip";
@@ -71,14 +71,10 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     initializeExpress: async (app: express.Express) => {
       services = await buildServices(settings, logger, options.overrides);
       expressApp = app;
-      replaceToolsCors(app, cors);
+      applyEdgeRules(app, { trust, clientIp, cors });
       app.disable("x-powered-by");
       // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
       app.set("etag", false);
-      // Without TRUST_PROXY, X-Forwarded-For is ignored: a client could otherwise pick its own IP.
-      // req.ip is our rule too (canonical address, never header text), so rate-limit keys are bounded.
-      app.set("trust proxy", trust);
-      Object.defineProperty(app.request, "ip", { configurable: true, enumerable: true, get: function (this: http.IncomingMessage) { return clientIp(this); } });
       app.use("/api", createApiRouter(services));
       app.use(
         opsRoutes({
@@ -95,11 +91,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         app.use(apiDocsRoutes(document));
       }
       if (settings.playgroundEnabled) app.use(playgroundRoutes(services.platformDefinitions));
-      // What @colyseus/tools adds after this hook, here so that it comes before the fallback below.
-      app.get("/__healthcheck", (_req, res) => void res.status(200).end());
-      // Anything no route took (`//api/users/me`, `/api\users\me`, a typo) gets the envelope, not Express's HTML page.
-      app.use(notFoundHandler);
-      app.use(errorHandler(logger));
+      answerTheRestWithEnvelope(app, logger);
       logger.info(`ready: ${describeStartup(services)}`);
     },
 
@@ -135,23 +127,6 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       return services;
     },
   };
-}
-
-/**
- * @colyseus/tools' `listen()` adds `cors({ origin: true, credentials: true })` to every route before
- * our Express hook runs: take it out and answer CORS by CORS_ORIGINS instead. A preflight is
- * answered here (204, with the CORS headers only for an allowed origin), whatever the path.
- */
-function replaceToolsCors(app: express.Express, cors: CorsPolicy): void {
-  const stack = (app.router as unknown as { stack: Array<{ name: string }> }).stack;
-  const toolsCors = stack.findIndex((layer) => layer.name === "corsMiddleware");
-  if (toolsCors === -1) throw new Error("@colyseus/tools no longer adds its CORS middleware where expected; review replaceToolsCors");
-  stack.splice(toolsCors, 1);
-  app.use((req, res, next) => {
-    res.set(cors.headersFor(req, "GET, HEAD, POST, PUT, PATCH, DELETE"));
-    if (CorsPolicy.isPreflight(req)) res.status(204).end();
-    else next();
-  });
 }
 
 /** One line that tells an operator what the server runs on. */
