@@ -8,6 +8,7 @@
  * Only a valid IP address comes out, in one canonical form, so header text can never become a
  * rate-limit key and `::ffff:1.2.3.4` and `1.2.3.4` are the same client.
  */
+/// <reference path="./proxy-addr.d.ts" />
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
 import proxyaddr from "proxy-addr";
