@@ -59,9 +59,9 @@ export class RoomTransport extends WebSocketTransport {
     await joined;
   }
 
-  /** Binds HOST unless a caller names an interface itself. */
+  /** Binds HOST unless a caller names an interface itself (or a Unix socket path, as Colyseus Cloud does). */
   override listen(port: number, hostname?: string, backlog?: number, listeningListener?: () => void): this {
-    return super.listen(port, hostname ?? this.host, backlog, listeningListener);
+    return super.listen(port, hostname ?? (typeof port === "number" ? this.host : undefined), backlog, listeningListener);
   }
 }
 
