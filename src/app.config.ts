@@ -13,7 +13,11 @@ import { buildOpenApiDocument } from "./api/openapi/build-openapi";
 import { apiDocsRoutes } from "./api/openapi/docs-routes";
 import type { AppConfig } from "./config/config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
+import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
+import { installMatchmakeHandler } from "./matchmake-handler";
+import { clientIpResolver, compileTrust } from "./net/client-ip";
+import { CorsPolicy } from "./net/cors-policy";
 import { createLogger, type Logger } from "./logging/logger";
 import { playgroundRoutes } from "./playground/playground-routes";
 import { RoomTransport } from "./room-transport";
@@ -45,6 +49,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   // With Redis, rooms and presence are shared by every process (pass the URL, not an ioredis
   // instance: the Colyseus packages bundle their own ioredis and would ignore ours).
   const redisUrl = settings.cache.kind === "redis" ? settings.cache.url : undefined;
+  // One client-address rule and one CORS rule, for the API, matchmaking and the room sockets alike.
+  const trust = compileTrust(settings.trustProxy);
+  const clientIp = clientIpResolver(trust);
+  const cors = new CorsPolicy(settings.corsOrigins);
+  let expressApp: express.Express | undefined;
 
   const definition = config({
     displayLogs: false,
@@ -56,16 +65,16 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
       httpServer = transportOptions.server;
-      return new RoomTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES }, logger);
+      return new RoomTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES, clientIp, host: settings.host }, logger);
     },
 
     initializeExpress: async (app: express.Express) => {
       services = await buildServices(settings, logger, options.overrides);
+      expressApp = app;
+      applyEdgeRules(app, { trust, clientIp, cors });
       app.disable("x-powered-by");
       // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
       app.set("etag", false);
-      // Without TRUST_PROXY, X-Forwarded-For is ignored: a client could otherwise pick its own IP.
-      app.set("trust proxy", settings.trustProxy);
       app.use("/api", createApiRouter(services));
       app.use(
         opsRoutes({
@@ -82,11 +91,13 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         app.use(apiDocsRoutes(document));
       }
       if (settings.playgroundEnabled) app.use(playgroundRoutes(services.platformDefinitions));
+      answerTheRestWithEnvelope(app, logger);
       logger.info(`ready: ${describeStartup(services)}`);
     },
 
     initializeGameServer: async (gameServer: Server) => {
       const ready = services!;
+      installMatchmakeHandler(gameServer, { clientIp, cors, logger, otherwise: (req, res) => expressApp!(req, res) });
       guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger);
       await guard.start();
       setRoomServices({ sessions: ready.sessions, limiter: ready.limiter, rateLimit: settings.rateLimit, guard, logger, moderation: ready.moderation });

@@ -18,8 +18,11 @@ async function main(): Promise<void> {
   }
   const logger = createLogger({ level: settings.logLevel });
   const app = createApp(settings, { logger });
+  // listen() adds NODE_APP_INSTANCE (pm2) to the port and tells pm2 "ready"; the transport binds HOST.
   const server = await listen(app.definition, settings.port);
-  logger.info({ port: (server as unknown as { port: number }).port }, `listening on http://localhost:${(server as unknown as { port: number }).port}`);
+  const port = (server as unknown as { port: number }).port;
+  const shown = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
+  logger.info({ host: settings.host, port }, `listening on http://${shown}:${port}`);
 }
 
 main().catch((err) => {

@@ -13,12 +13,25 @@ import type { Logger } from "./logging/logger";
 
 type RawClient = Parameters<WebSocketTransport["onConnection"]>[0];
 
+export interface RoomTransportOptions extends TransportOptions {
+  /** The one client-address rule (src/net/client-ip.ts). */
+  clientIp: (req: http.IncomingMessage) => string;
+  /** The interface to listen on (HOST); `listen()` of @colyseus/tools passes only a port. */
+  host: string;
+}
+
 export class RoomTransport extends WebSocketTransport {
+  private readonly clientIp: (req: http.IncomingMessage) => string;
+  private readonly host: string;
+
   constructor(
-    options: TransportOptions,
+    options: RoomTransportOptions,
     private readonly logger: Logger,
   ) {
-    super(options);
+    const { clientIp, host, ...transportOptions } = options;
+    super(transportOptions);
+    this.clientIp = clientIp;
+    this.host = host;
     // The base class registers onConnection unbound; route connections through ours instead.
     this.wss.off("connection", this.onConnection);
     this.wss.on("connection", (rawClient: RawClient, req: http.IncomingMessage) => void this.onConnection(rawClient, req));
@@ -36,11 +49,19 @@ export class RoomTransport extends WebSocketTransport {
       refuse(rawClient);
       return;
     }
+    // The base class takes X-Real-IP, else X-Forwarded-For, as the address it hands to the room's
+    // auth: put the address our rule resolved there, so both edges see the same client.
+    req.headers["x-real-ip"] = this.clientIp(req);
     const joined = super.onConnection(rawClient, req);
     // The base class has attached its stack-printing "error" listener synchronously by now.
     rawClient.removeAllListeners("error");
     rawClient.on("error", (err: Error) => this.logger.info({ roomId, reason: err.message }, "room connection error caused by the client"));
     await joined;
+  }
+
+  /** Binds HOST unless a caller names an interface itself (or a Unix socket path, as Colyseus Cloud does). */
+  override listen(port: number, hostname?: string, backlog?: number, listeningListener?: () => void): this {
+    return super.listen(port, hostname ?? (typeof port === "number" ? this.host : undefined), backlog, listeningListener);
   }
 }
 

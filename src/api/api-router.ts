@@ -1,5 +1,6 @@
 import express, { Router } from "express";
 import type { Services } from "../container";
+import { AppError } from "../core/errors";
 import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes";
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
@@ -13,6 +14,11 @@ import { requestContext } from "./request-context";
 export function createApiRouter(services: Services): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
+  // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
+  // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
+  api.use((req, _res, next) =>
+    next(req.method === "HEAD" ? new AppError("method_not_allowed", { headers: { Allow: "GET" } }) : undefined),
+  );
   // GETs carry no body: skipping the parser for them saves a layer on the hottest routes.
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? next() : parseJson(req, res, next)));

@@ -1,11 +1,34 @@
-import type { z } from "zod";
-import { invalidRequest } from "../core/errors";
+import { z } from "zod";
+import { invalidRequest, type FieldProblem } from "../core/errors";
 
-/** Parses input with a schema; failures become one 400 `invalid_request` listing every field problem. */
+/**
+ * Parses input with a schema; failures become one 400 `invalid_request` listing every field problem.
+ *
+ * Every request schema is applied through here, after one rule common to all of them: no string
+ * anywhere in the input may contain NUL (U+0000). PostgreSQL cannot store it in text (it would be a
+ * 500) and SQLite would keep it, so it is refused the same way before any store sees it.
+ */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  const result = withoutNul.pipe(schema).safeParse(input);
+  if (result.success) return result.data as z.output<S>;
   throw invalidRequest(
-    result.error.issues.map((issue) => ({ field: issue.path.map(String).join("."), message: issue.message })),
+    result.error.issues.map((issue): FieldProblem => ({ field: issue.path.map(String).join("."), message: issue.message })),
   );
 }
+
+const NUL_MESSAGE = "must not contain NUL characters";
+
+/** Any value, refused where a string inside it (a key or a value, at any depth) holds U+0000. */
+const withoutNul = z.unknown().superRefine((value, ctx) => {
+  const visit = (v: unknown, path: PropertyKey[], depth: number): void => {
+    if (typeof v === "string") {
+      if (v.includes("\u0000")) ctx.addIssue({ code: "custom", path, message: NUL_MESSAGE });
+    } else if (v && typeof v === "object" && depth < 32) {
+      for (const [key, child] of Object.entries(v)) {
+        if (key.includes("\u0000")) ctx.addIssue({ code: "custom", path, message: NUL_MESSAGE });
+        visit(child, [...path, key], depth + 1);
+      }
+    }
+  };
+  visit(value, [], 0);
+});

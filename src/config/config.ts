@@ -18,6 +18,8 @@ import { platformDefinitions } from "../platforms/registry";
 import { bool, int, type Env } from "./config-types";
 import { DEV_JWT_SECRET, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
+import { compileTrust } from "../net/client-ip";
+import { canonicalOrigin, type CorsOrigins } from "../net/cors-policy";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
@@ -29,6 +31,17 @@ const platformNames = platformDefinitions.map((p) => p.name) as [string, ...stri
 const settingsShape = {
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: int(0, 65535).default(2567),
+  HOST: z
+    .string()
+    .regex(/^[A-Za-z0-9.:-]+$/, "must be an interface address (e.g. 127.0.0.1, 0.0.0.0, ::) or a host name")
+    .optional(),
+  CORS_ORIGINS: z
+    .string()
+    .refine(
+      (v) => v === "*" || v === "none" || splitList(v).every((o) => canonicalOrigin(o) !== undefined),
+      "must be *, none, or a comma-separated list of origins such as https://game.example.com",
+    )
+    .optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   JWT_SECRET: z.string().min(1).optional(),
@@ -37,7 +50,13 @@ const settingsShape = {
   REFRESH_TOKEN_TTL_SEC: int(300, 365 * 24 * 3600).default(30 * 24 * 3600),
   REFRESH_GRACE_SEC: int(0, 300).default(10),
   RECENT_LOGIN_SEC: int(30, 24 * 3600).default(600),
-  TRUST_PROXY: z.string().optional(),
+  TRUST_PROXY: z
+    .string()
+    .refine(
+      (v) => isValidTrustProxy(v),
+      "must be true, false, a hop count, or a comma-separated list of proxy addresses/subnets (loopback, linklocal, uniquelocal allowed)",
+    )
+    .optional(),
 
   RATE_LIMIT_ENABLED: bool.default(true),
   RATE_LIMIT_WINDOW_SEC: int(1, 3600).default(60),
@@ -167,6 +186,10 @@ function toAppConfig(s: Settings) {
   return {
     env: s.NODE_ENV,
     port: s.PORT,
+    /** Interface to listen on: loopback in development (the built-in JWT secret stays on this machine), every interface in production. */
+    host: s.HOST ?? (s.NODE_ENV === "production" ? "0.0.0.0" : "127.0.0.1"),
+    /** Origins browsers may call /api and /matchmake from: any in development, none in production unless CORS_ORIGINS lists them. */
+    corsOrigins: parseCorsOrigins(s.CORS_ORIGINS, s.NODE_ENV),
     logLevel: s.LOG_LEVEL,
     jwt: {
       secret: s.JWT_SECRET ?? DEV_JWT_SECRET,
@@ -215,7 +238,7 @@ function toAppConfig(s: Settings) {
     refreshGraceSec: s.REFRESH_GRACE_SEC,
     /** How fresh a login must be to set a first password without the current one. */
     recentLoginSec: s.RECENT_LOGIN_SEC,
-    /** Express "trust proxy" value: false (ignore forwarded headers), a hop count, or addresses. */
+    /** Which hops may speak for the client in X-Forwarded-For (Express "trust proxy" semantics; see src/net/client-ip.ts). */
     trustProxy: parseTrustProxy(s.TRUST_PROXY),
     rateLimit: {
       enabled: s.RATE_LIMIT_ENABLED,
@@ -308,6 +331,22 @@ function parseTrustProxy(value: string | undefined): boolean | number | string {
   if (value === "true") return true;
   if (/^\d+$/.test(value)) return Number(value);
   return value;
+}
+
+function isValidTrustProxy(value: string): boolean {
+  try {
+    compileTrust(parseTrustProxy(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function parseCorsOrigins(value: string | undefined, env: Settings["NODE_ENV"]): CorsOrigins {
+  if (value === undefined) return env === "production" ? [] : "any";
+  if (value === "*") return "any";
+  if (value === "none") return [];
+  return splitList(value).map((o) => canonicalOrigin(o)!);
 }
 
 function deepFreeze<T>(value: T): T {

@@ -6,6 +6,7 @@
 export const ERROR_CODES = {
   invalid_request: { status: 400, message: "The request is invalid" },
   route_not_found: { status: 404, message: "No such route" },
+  method_not_allowed: { status: 405, message: "This method is not allowed here; the Allow header lists the ones that are" },
   internal_key_invalid: { status: 401, message: "A valid X-Internal-Key header is required" },
   platform_code_invalid: {
     status: 401,

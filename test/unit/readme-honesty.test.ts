@@ -26,12 +26,6 @@ const existsInRepository = (file: string) => fs.existsSync(path.join(ROOT, file)
 /** Markdown files whose links and paths are checked. */
 const DOCUMENTS = ["README.md", "docs/platforms.md", "CHANGELOG.md"];
 
-/**
- * Settings the README names ahead of the work that adds them (issues 11, 13, 17 are merged after
- * this README). The test fails once one of them exists, so the list empties itself at the merge.
- */
-const PENDING_SETTINGS = ["HOST", "CORS_ORIGINS"];
-
 /** Variables of the tooling (tests, bench, CI, standalone simulator), not of the server. */
 const TOOLING_SOURCES = ["test/support/services.ts", "bench/run.ts", ".ci/run", "src/config/simulator-config.ts"];
 
@@ -130,12 +124,10 @@ describe("README honesty", () => {
           ...[...text.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((m) => m[0]),
           ...[...text.matchAll(/`([A-Z][A-Z0-9_]*)=/g)].map((m) => m[1]),
         ]);
-        const known = (name: string) => schemaKeys.includes(name) || PENDING_SETTINGS.includes(name) || new RegExp(`\\b${name}\\b`).test(tooling);
+        const known = (name: string) => schemaKeys.includes(name) || new RegExp(`\\b${name}\\b`).test(tooling);
         const unknown = [...named].filter((name) => !known(name));
         assert.deepEqual(unknown, [], `${document} names settings nothing reads: ${unknown.join(", ")}`);
       }
-      const landed = PENDING_SETTINGS.filter((name) => schemaKeys.includes(name));
-      assert.deepEqual(landed, [], `now real settings: check the README's text about them, then remove them from PENDING_SETTINGS`);
     });
   });
 

@@ -13,7 +13,15 @@ export interface MemoryCacheOptions {
   /** Clock in milliseconds; tests inject one to expire keys without sleeping. */
   now?: () => number;
   sweepIntervalMs?: number;
+  /** Most keys held at once; past it the expired ones go, then the oldest. */
+  maxEntries?: number;
 }
+
+/**
+ * Far above what one process's sessions and counters need (a key is a few hundred bytes), and a
+ * ceiling on what a flood of distinct keys can cost: about 50 MB.
+ */
+export const DEFAULT_MAX_ENTRIES = 100_000;
 
 /** Shared by both adapters so a bad TTL is refused the same way before anything is written. */
 export function assertPositiveInteger(name: string, value: number): void {
@@ -26,9 +34,13 @@ export class MemoryCache implements Cache {
   private readonly slots = new Map<string, Slot>();
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly maxEntries: number;
+  private lastFullSweepAt = -Infinity;
 
   constructor(options: MemoryCacheOptions = {}) {
     this.now = options.now ?? Date.now;
+    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+    assertPositiveInteger("maxEntries", this.maxEntries);
     // Reads already ignore expired slots; the sweep only bounds memory for keys nobody reads again.
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
@@ -68,7 +80,7 @@ export class MemoryCache implements Cache {
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     assertPositiveInteger("ttlMs", ttlMs);
     if (this.live(key)) return false;
-    this.slots.set(key, { value, expiresAt: this.now() + ttlMs });
+    this.store(key, { value, expiresAt: this.now() + ttlMs });
     return true;
   }
 
@@ -78,7 +90,7 @@ export class MemoryCache implements Cache {
     const slot = this.live(key);
     if (!slot) {
       const expiresAt = now + windowSec * 1000;
-      this.slots.set(key, { value: "1", expiresAt });
+      this.store(key, { value: "1", expiresAt });
       return { count: 1, resetInMs: expiresAt - now };
     }
     const count = Number(slot.value) + 1;
@@ -101,7 +113,30 @@ export class MemoryCache implements Cache {
   }
 
   private write(e: CacheEntry): void {
-    this.slots.set(e.key, { value: e.value, expiresAt: this.now() + e.ttlSec * 1000 });
+    this.store(e.key, { value: e.value, expiresAt: this.now() + e.ttlSec * 1000 });
+  }
+
+  /** Every write goes through here, so the map never holds more than maxEntries keys. */
+  private store(key: string, slot: Slot): void {
+    // Delete first so a rewritten key moves to the young end of the map's insertion order.
+    if (!this.slots.delete(key) && this.slots.size >= this.maxEntries) this.makeRoom();
+    this.slots.set(key, slot);
+  }
+
+  /**
+   * Drops expired keys (a full scan, at most once a second so a flood does not make every write
+   * scan), and if none were, the oldest-written key: under a flood of distinct keys the oldest are
+   * the flood's own first keys, not a busy player's session, which is rewritten on every refresh.
+   */
+  private makeRoom(): void {
+    const now = this.now();
+    if (now - this.lastFullSweepAt >= 1000) {
+      this.lastFullSweepAt = now;
+      this.sweep();
+      if (this.slots.size < this.maxEntries) return;
+    }
+    const oldest = this.slots.keys().next();
+    if (!oldest.done) this.slots.delete(oldest.value);
   }
 
   private live(key: string): Slot | undefined {

@@ -44,6 +44,32 @@ refused by content moderation (\`content_moderated\`); 413 JSON bodies over 16 K
 JSON; 429 our limits (with \`Retry-After\`) or the platform's quota; 500 a bug (fixed text plus \`requestId\`, never a
 stack trace); 502 the platform failed or rejected our credentials; 503 the cache or database is unavailable.
 
+### Methods, paths and hostile input
+- \`HEAD\` is not served under \`/api\`: 405 \`method_not_allowed\` with \`Allow: GET\`. (A GET here can log in and use up
+  the player's one-time code, or fetch a platform token; a HEAD must do neither.)
+- Any path no route serves, also outside \`/api\` (\`//api/users/me\`, \`/api\\users\\me\`), is 404 \`route_not_found\` in the
+  envelope.
+- A string containing NUL (U+0000) anywhere in a query or body is 400 \`invalid_request\`, on every route and store.
+- A body whose \`Content-Encoding\` (gzip, deflate, br) does not decompress is 400 \`invalid_request\`.
+
+### Client address and rate limits
+Per-IP limits (\`RATE_LIMIT_IP_MAX\` per route group, and matchmaking) count the client's address: the socket's peer
+address, unless the server is configured with \`TRUST_PROXY\` (Express's "trust proxy": a hop count or the proxies'
+addresses); then \`X-Forwarded-For\` is read from the nearest hop outwards through the trusted proxies. \`X-Real-IP\` is
+never read. The same rule applies to \`/api\`, to matchmaking and to the address the rooms see, so rotating or forging
+these headers neither escapes a limit nor spends someone else's.
+
+### CORS
+Browsers may read answers of \`/api\` and \`/matchmake\` only from the origins in the server's \`CORS_ORIGINS\` (with
+credentials); a preflight is answered 204, with CORS headers only for an allowed origin. By default every origin in
+development and none in production. Mini-game runtimes are not browsers and need no CORS.
+
+### Matchmaking (Colyseus, outside this description)
+\`POST /matchmake/<method>/<room>\` keeps Colyseus's own answers: 200 with the seat reservation, or 200 with
+\`{ code, error }\` for a refused join (\`error\` is one of the codes below, e.g. \`rate_limited\`). The server's own
+refusals use that shape with the HTTP status as \`code\`: 400 (body not a JSON object), 405 with \`Allow: POST, OPTIONS\`
+(any other method), 413 (body above 16 KiB, refused before it is read).
+
 ### Sessions
 - A login starts a session: a short-lived access token and a refresh token that share a session id.
 - A protected request needs the **current** access token of an active user: the server keeps one access and one

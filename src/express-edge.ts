@@ -1,0 +1,59 @@
+/**
+ * The edge rules on the Express side of the HTTP server: the client-address rule behind `req.ip`,
+ * CORS by CORS_ORIGINS in place of the one @colyseus/tools installs, and the envelope for whatever
+ * no route serves. Matchmaking gets the same rules in matchmake-handler.ts.
+ */
+import type express from "express";
+import type http from "node:http";
+import { errorHandler, notFoundHandler } from "./api/error-handler";
+import type { Logger } from "./logging/logger";
+import type { TrustFunction } from "./net/client-ip";
+import { CorsPolicy } from "./net/cors-policy";
+
+const API_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE";
+
+export interface EdgeRules {
+  trust: TrustFunction;
+  clientIp: (req: http.IncomingMessage) => string;
+  cors: CorsPolicy;
+}
+
+/** First thing in the Express hook, before any route. */
+export function applyEdgeRules(app: express.Express, rules: EdgeRules): void {
+  replaceToolsCors(app, rules.cors);
+  // Express's own trust decisions (req.ips, req.protocol) and req.ip follow the same rule; req.ip is
+  // the canonical address, never header text, so rate-limit keys stay bounded.
+  app.set("trust proxy", rules.trust);
+  Object.defineProperty(app.request, "ip", {
+    configurable: true,
+    enumerable: true,
+    get(this: http.IncomingMessage) {
+      return rules.clientIp(this);
+    },
+  });
+}
+
+/** Last thing in the Express hook: anything no route took (`//api/users/me`, `/api\users\me`) gets the envelope, not Express's HTML page. */
+export function answerTheRestWithEnvelope(app: express.Express, logger: Logger): void {
+  // What @colyseus/tools adds after our hook, here so that it comes before the fallback.
+  app.get("/__healthcheck", (_req, res) => void res.status(200).end());
+  app.use(notFoundHandler);
+  app.use(errorHandler(logger));
+}
+
+/**
+ * @colyseus/tools' `listen()` adds `cors({ origin: true, credentials: true })` to every route before
+ * our Express hook runs: take it out and answer CORS by CORS_ORIGINS instead. A preflight is
+ * answered here (204, with the CORS headers only for an allowed origin), whatever the path.
+ */
+function replaceToolsCors(app: express.Express, cors: CorsPolicy): void {
+  const stack = (app.router as unknown as { stack: Array<{ name: string }> }).stack;
+  const toolsCors = stack.findIndex((layer) => layer.name === "corsMiddleware");
+  if (toolsCors === -1) throw new Error("@colyseus/tools no longer adds its CORS middleware where expected; review replaceToolsCors");
+  stack.splice(toolsCors, 1);
+  app.use((req, res, next) => {
+    res.set(cors.headersFor(req, API_METHODS));
+    if (CorsPolicy.isPreflight(req)) res.status(204).end();
+    else next();
+  });
+}

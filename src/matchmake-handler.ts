@@ -1,0 +1,115 @@
+/**
+ * Our answer to `/matchmake/...` requests, in place of @colyseus/core's `handleMatchMakeRequest`,
+ * which trusts X-Real-IP / X-Forwarded-For as the client address, reflects any origin with
+ * credentials, buffers bodies of any size, and leaves PUT/DELETE/PATCH/TRACE unanswered.
+ *
+ * Same protocol otherwise: POST `/matchmake/<method>/<room>` with the join options as JSON, answered
+ * 200 with the seat reservation or with Colyseus's error shape `{code, error}` (what the SDK reads).
+ * Our own refusals use that shape too, with the HTTP status as `code`: 405 (with Allow) for a method
+ * other than POST/OPTIONS, 413 for a body above 16 KiB (refused before it is read or parsed),
+ * 400 for a body that is not a JSON object.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import { getBearerToken, matchMaker, type Server } from "@colyseus/core";
+import type { Logger } from "./logging/logger";
+import { CorsPolicy } from "./net/cors-policy";
+
+/** Same limit as the API's JSON bodies. */
+export const MAX_MATCHMAKE_BODY_BYTES = 16 * 1024;
+const ALLOWED_METHODS = "POST, OPTIONS";
+
+export interface MatchmakeHandlerOptions {
+  clientIp: (req: IncomingMessage) => string;
+  cors: CorsPolicy;
+  logger: Logger;
+  /** Requests Colyseus routed here although their path is not /matchmake/… (it matches anywhere in the URL). */
+  otherwise: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+type MatchmakeRequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Replaces the server's matchmaking handler; Colyseus calls it through `this`, so the instance property wins. */
+export function installMatchmakeHandler(gameServer: Server, options: MatchmakeHandlerOptions): void {
+  const target = gameServer as unknown as { handleMatchMakeRequest: MatchmakeRequestHandler; transport: { protocol?: unknown } };
+  target.handleMatchMakeRequest = (req, res) => handleMatchmake(req, res, options, target.transport.protocol);
+}
+
+async function handleMatchmake(req: IncomingMessage, res: ServerResponse, options: MatchmakeHandlerOptions, protocol: unknown): Promise<void> {
+  const path = (req.url ?? "").split("?")[0];
+  const route = new RegExp(`^/${matchMaker.controller.matchmakeRoute}(/|$)`);
+  if (!route.test(path)) return options.otherwise(req, res);
+  if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) return reply(res, 503, {});
+  const headers = options.cors.headersFor(req, ALLOWED_METHODS);
+  if (req.method === "OPTIONS") return reply(res, 204, { ...headers, Allow: ALLOWED_METHODS });
+  if (req.method !== "POST") return refuse(req, res, 405, "method not allowed", { ...headers, Allow: ALLOWED_METHODS });
+
+  const body = await readBody(req, MAX_MATCHMAKE_BODY_BYTES);
+  if (body === "too_large") {
+    options.logger.info({ reason: "body_too_large" }, "matchmaking request refused");
+    return refuse(req, res, 413, "request body too large", { ...headers, Connection: "close" });
+  }
+  if (body === "aborted") return;
+  let clientOptions: unknown;
+  try {
+    clientOptions = body.length === 0 ? {} : JSON.parse(body.toString("utf8"));
+  } catch {
+    clientOptions = undefined;
+  }
+  if (clientOptions === null || typeof clientOptions !== "object" || Array.isArray(clientOptions)) {
+    return refuse(req, res, 400, "the body must be a JSON object", headers);
+  }
+
+  const [method = "", roomName = ""] = path.split("/").slice(2);
+  let answer: Record<string, unknown>;
+  try {
+    const reservation = await matchMaker.controller.invokeMethod(method, roomName, clientOptions, {
+      token: getBearerToken(req.headers.authorization ?? ""),
+      headers: req.headers,
+      ip: options.clientIp(req),
+      req,
+    });
+    answer = { ...reservation };
+    if (protocol !== undefined) answer.protocol = protocol;
+  } catch (e) {
+    // As Colyseus answers a refused join: 200 with the error (the SDK raises it as MatchMakeError).
+    const err = e as { code?: unknown; message?: unknown };
+    answer = { code: err.code, error: err.message };
+  }
+  reply(res, 200, { ...headers, "Content-Type": "application/json" }, JSON.stringify(answer));
+}
+
+function reply(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body?: string): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+/** A refusal in Colyseus's error shape; the rest of an unread body is not waited for. */
+function refuse(req: IncomingMessage, res: ServerResponse, status: number, error: string, headers: OutgoingHttpHeaders): void {
+  reply(res, status, { ...headers, "Content-Type": "application/json" }, JSON.stringify({ code: status, error }));
+  // Drain what the client still sends, so it reads our answer instead of a reset connection.
+  req.resume();
+}
+
+/** The body, or "too_large" as soon as the declared or received size passes `limit`. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | "too_large" | "aborted"> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve("too_large");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        req.off("data", onData);
+        resolve("too_large");
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(Buffer.concat(chunks)));
+    req.once("error", () => resolve("aborted"));
+    req.once("close", () => resolve(req.complete ? Buffer.concat(chunks) : "aborted"));
+  });
+}
