@@ -72,7 +72,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     const { sessions, limiter, rateLimit } = roomServices();
     try {
       const ip = Array.isArray(context.ip) ? context.ip[0] : context.ip;
-      await limiter.hit(`ip:matchmake:${ip}`, rateLimit.ipMax, rateLimit.windowSec);
+      await limiter.hitAddress("matchmake", ip, rateLimit.ipMax, rateLimit.windowSec);
       const { auth } = await sessions.verifyAccessToken(token);
       await limiter.hit(`user:matchmake:${auth.userId}`, rateLimit.userMax, rateLimit.windowSec);
       const verdict: PlayerAuth = { userId: auth.userId, sid: auth.sid, username: auth.username, nickname: auth.nickname };

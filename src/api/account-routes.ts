@@ -18,7 +18,7 @@ export interface AccountRouteDeps {
 /** `/auth/*`: register, login and refresh are public (they issue tokens); logout needs one. */
 export function authRoutes(deps: AccountRouteDeps): Router {
   const router = Router();
-  const perIp = (group: string, req: Request) => deps.limiter.hit(`ip:${group}:${req.ip}`, deps.limits.ipMax, deps.limits.windowSec);
+  const perIp = (group: string, req: Request) => deps.limiter.hitAddress(group, req.ip ?? "", deps.limits.ipMax, deps.limits.windowSec);
   const register = registerBody(deps.placeholderEmailDomain);
 
   router.post("/register", async (req, res) => {

@@ -31,7 +31,7 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
 
   for (const platform of deps.platforms) {
     router.get(`/${platform.name}/login`, async (req, res) => {
-      await deps.limiter.hit(`ip:login:${req.ip}`, deps.limits.ipMax, deps.limits.windowSec);
+      await deps.limiter.hitAddress("login", req.ip ?? "", deps.limits.ipMax, deps.limits.windowSec);
       const codes = parseInput(platform.loginQuerySchema, req.query);
       const data = await deps.login.loginWithPlatform(platform.name, codes);
       sendOk(res, data, "Login succeeded");

@@ -50,6 +50,20 @@ export function canonicalIp(text: string): string | undefined {
   return canonical;
 }
 
+/**
+ * Who a per-address rate limit counts: an IPv4 address, or an IPv6 address's /64 network. One
+ * subscriber line or cloud host is routinely given a whole /64, so counting single IPv6 addresses
+ * would let a client rotate through 2^64 of them and never be limited.
+ */
+export function rateLimitSubject(ip: string): string {
+  if (!net.isIPv6(ip)) return ip;
+  const [head, tail = ""] = ip.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = ip.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(":")}::/64`;
+}
+
 /** Resolves the client address of a request by one compiled TRUST_PROXY rule. */
 export function clientIpResolver(trust: TrustFunction): (req: IncomingMessage) => string {
   return (req) => {

@@ -1,5 +1,6 @@
 import { AppError } from "../core/errors";
 import type { Cache } from "../core/ports/cache";
+import { rateLimitSubject } from "../net/client-ip";
 
 /**
  * Fixed-window counters in the shared cache, so every process enforces the same limit.
@@ -19,6 +20,11 @@ export class RateLimiter {
       const retryAfterSec = Math.max(1, Math.ceil(resetInMs / 1000));
       throw new AppError("rate_limited", { data: { retryAfterSec }, headers: { "Retry-After": String(retryAfterSec) } });
     }
+  }
+
+  /** Counts one request of a client address in `group` (IPv6 by its /64: see rateLimitSubject). */
+  hitAddress(group: string, ip: string, max: number, windowSec: number): Promise<void> {
+    return this.hit(`ip:${group}:${rateLimitSubject(ip)}`, max, windowSec);
   }
 
   /** Drops the counters of these buckets (an erased user's). */

@@ -258,6 +258,15 @@ for (const backend of backends) {
         assert.ok(victimTry.json.sessionId, victimTry.text);
       });
 
+      it("counts an IPv6 client by its /64: rotating addresses inside one network does not get past the per-IP limit", async () => {
+        const token = await login(h);
+        const tries = [];
+        for (let i = 1; i <= 6; i++) tries.push(await matchmake(h, token, { "x-forwarded-for": `2001:db8:aa:bb::${i.toString(16)}` }));
+        assert.deepEqual(tries.map(refusedAsRateLimited), [false, false, false, false, true, true]);
+        const neighbour = await matchmake(h, token, { "x-forwarded-for": "2001:db8:aa:cc::1" });
+        assert.equal(refusedAsRateLimited(neighbour), false, "another /64 has its own budget");
+      });
+
       it("binds HOST", () => {
         assert.equal(listenAddress(h), "0.0.0.0");
       });

@@ -4,7 +4,10 @@
  */
 import assert from "node:assert/strict";
 import type { IncomingMessage } from "node:http";
-import { canonicalIp, clientIpResolver, compileTrust, UNKNOWN_CLIENT_IP } from "../../src/net/client-ip";
+import { canonicalIp, clientIpResolver, compileTrust, rateLimitSubject, UNKNOWN_CLIENT_IP } from "../../src/net/client-ip";
+import { MemoryCache } from "../../src/adapters/cache/memory-cache";
+import { AppError } from "../../src/core/errors";
+import { RateLimiter } from "../../src/services/rate-limiter";
 import { parseConfig } from "../../src/config/config";
 
 function request(socketAddress: string | undefined, headers: Record<string, string> = {}): IncomingMessage {
@@ -56,5 +59,22 @@ describe("client address rule", () => {
     assert.throws(() => parseConfig({ CORS_ORIGINS: "https://game.example.com/path" }), /CORS_ORIGINS/);
     assert.throws(() => parseConfig({ TRUST_PROXY: "my-proxy" }), /TRUST_PROXY/);
     assert.throws(() => parseConfig({ HOST: "0.0.0.0 evil" }), /HOST/);
+  });
+
+  it("counts IPv4 addresses one by one and IPv6 addresses by their /64", () => {
+    assert.equal(rateLimitSubject("203.0.113.7"), "203.0.113.7");
+    assert.equal(rateLimitSubject("2001:db8:aa:bb::1"), "2001:db8:aa:bb::/64");
+    assert.equal(rateLimitSubject("2001:db8:aa:bb:ffff:1:2:3"), "2001:db8:aa:bb::/64");
+    assert.equal(rateLimitSubject("2001:db8::1"), "2001:db8:0:0::/64");
+    assert.equal(rateLimitSubject("::1"), "0:0:0:0::/64");
+    assert.equal(rateLimitSubject(UNKNOWN_CLIENT_IP), UNKNOWN_CLIENT_IP);
+  });
+
+  it("gives one IPv6 /64 one per-address budget in the rate limiter", async () => {
+    const limiter = new RateLimiter(new MemoryCache(), true);
+    for (let i = 1; i <= 3; i++) await limiter.hitAddress("login", `2001:db8:1:2::${i}`, 3, 60);
+    await assert.rejects(limiter.hitAddress("login", "2001:db8:1:2:abcd::9", 3, 60), (e: AppError) => e.code === "rate_limited");
+    await limiter.hitAddress("login", "2001:db8:1:3::1", 3, 60);
+    await limiter.hitAddress("matchmake", "2001:db8:1:2::1", 3, 60);
   });
 });

@@ -57,7 +57,8 @@ Per-IP limits (\`RATE_LIMIT_IP_MAX\` per route group, and matchmaking) count the
 address, unless the server is configured with \`TRUST_PROXY\` (Express's "trust proxy": a hop count or the proxies'
 addresses); then \`X-Forwarded-For\` is read from the nearest hop outwards through the trusted proxies. \`X-Real-IP\` is
 never read. The same rule applies to \`/api\`, to matchmaking and to the address the rooms see, so rotating or forging
-these headers neither escapes a limit nor spends someone else's.
+these headers neither escapes a limit nor spends someone else's. An IPv6 client is counted by its /64 network (what
+one subscriber line or host is usually given), an IPv4 client by its address.
 
 ### CORS
 Browsers may read answers of \`/api\` and \`/matchmake\` only from the origins in the server's \`CORS_ORIGINS\` (with
