@@ -1,24 +1,13 @@
 import assert from "node:assert/strict";
-import { startHarness, type Harness } from "../support/app-harness";
+import { startHarness, type Harness, useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { TOKEN_LIFETIME_MS } from "../../src/simulator/tokens";
 import { platformDefinitions } from "../support/platforms";
 
 for (const backend of backends) {
   describe(`platform access-token routes — ${backend.name}`, () => {
-    let h: Harness;
-    let release: () => Promise<void>;
     let clock = Date.now();
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      h = await startHarness({ env: prepared.env, overrides: { now: () => clock } });
-    });
-    after(async () => {
-      await h?.close();
-      await release?.();
-    });
+    const h = useHarness(backend, { overrides: { now: () => clock } });
 
     for (const { name: platform, simulator } of platformDefinitions) {
       // Platforms' tokens live differently long (Kuaishou: 48 h); the simulator says how long.

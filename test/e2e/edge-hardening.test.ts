@@ -8,7 +8,7 @@ import zlib from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { matchMaker, Room, type AuthContext, type Client } from "@colyseus/core";
 import WebSocket from "ws";
-import { startHarness, type Harness } from "../support/app-harness";
+import { startHarness, type Harness, useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { rawRequest } from "../support/raw-http";
 
@@ -113,17 +113,7 @@ for (const backend of backends) {
     });
 
     describe("hostile input, default limits", () => {
-      let h: Harness;
-      let release: () => Promise<void>;
-      before(async () => {
-        const prepared = await backend.prepare();
-        release = prepared.release;
-        h = await startHarness({ env: prepared.env });
-      });
-      after(async () => {
-        await h?.close();
-        await release?.();
-      });
+      const h = useHarness(backend);
 
       it("refuses a body that does not decompress with a 4xx envelope, on every route that takes a body", async () => {
         const docs = await h.get("/api-docs.json");
@@ -299,17 +289,7 @@ for (const backend of backends) {
     });
 
     describe("production settings without CORS_ORIGINS or HOST", () => {
-      let h: Harness;
-      let release: () => Promise<void>;
-      before(async () => {
-        const prepared = await backend.prepare();
-        release = prepared.release;
-        h = await startHarness({ env: { ...prepared.env, NODE_ENV: "production", ACCESS_TOKEN_ROUTE_KEY: "an-internal-key-for-the-edge-suite" } });
-      });
-      after(async () => {
-        await h?.close();
-        await release?.();
-      });
+      const h = useHarness(backend, { env: { NODE_ENV: "production", ACCESS_TOKEN_ROUTE_KEY: "an-internal-key-for-the-edge-suite" } });
 
       it("sends no CORS headers on /api or /matchmake, whatever the origin", async () => {
         const origin = "https://game.example.com";

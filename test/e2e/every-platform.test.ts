@@ -3,7 +3,7 @@
  * covered by adding it to the registry) and over both backends.
  */
 import assert from "node:assert/strict";
-import { startHarness, type Harness } from "../support/app-harness";
+import { startHarness, type Harness, useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { expectedClass, freshPlayer, loginPath, platformDefinitions } from "../support/platforms";
 
@@ -15,18 +15,7 @@ function assertFailure(res: { status: number; body: any }, status: number, code:
 
 for (const backend of backends) {
   describe(`every platform — ${backend.name}`, () => {
-    let h: Harness;
-    let release: () => Promise<void>;
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      h = await startHarness({ env: prepared.env });
-    });
-    after(async () => {
-      await h?.close();
-      await release?.();
-    });
+    const h = useHarness(backend);
 
     for (const platform of platformDefinitions) {
       const login = (code: string) => h.get(loginPath(platform, code));

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import jwt from "jsonwebtoken";
 import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
-import { startHarness, type Harness } from "../support/app-harness";
+import { useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -12,18 +12,7 @@ const player = (label: string) => `${label}${Date.now().toString(36)}x${seq++}`;
 
 for (const backend of backends) {
   describe(`mini-game login over HTTP — ${backend.name}`, () => {
-    let h: Harness;
-    let release: () => Promise<void>;
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      h = await startHarness({ env: prepared.env });
-    });
-    after(async () => {
-      await h?.close();
-      await release?.();
-    });
+    const h = useHarness(backend);
 
     describe("WeChat", () => {
       it("creates a new user and returns every spec field with a token", async () => {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import { startHarness, type Harness } from "../support/app-harness";
+import { useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { requireGradeToErase } from "../../src/services/session-grade";
 import { AppError } from "../../src/core/errors";
@@ -15,18 +15,7 @@ const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split(".")[1], 
 
 for (const backend of backends) {
   describe(`session grades — ${backend.name}`, () => {
-    let h: Harness;
-    let release: () => Promise<void>;
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      h = await startHarness({ env: prepared.env });
-    });
-    after(async () => {
-      await h?.close();
-      await release?.();
-    });
+    const h = useHarness(backend);
 
     it("refuses a password from an anonymous login on a device the player used with their code, also after refresh", async () => {
       const device = name("dev");

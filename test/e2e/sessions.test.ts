@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startHarness, type Harness } from "../support/app-harness";
+import { useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 
 let seq = 0;
@@ -8,19 +8,8 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 for (const backend of backends) {
   describe(`sessions and accounts over HTTP — ${backend.name}`, () => {
-    let h: Harness;
-    let release: () => Promise<void>;
     let clock = Date.now();
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      h = await startHarness({ env: { ...prepared.env, REFRESH_GRACE_SEC: "10" }, overrides: { now: () => clock } });
-    });
-    after(async () => {
-      await h?.close();
-      await release?.();
-    });
+    const h = useHarness(backend, { env: { REFRESH_GRACE_SEC: "10" }, overrides: { now: () => clock } });
 
     async function register(name = unique("user")) {
       const res = await h.request("POST", "/api/auth/register", { username: name, email: `${name}@example.com`, password: "correct horse" });

@@ -13,6 +13,7 @@ import { parseConfig, type AppConfig } from "../../src/config/config";
 import type { ServiceOverrides, Services } from "../../src/container";
 import { createLogger } from "../../src/logging/logger";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
+import type { Backend } from "./backends";
 
 export const TEST_JWT_SECRET = "test-jwt-secret-with-more-than-thirty-two-bytes";
 
@@ -107,4 +108,29 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       fs.rmSync(tmp, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Inside a `describe`: a harness on `backend`, booted before its tests and closed (with the
+ * backend's database) after them. The returned object stands for the harness that `before` boots.
+ */
+export function useHarness(backend: Backend, options: HarnessOptions = {}): Harness {
+  let live: Harness | undefined;
+  let release: (() => Promise<void>) | undefined;
+  before(async () => {
+    const prepared = await backend.prepare();
+    release = prepared.release;
+    live = await startHarness({ ...options, env: { ...prepared.env, ...options.env } });
+  });
+  after(async () => {
+    await live?.close();
+    live = undefined;
+    await release?.();
+  });
+  return new Proxy({} as Harness, {
+    get(_target, key) {
+      if (!live) throw new Error("the harness is used outside the tests of the describe that declared it");
+      return Reflect.get(live, key);
+    },
+  });
 }
