@@ -8,6 +8,7 @@ import { Client, type Room } from "colyseus.js";
 import { SEAT_REPLACED_CLOSE_CODE } from "../../rooms/AuthenticatedRoom";
 import { startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
+import { leaveRooms } from "../support/rooms";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -44,8 +45,7 @@ for (const backend of backends) {
       });
     });
     afterEach(async () => {
-      const open = rooms.splice(0).filter((r) => r.connection.isOpen);
-      await Promise.all(open.map((r) => Promise.race([r.leave().catch(() => undefined), sleep(1000)])));
+      await leaveRooms(rooms);
     });
     after(async () => {
       await h?.close();

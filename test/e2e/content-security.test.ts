@@ -12,6 +12,7 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/simul
 import { freePort, startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { freshPlayer, loginPath, platformDefinitions } from "../support/platforms";
+import { leaveRooms } from "../support/rooms";
 
 /** A room as a studio writes it: the content check is one line from the base class. */
 class StudioRoom extends AuthenticatedRoom {
@@ -73,7 +74,7 @@ for (const backend of backends) {
     });
     afterEach(async () => {
       simulator.setContentCheck({ perMinute: 4000 });
-      await Promise.all(rooms.splice(0).map((r) => Promise.race([r.leave().catch(() => undefined), sleep(1000)])));
+      await leaveRooms(rooms);
     });
     after(async () => {
       await h?.close();

@@ -5,6 +5,7 @@ import { AuthenticatedRoom, type PlayerClient } from "../../rooms/AuthenticatedR
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
+import { leaveRooms } from "../support/rooms";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -60,8 +61,7 @@ for (const backend of backends) {
       matchMaker.defineRoomType("probe", ProbeRoom);
     });
     afterEach(async () => {
-      const open = rooms.splice(0).filter((r) => r.connection.isOpen);
-      await Promise.all(open.map((r) => Promise.race([r.leave().catch(() => undefined), sleep(1000)])));
+      await leaveRooms(rooms);
     });
     after(async () => {
       await h?.close();
