@@ -60,7 +60,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     options: {
       greet: false,
       publicAddress: settings.publicAddress,
-      ...(redisUrl ? createColyseusRedis(redisUrl) : {}),
+      ...(redisUrl ? createColyseusRedis(redisUrl, settings.cacheKeyPrefix) : {}),
     },
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
