@@ -1,7 +1,9 @@
 import type { Presence } from "@colyseus/core";
 import { SESSION_CHANGED_TOPIC as TOPIC } from "../src/core/session-events";
 import type { Logger } from "../src/logging/logger";
+import type { RecentUsers } from "../src/services/recent-users";
 import type { SessionService } from "../src/services/session-service";
+import type { UserChangeFeed } from "../src/services/user-changes";
 
 /** Close code sent to a client whose session ended (logout, new login, password change…). */
 export const SESSION_ENDED_CLOSE_CODE = 4401;
@@ -11,29 +13,42 @@ export interface GuardedRoom {
   revokeStaleSessions(userId: string, liveSid: string | null): void;
 }
 
+/** The user-record copies the guard keeps in step across processes. */
+export interface UserRecordSync {
+  recentUsers: Pick<RecentUsers, "forget">;
+  userChanges: Pick<UserChangeFeed, "on">;
+}
+
 /**
  * Carries "this user's session changed" to every process through the Colyseus presence (Redis
  * when configured), where each local room drops that user's clients of any other session.
+ * The same message says "this user's record changed" (status, ban, profile, password, erase):
+ * every process drops its cached copy of the user before anything else.
  */
 export class RoomSessionGuard {
   private readonly rooms = new Set<GuardedRoom>();
   private readonly onMessage = (userId: unknown) => {
-    if (typeof userId === "string") void this.recheck(userId);
+    if (typeof userId !== "string") return;
+    this.users?.recentUsers.forget(userId);
+    void this.recheck(userId);
   };
 
   constructor(
     private readonly presence: Presence,
     private readonly sessions: SessionService,
     private readonly logger: Logger,
+    private readonly users?: UserRecordSync,
   ) {}
 
   async start(): Promise<void> {
     await this.presence.subscribe(TOPIC, this.onMessage);
-    this.sessions.onSessionChange((userId) => {
+    const announce = (userId: string) => {
       Promise.resolve(this.presence.publish(TOPIC, userId)).catch((err: unknown) =>
         this.logger.warn({ err, userId }, "could not publish a session change"),
       );
-    });
+    };
+    this.sessions.onSessionChange(announce);
+    this.users?.userChanges.on(announce);
   }
 
   stop(): void {

@@ -87,7 +87,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
     initializeGameServer: async (gameServer: Server) => {
       const ready = services!;
-      guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger);
+      guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger, ready);
       await guard.start();
       setRoomServices({ sessions: ready.sessions, limiter: ready.limiter, rateLimit: settings.rateLimit, guard, logger });
       gameServer.define("lobby", LobbyRoom);

@@ -3,6 +3,7 @@ import { constantTimeEqual } from "../core/credentials";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
+import type { RecentUsers } from "./recent-users";
 import { sessionKeyKey } from "./session-key-custody";
 import { gradeOf, randomId, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
 import { requireActive } from "./user-access";
@@ -55,6 +56,8 @@ export type SessionChangeListener = (userId: string, reason: SessionEndReason) =
 export interface SessionServiceOptions {
   /** Seconds after a rotation during which the old refresh token gets the same new pair back. */
   refreshGraceSec: number;
+  /** Recently verified active users of this process; without it every verification reads the store. */
+  recentUsers?: RecentUsers;
 }
 
 /**
@@ -97,11 +100,18 @@ export class SessionService {
   async verifyAccessToken(token: string | undefined | null): Promise<{ auth: AuthContext; user: User }> {
     if (!token) throw new AppError("token_missing");
     const claims = this.signer.verifyAccess(token);
-    const [found, stored] = await Promise.all([this.store.findById(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
+    const [found, stored] = await Promise.all([this.findUser(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
     const user = await requireActive(this.store, found, claims.userId);
     if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
     return { auth: toAuthContext(claims, user), user };
   }
+
+  private findUser(userId: string): Promise<User | null> {
+    const recent = this.options.recentUsers;
+    return recent ? recent.find(userId, this.loadUser) : this.store.findById(userId);
+  }
+
+  private readonly loadUser = (userId: string) => this.store.findById(userId);
 
   /**
    * The sid of the user's live session, or null when none. The session outlives its access token:
