@@ -118,7 +118,7 @@ export class SessionService {
    * while the refresh token is stored, the client can still refresh, so the session is live.
    */
   async liveSessionId(userId: string): Promise<string | null> {
-    const [access, refresh] = await Promise.all([this.cache.get(accessTokenKey(userId)), this.cache.get(refreshTokenKey(userId))]);
+    const [access, refresh] = await this.cache.getMany([accessTokenKey(userId), refreshTokenKey(userId)]);
     return sidOf(access) ?? sidOf(refresh);
   }
 

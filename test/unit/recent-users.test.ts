@@ -38,7 +38,7 @@ describe("RecentUsers (per-process user records for token verification)", () => 
     const recent = new RecentUsers({ ttlMs: 5000, maxEntries: 10, now });
     await recent.find("a", async (id) => user(id, 1, "old"));
     recent.forget("a");
-    assert.equal((await recent.find("a", async (id) => user(id, 1, "new"))).nickname, "new");
+    assert.equal((await recent.find("a", async (id) => user(id, 1, "new")))!.nickname, "new");
 
     let release!: () => void;
     const slow = recent.find("b", async (id) => {
@@ -49,7 +49,7 @@ describe("RecentUsers (per-process user records for token verification)", () => 
     recent.forget("b");
     release();
     await slow;
-    assert.equal((await recent.find("b", async (id) => user(id, 1, "after the change"))).nickname, "after the change");
+    assert.equal((await recent.find("b", async (id) => user(id, 1, "after the change")))!.nickname, "after the change");
   });
 
   it("holds at most maxEntries records, and none with a TTL of 0", async () => {
