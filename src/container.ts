@@ -115,6 +115,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       placeholderEmailDomain: config.placeholderEmailDomain,
       now: overrides.now,
       metrics,
+      recentUsers,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
     const accounts = new AccountService(store, sessions, limiter, logger, {

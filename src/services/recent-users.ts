@@ -1,4 +1,4 @@
-import { USER_STATUS_ACTIVE, type User } from "../core/user";
+import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core/user";
 
 export interface RecentUsersOptions {
   /** How long a record is served without asking the store; 0 turns the cache off. */
@@ -20,6 +20,13 @@ export interface RecentUsersOptions {
  */
 export class RecentUsers {
   private readonly records = new Map<string, { user: User; expiresAt: number }>();
+  /**
+   * Platform identity → user id, for returning players' logins. Only a hint: it is used when the
+   * user's record is itself present and fresh. An identity leaves its user only when the user is
+   * erased (forgotten for good), and is attached only while free, so a hint is never wrong while
+   * its record is kept.
+   */
+  private readonly owners = new Map<string, string>();
   private readonly now: () => number;
   /** Bumped by every forget; a read only stores its answer if no forget happened meanwhile. */
   private generation = 0;
@@ -36,11 +43,32 @@ export class RecentUsers {
     }
     const generation = this.generation;
     const user = await load(userId);
-    if (user && user.status === USER_STATUS_ACTIVE && this.options.ttlMs > 0 && generation === this.generation) {
-      if (this.records.size >= this.options.maxEntries) this.records.delete(this.records.keys().next().value as string);
-      this.records.set(userId, { user, expiresAt: this.now() + this.options.ttlMs });
+    this.keep(user, generation);
+    return user;
+  }
+
+  /** The user holding a platform identity, like UserStore.findByIdentity. */
+  async findByIdentity(identity: PlatformIdentityKey, load: (identity: PlatformIdentityKey) => Promise<User | null>): Promise<User | null> {
+    const key = `${identity.platform}\u0000${identity.platformId}`;
+    const owner = this.owners.get(key);
+    const hit = owner === undefined ? undefined : this.records.get(owner);
+    if (hit && hit.expiresAt > this.now()) return hit.user;
+    const generation = this.generation;
+    const user = await load(identity);
+    if (this.keep(user, generation)) {
+      if (this.owners.size >= this.options.maxEntries && !this.owners.has(key)) this.owners.delete(this.owners.keys().next().value as string);
+      this.owners.set(key, user!.id);
     }
     return user;
+  }
+
+  /** Keeps an active user read while no forget happened; says whether it did. */
+  private keep(user: User | null, generation: number): boolean {
+    if (!user || user.status !== USER_STATUS_ACTIVE || this.options.ttlMs <= 0 || generation !== this.generation) return false;
+    this.records.delete(user.id);
+    if (this.records.size >= this.options.maxEntries) this.records.delete(this.records.keys().next().value as string);
+    this.records.set(user.id, { user, expiresAt: this.now() + this.options.ttlMs });
+    return true;
   }
 
   forget(userId: string): void {

@@ -1,6 +1,6 @@
 import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/credentials";
-import type { Cache } from "../core/ports/cache";
+import type { Cache, CacheEntry } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
 import type { RecentUsers } from "./recent-users";
@@ -78,17 +78,21 @@ export class SessionService {
     this.listeners.push(listener);
   }
 
-  /** Starts a new session of the given grade for the user, ending any previous one. */
+  /**
+   * Starts a new session of the given grade for the user, ending any previous one. `alsoWrite`
+   * goes into the same atomic cache write (a login's platform session key).
+   */
   async startSession(
     user: Pick<User, "id" | "username" | "email">,
     grade: SessionGrade,
     reason: SessionEndReason = "new_login",
+    alsoWrite: CacheEntry[] = [],
   ): Promise<IssuedSession> {
     const issued = this.issuePair(user, randomId(), this.signer.nowSec(), grade);
     // The previous session may have outlived its access token (refresh token still stored).
     const hadSession = (await this.liveSessionId(user.id)) !== null;
     // One atomic write, so concurrent logins never leave one login's access token beside another's refresh token.
-    await this.cache.setMany(this.sessionEntries(user.id, issued));
+    await this.cache.setMany([...this.sessionEntries(user.id, issued), ...alsoWrite]);
     if (hadSession) this.notify(user.id, reason);
     return issued;
   }

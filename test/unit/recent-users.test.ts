@@ -61,3 +61,28 @@ describe("RecentUsers (per-process user records for token verification)", () => 
     assert.equal(off.size, 0);
   });
 });
+
+describe("RecentUsers by platform identity (returning players' logins)", () => {
+  const now = () => 1_000_000;
+  const wechat = { platform: "wechat", platformId: "o-1" };
+
+  it("answers a returning player from memory, and reads the store again once the user was forgotten", async () => {
+    const recent = new RecentUsers({ ttlMs: 5000, maxEntries: 10, now });
+    let reads = 0;
+    const load = async () => (reads++, user("u1", 1, `read ${reads}`));
+    await recent.findByIdentity(wechat, load);
+    assert.equal((await recent.findByIdentity(wechat, load))!.nickname, "read 1");
+    recent.forget("u1");
+    assert.equal((await recent.findByIdentity(wechat, load))!.nickname, "read 2");
+    assert.equal(reads, 2);
+  });
+
+  it("never remembers a disabled owner or an identity nobody holds yet", async () => {
+    const recent = new RecentUsers({ ttlMs: 5000, maxEntries: 10, now });
+    let reads = 0;
+    await recent.findByIdentity(wechat, async () => (reads++, null));
+    await recent.findByIdentity(wechat, async () => (reads++, user("u2", 2)));
+    await recent.findByIdentity(wechat, async () => (reads++, user("u2", 2)));
+    assert.equal(reads, 3);
+  });
+});
