@@ -1,5 +1,5 @@
 import type { Presence } from "@colyseus/core";
-import { SESSION_CHANGED_TOPIC as TOPIC } from "../src/core/session-events";
+import { SESSION_CHANGED_TOPIC as TOPIC, userChangedIn, userChangedMessage } from "../src/core/session-events";
 import type { Logger } from "../src/logging/logger";
 import type { RecentUsers } from "../src/services/recent-users";
 import type { SessionService } from "../src/services/session-service";
@@ -22,15 +22,19 @@ export interface UserRecordSync {
 /**
  * Carries "this user's session changed" to every process through the Colyseus presence (Redis
  * when configured), where each local room drops that user's clients of any other session.
- * The same message says "this user's record changed" (status, ban, profile, password, erase):
- * every process drops its cached copy of the user before anything else.
+ * A user-changed message on the same topic (status, ban, profile, password, erase) makes every
+ * process drop its cached copy of the user first.
  */
 export class RoomSessionGuard {
   private readonly rooms = new Set<GuardedRoom>();
-  private readonly onMessage = (userId: unknown) => {
-    if (typeof userId !== "string") return;
-    this.users?.recentUsers.forget(userId);
-    void this.recheck(userId);
+  private readonly onMessage = (message: unknown) => {
+    const changed = userChangedIn(message);
+    if (changed !== undefined) {
+      this.users?.recentUsers.forget(changed);
+      void this.recheck(changed);
+    } else if (typeof message === "string") {
+      void this.recheck(message);
+    }
   };
 
   constructor(
@@ -42,13 +46,13 @@ export class RoomSessionGuard {
 
   async start(): Promise<void> {
     await this.presence.subscribe(TOPIC, this.onMessage);
-    const announce = (userId: string) => {
-      Promise.resolve(this.presence.publish(TOPIC, userId)).catch((err: unknown) =>
+    const announce = (userId: string, message: unknown) => {
+      Promise.resolve(this.presence.publish(TOPIC, message)).catch((err: unknown) =>
         this.logger.warn({ err, userId }, "could not publish a session change"),
       );
     };
-    this.sessions.onSessionChange(announce);
-    this.users?.userChanges.on(announce);
+    this.sessions.onSessionChange((userId) => announce(userId, userId));
+    this.users?.userChanges.on((userId) => announce(userId, userChangedMessage(userId)));
   }
 
   stop(): void {

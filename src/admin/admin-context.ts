@@ -6,7 +6,7 @@ import { RedisPresence } from "@colyseus/redis-presence";
 import { createCache } from "../adapters/cache/create-cache";
 import { createUserStore } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
-import { SESSION_CHANGED_TOPIC } from "../core/session-events";
+import { SESSION_CHANGED_TOPIC, userChangedMessage } from "../core/session-events";
 import type { Logger } from "../logging/logger";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
@@ -40,15 +40,15 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   // Colyseus presence channel (Redis).
   const presence = config.cache.kind === "redis" ? new RedisPresence(config.cache.url) : undefined;
   const announcements: Promise<unknown>[] = [];
-  const tellServers = (userId: string) => {
+  const tellServers = (userId: string, message: unknown) => {
     if (!presence) return;
     announcements.push(
-      presence.publish(SESSION_CHANGED_TOPIC, userId).catch((err: unknown) => logger.error({ err, userId }, "could not tell the servers")),
+      presence.publish(SESSION_CHANGED_TOPIC, message).catch((err: unknown) => logger.error({ err, userId }, "could not tell the servers")),
     );
   };
-  const store = announceUserChanges(rawStore, tellServers);
+  const store = announceUserChanges(rawStore, (userId) => tellServers(userId, userChangedMessage(userId)));
   const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
-  sessions.onSessionChange(tellServers);
+  sessions.onSessionChange((userId) => tellServers(userId, userId));
   const limiter = new RateLimiter(cache, config.rateLimit.enabled);
   const accounts = new AccountService(store, sessions, limiter, logger, {
     recentLoginSec: config.recentLoginSec,
