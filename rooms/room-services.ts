@@ -14,6 +14,8 @@ export interface RoomServices {
   rateLimit: AppConfig["rateLimit"];
   guard: RoomSessionGuard;
   logger: Logger;
+  /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
+  lobbyMaxClients: number;
 }
 
 let current: RoomServices | undefined;

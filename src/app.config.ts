@@ -89,7 +89,14 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       const ready = services!;
       guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger, ready);
       await guard.start();
-      setRoomServices({ sessions: ready.sessions, limiter: ready.limiter, rateLimit: settings.rateLimit, guard, logger });
+      setRoomServices({
+        sessions: ready.sessions,
+        limiter: ready.limiter,
+        rateLimit: settings.rateLimit,
+        guard,
+        logger,
+        lobbyMaxClients: settings.lobbyMaxClients,
+      });
       gameServer.define("lobby", LobbyRoom);
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
