@@ -58,7 +58,7 @@ const TARGETS = { "access-token": 0.8, "users-me": 0.6, "returning-login": 0.4, 
 const PEER_TARGETS = { returningVsColyseus: 1.0, newVsColyseus: 0.7, vsBetterAuth: 4 } as const;
 /** 2 processes' CPU per request ÷ 1 process's. */
 const SCALE_MAX_RATIO = 1.15;
-const CAPACITY = { clients: 10_000, rssMiB: 1024, idleRssMiB: 150, joinP99Ms: 200, step: 1000, workers: 4, roomSize: 50 } as const;
+const CAPACITY = { clients: 10_000, rssMiB: 1024, idleRssMiB: 150, joinP99Ms: 200, step: 1000, workers: 4, joinConcurrency: 2, roomSize: 50 } as const;
 
 const HELP = `npm run bench [-- flags]
 
@@ -70,6 +70,7 @@ const HELP = `npm run bench [-- flags]
   --no-anchor             let the lobby empty between joins (by default one idle client stays in it, so
                           the loops measure joining a live lobby, not Colyseus disposing and re-creating it)
   --max-requests <n>      cap on requests per HTTP scenario (default 2000000)
+  --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
   --runs <list>           service runs: embedded,redis-pg (default both; redis-pg is skipped if unreachable)
   --only <list>           scenarios: ${SCENARIOS.join(",")} and steps: ${STEPS.join(",")}
                           (default all; the baselines always run, before each service run that has a scenario;
@@ -91,6 +92,7 @@ interface Flags {
   roomConcurrency: number;
   roomPlayers: number;
   maxRequests: number;
+  capacityClients: number;
   runs: RunId[];
   only: ScenarioId[];
   build: boolean;
@@ -108,6 +110,7 @@ function parseFlags(): Flags {
       "room-concurrency": { type: "string", default: "20" },
       "room-players": { type: "string", default: "40" },
       "max-requests": { type: "string", default: "2000000" },
+      "capacity-clients": { type: "string", default: String(CAPACITY.clients) },
       runs: { type: "string", default: RUNS.join(",") },
       only: { type: "string", default: [...SCENARIOS, ...STEPS].join(",") },
       "no-build": { type: "boolean", default: false },
@@ -140,6 +143,7 @@ function parseFlags(): Flags {
     roomConcurrency: Math.floor(int("room-concurrency", values["room-concurrency"]!, 1, 200)),
     roomPlayers: Math.floor(int("room-players", values["room-players"]!, 1, 500)),
     maxRequests: Math.floor(int("max-requests", values["max-requests"]!, 1, 100_000_000)),
+    capacityClients: Math.floor(int("capacity-clients", values["capacity-clients"]!, 1, 50_000)),
     runs: list("runs", values.runs!, RUNS),
     only: list("only", values.only!, [...SCENARIOS, ...STEPS] as ScenarioId[]),
     build: !values["no-build"],
@@ -716,17 +720,18 @@ async function scaleStep(ctx: Context): Promise<string> {
       );
     }
     const me = await login(ctx, procs[0].base, `scaleme${count}`);
-    await login(ctx, procs[0].base, `scaleret${count}`);
+    // Each process has its own returning player, as a player's logins mostly reach one process.
+    for (let i = 0; i < count; i++) await login(ctx, procs[i].base, `scaleret${count}p${i}`);
     results.returning.push(
-      await measureSpread(ctx, `returning-player login, ${count} process${count > 1 ? "es" : ""}`, procs, {
-        path: () => `/api/minigame/wechat/login?jsCode=${nextCode(ctx, `scaleret${count}`)}`,
-      }),
+      await measureSpread(ctx, `returning-player login, ${count} process${count > 1 ? "es" : ""}`, procs, (i) => ({
+        path: () => `/api/minigame/wechat/login?jsCode=${nextCode(ctx, `scaleret${count}p${i}`)}`,
+      })),
     );
     results.me.push(
-      await measureSpread(ctx, `GET /api/users/me, ${count} process${count > 1 ? "es" : ""}`, procs, {
+      await measureSpread(ctx, `GET /api/users/me, ${count} process${count > 1 ? "es" : ""}`, procs, () => ({
         path: "/api/users/me",
         headers: { authorization: `Bearer ${me}` },
-      }),
+      })),
     );
     for (const p of procs) await p.child.stop();
   }
@@ -753,13 +758,13 @@ async function measureSpread(
   ctx: Context,
   label: string,
   procs: { child: Child; base: string }[],
-  load: Pick<HttpLoad, "path" | "headers">,
+  loadFor: (processIndex: number) => Pick<HttpLoad, "path" | "headers">,
 ): Promise<Row> {
   const { flags } = ctx;
   for (const p of procs) await waitUntilIdle(p.child.pid);
   const each = Math.max(1, Math.floor(flags.connections / procs.length));
   const run = (durationSec: number) =>
-    Promise.all(procs.map((p) => runHttpLoad({ ...load, baseUrl: p.base, connections: each, durationSec, maxRequests: flags.maxRequests })));
+    Promise.all(procs.map((p, i) => runHttpLoad({ ...loadFor(i), baseUrl: p.base, connections: each, durationSec, maxRequests: flags.maxRequests })));
   if (flags.warmupSec > 0) await run(flags.warmupSec);
   log(`measuring ${label} (${flags.durationSec} s, ${each} connections to each of ${procs.length})`);
   const ticks0 = procs.map((p) => cpuTicks(p.child.pid) ?? 0);
@@ -812,15 +817,16 @@ async function capacityStep(ctx: Context): Promise<string> {
     tsxImport: TSX_IMPORT,
     workers: CAPACITY.workers,
     stepClients: CAPACITY.step,
-    maxClients: CAPACITY.clients,
+    maxClients: ctx.flags.capacityClients,
     joinP99LimitMs: CAPACITY.joinP99Ms,
+    joinConcurrency: CAPACITY.joinConcurrency,
     tag: ctx.tag,
     log,
     aborted: () => aborting,
   });
   await child.stop();
   const table = simpleTable(
-    ["Connected clients", "joins/s (step)", "join p50 ms", "join p99 ms", "CPU ms per login+join", "idle CPU (% of a core)", "RSS MiB", "errors"],
+    ["Connected clients", "joins/s (step)", "join p50 ms", "join p99 ms", "CPU ms per join", "idle CPU (% of a core)", "RSS MiB", "errors"],
     steps.map((s) => [fmt(s.clients), fmt(s.joinsPerSec), s.p50.toFixed(1), s.p99.toFixed(1), s.cpuMsPerClient.toFixed(2), (s.idleCpuShare * 100).toFixed(1), fmt(s.rssMiB), String(s.errors)]),
   );
   const last = steps.at(-1);
@@ -837,7 +843,7 @@ async function capacityStep(ctx: Context): Promise<string> {
   return section(
     title,
     [
-      `Distinct players (one per client), logged in and then joined ${CAPACITY.step.toLocaleString("en-US")} per step by ${CAPACITY.workers} generator processes (8 concurrent each), lobbies of ${CAPACITY.roomSize} (LOBBY_MAX_CLIENTS), rate limits off; joins are timed without the logins. After each step the clients sit idle for 4 s: "idle CPU" is what holding them costs.`,
+      `Distinct players (one per client), ${CAPACITY.step.toLocaleString("en-US")} more per step, spread over ${CAPACITY.workers} generator processes: all of a step's players log in first (8 at a time per generator), then they join (${CAPACITY.joinConcurrency} joins in flight per generator, ${CAPACITY.workers * CAPACITY.joinConcurrency} in all), and stay. Lobbies of ${CAPACITY.roomSize} (LOBBY_MAX_CLIENTS), rate limits off; join latency and CPU per join leave the logins out. After each step the clients sit idle for 4 s: "idle CPU" is what holding them costs.`,
     ],
     { markdown: `${summary.markdown}\n\n${table.markdown}`, text: `${summary.text}\n\n${table.text}` },
     firstError ? [`first failure: ${firstError}`] : [],

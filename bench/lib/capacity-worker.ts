@@ -6,14 +6,13 @@
  */
 import { Client, type Room } from "colyseus.js";
 
-interface AddMessage {
-  cmd: "add";
-  baseUrl: string;
-  players: string[];
-  concurrency: number;
-}
+/** "login": log these players in and keep their tokens; "join": join every kept token, then forget them. */
+type Message =
+  | { cmd: "login"; baseUrl: string; players: string[]; concurrency: number }
+  | { cmd: "join"; baseUrl: string; concurrency: number };
 
 const rooms: Room[] = [];
+let tokens: string[] = [];
 
 async function login(baseUrl: string, code: string): Promise<string> {
   const res = await fetch(`${baseUrl}/api/minigame/wechat/login?jsCode=${encodeURIComponent(code)}`, { signal: AbortSignal.timeout(30_000) });
@@ -31,15 +30,16 @@ async function eachLimited<T>(items: T[], limit: number, fn: (item: T) => Promis
   );
 }
 
-async function add(msg: AddMessage) {
-  const tokens: string[] = [];
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: string | undefined;
-  const fail = (err: unknown) => {
-    errors++;
-    firstError ??= err instanceof Error ? err.message : String(err);
-  };
+let errors = 0;
+let firstError: string | undefined;
+const fail = (err: unknown) => {
+  errors++;
+  firstError ??= err instanceof Error ? err.message : String(err);
+};
+
+async function logIn(msg: Extract<Message, { cmd: "login" }>) {
+  errors = 0;
+  firstError = undefined;
   await eachLimited(msg.players, msg.concurrency, async (code) => {
     try {
       tokens.push(await login(msg.baseUrl, code));
@@ -47,9 +47,16 @@ async function add(msg: AddMessage) {
       fail(err);
     }
   });
+  return { loggedIn: tokens.length, errors, firstError };
+}
+
+async function joinAll(msg: Extract<Message, { cmd: "join" }>) {
+  const latencies: number[] = [];
   const client = new Client(msg.baseUrl);
   const joinStarted = performance.now();
-  await eachLimited(tokens, msg.concurrency, async (accessToken) => {
+  const joining = tokens;
+  tokens = [];
+  await eachLimited(joining, msg.concurrency, async (accessToken) => {
     const t0 = performance.now();
     try {
       const room = await Promise.race([
@@ -65,8 +72,8 @@ async function add(msg: AddMessage) {
   return { latencies, errors, firstError, joinSeconds: (performance.now() - joinStarted) / 1000, connected: rooms.length };
 }
 
-process.on("message", (msg: AddMessage) => {
-  if (msg?.cmd !== "add") return;
-  void add(msg).then((result) => process.send?.(result));
+process.on("message", (msg: Message) => {
+  if (msg?.cmd === "login") void logIn(msg).then((result) => process.send?.(result));
+  if (msg?.cmd === "join") void joinAll(msg).then((result) => process.send?.(result));
 });
 process.on("disconnect", () => process.exit(0));

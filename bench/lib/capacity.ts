@@ -17,6 +17,8 @@ export interface CapacityOptions {
   stepClients: number;
   maxClients: number;
   joinP99LimitMs: number;
+  /** Joins in flight per generator. */
+  joinConcurrency: number;
   /** Makes each player's login code unique to this run. */
   tag: string;
   log: (msg: string) => void;
@@ -28,11 +30,17 @@ export interface CapacityStep {
   joinsPerSec: number;
   p50: number;
   p99: number;
-  /** Service CPU per login+join during the step, ms. */
+  /** Service CPU per join during the step (logins excluded), ms. */
   cpuMsPerClient: number;
   /** Service CPU while all clients sit idle, as a share of one core. */
   idleCpuShare: number;
   rssMiB: number;
+  errors: number;
+  firstError?: string;
+}
+
+interface LoginAnswer {
+  loggedIn: number;
   errors: number;
   firstError?: string;
 }
@@ -55,19 +63,22 @@ export async function rampIdleClients(opts: CapacityOptions): Promise<CapacitySt
     while (total < opts.maxClients && !opts.aborted()) {
       const count = Math.min(opts.stepClients, opts.maxClients - total);
       const perWorker = Math.ceil(count / workers.length);
-      const ticks0 = cpuTicks(opts.service.pid) ?? 0;
-      const answers = await Promise.all(
+      // Every generator logs its players in first; only then do the joins start, timed on their own.
+      const logins = await Promise.all(
         workers.map((w, i) => {
           const from = total + i * perWorker;
           const n = Math.max(0, Math.min(perWorker, total + count - from));
           const players = Array.from({ length: n }, (_, k) => `cap${from + k}.${opts.tag}`);
-          return ask(w, { cmd: "add", baseUrl: opts.baseUrl, players, concurrency: 8 });
+          return ask<LoginAnswer>(w, { cmd: "login", baseUrl: opts.baseUrl, players, concurrency: 8 });
         }),
       );
+      const ticks0 = cpuTicks(opts.service.pid) ?? 0;
+      const answers = await Promise.all(workers.map((w) => ask<WorkerAnswer>(w, { cmd: "join", baseUrl: opts.baseUrl, concurrency: opts.joinConcurrency })));
       const ticks1 = cpuTicks(opts.service.pid) ?? ticks0;
+      for (const l of logins) if (l.errors > 0) answers.push({ latencies: [], errors: l.errors, firstError: l.firstError, joinSeconds: 0, connected: 0 });
       const latencies = answers.flatMap((a) => a.latencies).sort((a, b) => a - b);
       const errors = answers.reduce((n, a) => n + a.errors, 0);
-      total = answers.reduce((n, a) => n + a.connected, 0);
+      total = answers.slice(0, workers.length).reduce((n, a) => n + a.connected, 0);
       // Idle: nobody joins or leaves; what remains is the rooms' own ticks and the sockets' pings.
       await sleep(1000);
       const idle0 = cpuTicks(opts.service.pid) ?? 0;
@@ -97,11 +108,11 @@ export async function rampIdleClients(opts: CapacityOptions): Promise<CapacitySt
   return steps;
 }
 
-function ask(worker: Child, message: unknown): Promise<WorkerAnswer> {
+function ask<T>(worker: Child, message: unknown): Promise<T> {
   return new Promise((resolve, reject) => {
     const onExit = () => reject(new Error(`${worker.name} exited:\n${worker.tail()}`));
     worker.process.once("exit", onExit);
-    worker.process.once("message", (answer: WorkerAnswer) => {
+    worker.process.once("message", (answer: T) => {
       worker.process.off("exit", onExit);
       resolve(answer);
     });
