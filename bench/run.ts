@@ -704,6 +704,8 @@ async function scaleStep(ctx: Context): Promise<string> {
   if (typeof backends === "string") return section(title, [], { markdown: `skipped: ${backends}`, text: `skipped: ${backends}` });
 
   const results: Record<"returning" | "me", Row[]> = { returning: [], me: [] };
+  const profileDir = path.join(RESULTS_DIR, "profiles", `scale-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+  if (ctx.flags.profile) fs.mkdirSync(profileDir, { recursive: true });
   for (const count of [1, 2]) {
     if (aborting) break;
     const port = await neighbourPorts();
@@ -715,7 +717,7 @@ async function scaleStep(ctx: Context): Promise<string> {
           `service ${i + 1} of ${count}`,
           { ...backends.env, PORT: String(port), INSTANCES: String(count), NODE_APP_INSTANCE: String(i), PUBLIC_ADDRESS: "127.0.0.1:{port}" },
           tmp,
-          [],
+          ctx.flags.profile ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : [],
         ),
       );
     }
@@ -734,6 +736,10 @@ async function scaleStep(ctx: Context): Promise<string> {
       })),
     );
     for (const p of procs) await p.child.stop();
+    if (ctx.flags.profile) {
+      const file = fs.readdirSync(profileDir).find((f) => f.includes(`.${procs[0].child.pid}.0.`) && f.endsWith(".cpuprofile"));
+      if (file) ctx.profiles.push(`#### CPU profile of the first of ${count} processes, scale step\n\n\`\`\`\n${formatProfile(summarizeProfile(path.join(profileDir, file), ROOT))}\n\`\`\``);
+    }
   }
   const rows = [...results.returning, ...results.me].map(rowCells);
   const ratio = (pair: Row[], what: string): string[] => {
@@ -765,7 +771,8 @@ async function measureSpread(
   const each = Math.max(1, Math.floor(flags.connections / procs.length));
   const run = (durationSec: number) =>
     Promise.all(procs.map((p, i) => runHttpLoad({ ...loadFor(i), baseUrl: p.base, connections: each, durationSec, maxRequests: flags.maxRequests })));
-  if (flags.warmupSec > 0) await run(flags.warmupSec);
+  // Each process warms its JIT on its own share of the load: give them a few seconds.
+  await run(Math.max(flags.warmupSec, 3));
   log(`measuring ${label} (${flags.durationSec} s, ${each} connections to each of ${procs.length})`);
   const ticks0 = procs.map((p) => cpuTicks(p.child.pid) ?? 0);
   const outside = meterOutsideLoad();
