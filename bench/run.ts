@@ -592,7 +592,18 @@ async function measureRooms(
   const { flags } = ctx;
   if (aborting) throw new Error("aborted");
   await waitUntilIdle(target.pid);
-  const leaveAnchor = flags.anchor ? await joinAnchor(baseUrl, "lobby", anchorOptions) : async () => undefined;
+  let leaveAnchor: () => Promise<void> = async () => undefined;
+  if (flags.anchor) {
+    try {
+      leaveAnchor = await joinAnchor(baseUrl, "lobby", anchorOptions);
+    } catch (err) {
+      // Reported in the table rather than ending the whole run; the server's last lines say why.
+      const state = target.process.exitCode === null && target.process.signalCode === null ? "still running" : `exited (${target.process.exitCode ?? target.process.signalCode})`;
+      log(`${label}: the idle client could not join: ${errText(err)}; ${target.name} ${state}; its last lines:\n${target.tail()}`);
+      const failed: Measurement = { reqPerSec: 0, p50: NaN, p99: NaN, ok: 0, non2xx: 0, errors: 1, timeouts: 0, durationSec: 0, statusCounts: {} };
+      return { label, unit: "joins/s", m: failed, note: `the idle client could not join: ${errText(err)} (${target.name} ${state})` };
+    }
+  }
   const roomLoad = { baseUrl, roomName: "lobby", workerOptions, maxIterations: 200_000 };
   let m;
   let ticks: number | undefined;
