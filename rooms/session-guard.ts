@@ -11,6 +11,8 @@ export const SESSION_ENDED_CLOSE_CODE = 4401;
 /** What the guard needs from a room: drop the given user's clients that are not of the live session. */
 export interface GuardedRoom {
   revokeStaleSessions(userId: string, liveSid: string | null): void;
+  /** Whether a client of this user is in the room or waiting to reconnect to it. */
+  holdsUser(userId: string): boolean;
 }
 
 /** The user-record copies the guard keeps in step across processes. */
@@ -69,6 +71,9 @@ export class RoomSessionGuard {
   }
 
   private async recheck(userId: string): Promise<void> {
+    // Every process hears every login's session change: only those holding the user's clients
+    // need the live session, so the others skip the cache read (a cost that grew with processes).
+    if (![...this.rooms].some((room) => room.holdsUser(userId))) return;
     try {
       const liveSid = await this.sessions.liveSessionId(userId);
       for (const room of this.rooms) room.revokeStaleSessions(userId, liveSid);
