@@ -115,6 +115,12 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     await this.onPlayerLeave(client);
   }
 
+  holdsUser(userId: string): boolean {
+    for (const client of this.clients as PlayerClient[]) if (client.auth?.userId === userId) return true;
+    for (const pending of this.pendingReconnections.values()) if (pending.userId === userId) return true;
+    return false;
+  }
+
   revokeStaleSessions(userId: string, liveSid: string | null): void {
     for (const client of this.clients as PlayerClient[]) {
       if (client.auth?.userId === userId && client.auth.sid !== liveSid) {

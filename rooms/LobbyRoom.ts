@@ -1,6 +1,7 @@
 import { Encoder, MapSchema, Schema, type } from "@colyseus/schema";
 import { FORBIDDEN_TEXT_MESSAGE, isCleanText } from "../src/core/text-rules";
 import { AuthenticatedRoom, playerOf, type PlayerClient } from "./AuthenticatedRoom";
+import { roomServices } from "./room-services";
 
 // A full lobby (500 players × ~80 bytes) outgrows the 8 KiB default encode buffer.
 Encoder.BUFFER_SIZE = Math.max(Encoder.BUFFER_SIZE, 64 * 1024);
@@ -39,6 +40,7 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
 
   override onCreate(options: unknown): void {
     super.onCreate(options);
+    this.maxClients = roomServices().lobbyMaxClients;
     this.setState(new LobbyState());
     this.onMessage("chat", (client: PlayerClient, message: unknown) => this.handleChat(client, message));
     this.onMessage("*", (client: PlayerClient, type: string | number) => {

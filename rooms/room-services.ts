@@ -16,6 +16,8 @@ export interface RoomServices {
   guard: RoomSessionGuard;
   logger: Logger;
   moderation: ModerationService;
+  /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
+  lobbyMaxClients: number;
 }
 
 let current: RoomServices | undefined;

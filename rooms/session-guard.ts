@@ -1,7 +1,9 @@
 import type { Presence } from "@colyseus/core";
-import { SESSION_CHANGED_TOPIC as TOPIC } from "../src/core/session-events";
+import { SESSION_CHANGED_TOPIC as TOPIC, userChangedIn, userChangedMessage } from "../src/core/session-events";
 import type { Logger } from "../src/logging/logger";
+import type { RecentUsers } from "../src/services/recent-users";
 import type { SessionService } from "../src/services/session-service";
+import type { UserChangeFeed } from "../src/services/user-changes";
 
 /** Close code sent to a client whose session ended (logout, new login, password change…). */
 export const SESSION_ENDED_CLOSE_CODE = 4401;
@@ -9,31 +11,50 @@ export const SESSION_ENDED_CLOSE_CODE = 4401;
 /** What the guard needs from a room: drop the given user's clients that are not of the live session. */
 export interface GuardedRoom {
   revokeStaleSessions(userId: string, liveSid: string | null): void;
+  /** Whether a client of this user is in the room or waiting to reconnect to it. */
+  holdsUser(userId: string): boolean;
+}
+
+/** The user-record copies the guard keeps in step across processes. */
+export interface UserRecordSync {
+  recentUsers: Pick<RecentUsers, "forget">;
+  userChanges: Pick<UserChangeFeed, "on">;
 }
 
 /**
  * Carries "this user's session changed" to every process through the Colyseus presence (Redis
  * when configured), where each local room drops that user's clients of any other session.
+ * A user-changed message on the same topic (status, ban, profile, password, erase) makes every
+ * process drop its cached copy of the user first.
  */
 export class RoomSessionGuard {
   private readonly rooms = new Set<GuardedRoom>();
-  private readonly onMessage = (userId: unknown) => {
-    if (typeof userId === "string") void this.recheck(userId);
+  private readonly onMessage = (message: unknown) => {
+    const changed = userChangedIn(message);
+    if (changed !== undefined) {
+      this.users?.recentUsers.forget(changed);
+      void this.recheck(changed);
+    } else if (typeof message === "string") {
+      void this.recheck(message);
+    }
   };
 
   constructor(
     private readonly presence: Presence,
     private readonly sessions: SessionService,
     private readonly logger: Logger,
+    private readonly users?: UserRecordSync,
   ) {}
 
   async start(): Promise<void> {
     await this.presence.subscribe(TOPIC, this.onMessage);
-    this.sessions.onSessionChange((userId) => {
-      Promise.resolve(this.presence.publish(TOPIC, userId)).catch((err: unknown) =>
+    const announce = (userId: string, message: unknown) => {
+      Promise.resolve(this.presence.publish(TOPIC, message)).catch((err: unknown) =>
         this.logger.warn({ err, userId }, "could not publish a session change"),
       );
-    });
+    };
+    this.sessions.onSessionChange((userId) => announce(userId, userId));
+    this.users?.userChanges.on((userId) => announce(userId, userChangedMessage(userId)));
   }
 
   stop(): void {
@@ -50,6 +71,9 @@ export class RoomSessionGuard {
   }
 
   private async recheck(userId: string): Promise<void> {
+    // Every process hears every login's session change: only those holding the user's clients
+    // need the live session, so the others skip the cache read (a cost that grew with processes).
+    if (![...this.rooms].some((room) => room.holdsUser(userId))) return;
     try {
       const liveSid = await this.sessions.liveSessionId(userId);
       for (const room of this.rooms) room.revokeStaleSessions(userId, liveSid);

@@ -98,9 +98,17 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     initializeGameServer: async (gameServer: Server) => {
       const ready = services!;
       installMatchmakeHandler(gameServer, { clientIp, cors, logger, otherwise: (req, res) => expressApp!(req, res) });
-      guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger);
+      guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger, ready);
       await guard.start();
-      setRoomServices({ sessions: ready.sessions, limiter: ready.limiter, rateLimit: settings.rateLimit, guard, logger, moderation: ready.moderation });
+      setRoomServices({
+        sessions: ready.sessions,
+        limiter: ready.limiter,
+        rateLimit: settings.rateLimit,
+        guard,
+        logger,
+        moderation: ready.moderation,
+        lobbyMaxClients: settings.lobbyMaxClients,
+      });
       gameServer.define("lobby", LobbyRoom);
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);

@@ -21,7 +21,9 @@ import { RateLimiter } from "./services/rate-limiter";
 import { PlatformTokenService } from "./services/platform-token-service";
 import { PlayerDataService, type PlayerDataPlatform } from "./services/player-data-service";
 import { SessionKeyCustody } from "./services/session-key-custody";
+import { RecentUsers } from "./services/recent-users";
 import { SessionService } from "./services/session-service";
+import { announceUserChanges, UserChangeFeed } from "./services/user-changes";
 import { TokenSigner } from "./services/token-signer";
 import { parseWordListFile, WordList } from "./services/word-list";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "./simulator/simulator-server";
@@ -31,6 +33,10 @@ export interface Services {
   logger: Logger;
   store: UserStore;
   cache: Cache;
+  /** This process's copies of recently verified users; `forget` when another process changed one. */
+  recentUsers: RecentUsers;
+  /** Every change this process makes to a user, for telling the other processes. */
+  userChanges: UserChangeFeed;
   sessions: SessionService;
   login: LoginService;
   accounts: AccountService;
@@ -69,8 +75,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
 
     const now = overrides.now;
     const storeSetting = config.store.kind === "postgres" ? "DATABASE_URL" : "SQLITE_PATH";
-    const store = await opening("the user store", storeSetting, () => createUserStore(config.store, now ? { now: () => new Date(now()) } : {}));
-    cleanups.push(() => store.close());
+    const rawStore = await opening("the user store", storeSetting, () => createUserStore(config.store, now ? { now: () => new Date(now()) } : {}));
+    cleanups.push(() => rawStore.close());
+    const recentUsers = new RecentUsers({ ...config.userCache, now: overrides.now });
+    const userChanges = new UserChangeFeed();
+    userChanges.on((userId) => recentUsers.forget(userId));
+    const store = announceUserChanges(rawStore, userChanges.announce);
     const cache = await opening("the Redis cache", "REDIS_URL", () => createCache(config.cache, config.cacheKeyPrefix, logger));
     cleanups.push(() => cache.close());
 
@@ -81,7 +91,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       refreshTtlSec: config.jwt.refreshTtlSec,
       now: overrides.now,
     });
-    const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
+    const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec, recentUsers });
     const sessionKeys = new SessionKeyCustody(cache, config.jwt.refreshTtlSec);
 
     const words = await opening("the content-check word list", "CONTENT_CHECK_WORDS_FILE", () => readWordList(config.contentCheck));
@@ -110,6 +120,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       placeholderEmailDomain: config.placeholderEmailDomain,
       now: overrides.now,
       metrics,
+      recentUsers,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
     const platformTokens = new PlatformTokenService(tokenClients, cache, logger, {
@@ -148,6 +159,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       logger,
       store,
       cache,
+      recentUsers,
+      userChanges,
       sessions,
       login,
       accounts,

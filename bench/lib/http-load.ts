@@ -7,6 +7,9 @@ export interface HttpLoad {
   /** A fixed path, or one built per request (for single-use login codes). */
   path: string | (() => string);
   headers?: Record<string, string>;
+  /** GET unless given; a body is sent as is with every request. */
+  method?: "GET" | "POST";
+  body?: string;
   connections: number;
   durationSec: number;
   /** Hard cap on requests, whichever of time and count comes first. */
@@ -50,8 +53,8 @@ export function runHttpLoad(load: HttpLoad): Promise<Measurement> {
     headers: load.headers,
     requests: [
       dynamic
-        ? { method: "GET", setupRequest: (req: autocannon.Request) => ({ ...req, path: dynamic() }) }
-        : { method: "GET", path: fixedPath },
+        ? { method: load.method ?? "GET", body: load.body, setupRequest: (req: autocannon.Request) => ({ ...req, path: dynamic() }) }
+        : { method: load.method ?? "GET", body: load.body, path: fixedPath },
     ],
   };
   return new Promise((resolve, reject) => {

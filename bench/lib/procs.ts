@@ -39,6 +39,8 @@ export interface StartOptions {
   args: string[];
   env: Record<string, string>;
   cwd?: string;
+  /** Opens an IPC channel (child.process.send / "message"). */
+  ipc?: boolean;
 }
 
 /** Starts `node <args>` directly (no npm/tsx wrapper), so the pid is the server's own. */
@@ -46,7 +48,7 @@ export function startNode(opts: StartOptions): Child {
   const proc = spawn(process.execPath, opts.args, {
     cwd: opts.cwd,
     env: { ...baseEnv(), ...opts.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: opts.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
   if (proc.pid === undefined) throw new Error(`${opts.name}: could not spawn`);
   const lines: string[] = [];

@@ -2,14 +2,19 @@
 import type { Measurement } from "./http-load";
 
 export interface Target {
-  /** The measured ratio the target is about. */
+  /** The measured ratio (or amount) the target is about. */
   ratio: number;
-  min: number;
+  /** Passes at or above this… */
+  min?: number;
+  /** …or at or below this (a cost, e.g. CPU per request or MiB). */
+  max?: number;
   /** What the ratio is taken against, e.g. "Express hello" or "join without auth". */
   against: string;
 }
 
 export interface Row {
+  /** Which scenario, for rows other sections compare against (e.g. "returning-login"). */
+  id?: string;
   label: string;
   /** "req/s" or "joins/s". */
   unit: string;
@@ -53,7 +58,9 @@ function ratio(n: number | undefined): string {
 
 export function targetText(t: Target | undefined): string {
   if (!t) return "–";
-  return `${t.ratio >= t.min ? "PASS" : "MISS"} (${t.ratio.toFixed(2)} ≥ ${t.min} vs ${t.against})`;
+  const digits = Math.abs(t.ratio) >= 100 ? 0 : 2;
+  if (t.max !== undefined) return `${t.ratio <= t.max ? "PASS" : "MISS"} (${t.ratio.toFixed(digits)} ≤ ${t.max} ${t.against})`;
+  return `${t.ratio >= (t.min ?? 0) ? "PASS" : "MISS"} (${t.ratio.toFixed(digits)} ≥ ${t.min} vs ${t.against})`;
 }
 
 function errorsText(m: Measurement): string {
@@ -113,4 +120,23 @@ export function markdownTable(table: RunTable): string {
     for (const n of notes) out.push(`- ${n}`);
   }
   return out.join("\n");
+}
+
+/** A plain table for the extra sections (peers, scale, capacity): Markdown and terminal text. */
+export function simpleTable(headers: string[], rows: string[][]): { markdown: string; text: string } {
+  const esc = (c: string) => c.replace(/\|/g, "\\|");
+  const markdown = [
+    `| ${headers.map(esc).join(" | ")} |`,
+    `|${headers.map((_, i) => (i === 0 ? "---" : "---:")).join("|")}|`,
+    ...rows.map((r) => `| ${r.map(esc).join(" | ")} |`),
+  ].join("\n");
+  const all = [headers, ...rows];
+  const widths = headers.map((_, i) => Math.max(...all.map((r) => (r[i] ?? "").length)));
+  const line = (r: string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const text = [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
+  return { markdown, text };
+}
+
+export function fmt(n: number | undefined, digits = 0): string {
+  return num(n, digits);
 }

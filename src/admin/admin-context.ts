@@ -6,7 +6,7 @@ import { RedisPresence } from "@colyseus/redis-presence";
 import { createCache } from "../adapters/cache/create-cache";
 import { createUserStore } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
-import { SESSION_CHANGED_TOPIC } from "../core/session-events";
+import { SESSION_CHANGED_TOPIC, userChangedMessage } from "../core/session-events";
 import type { Logger } from "../logging/logger";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
@@ -14,6 +14,7 @@ import { AdminService } from "../services/admin-service";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
+import { announceUserChanges } from "../services/user-changes";
 
 export interface AdminContext {
   admin: AdminService;
@@ -24,9 +25,9 @@ export interface AdminContext {
 }
 
 export async function openAdminContext(config: AppConfig, logger: Logger, audit: Logger): Promise<AdminContext> {
-  const store = await createUserStore(config.store);
+  const rawStore = await createUserStore(config.store);
   const cache = await createCache(config.cache, config.cacheKeyPrefix, logger).catch(async (err: unknown) => {
-    await store.close();
+    await rawStore.close();
     throw err;
   });
   const signer = new TokenSigner({
@@ -35,7 +36,19 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     accessTtlSec: config.jwt.accessTtlSec,
     refreshTtlSec: config.jwt.refreshTtlSec,
   });
+  // The servers' rooms learn of ended sessions, and their user caches of changed users, on the
+  // Colyseus presence channel (Redis).
+  const presence = config.cache.kind === "redis" ? new RedisPresence(config.cache.url) : undefined;
+  const announcements: Promise<unknown>[] = [];
+  const tellServers = (userId: string, message: unknown) => {
+    if (!presence) return;
+    announcements.push(
+      presence.publish(SESSION_CHANGED_TOPIC, message).catch((err: unknown) => logger.error({ err, userId }, "could not tell the servers")),
+    );
+  };
+  const store = announceUserChanges(rawStore, (userId) => tellServers(userId, userChangedMessage(userId)));
   const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
+  sessions.onSessionChange((userId) => tellServers(userId, userId));
   const limiter = new RateLimiter(cache, config.rateLimit.enabled);
   const accounts = new AccountService(store, sessions, limiter, logger, {
     recentLoginSec: config.recentLoginSec,
@@ -43,16 +56,6 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     accountWindowSec: config.rateLimit.accountWindowSec,
   });
 
-  // The servers' rooms learn of ended sessions on the Colyseus presence channel (Redis).
-  const presence = config.cache.kind === "redis" ? new RedisPresence(config.cache.url) : undefined;
-  const announcements: Promise<unknown>[] = [];
-  if (presence) {
-    sessions.onSessionChange((userId) => {
-      announcements.push(
-        presence.publish(SESSION_CHANGED_TOPIC, userId).catch((err: unknown) => logger.error({ err, userId }, "could not tell the servers")),
-      );
-    });
-  }
 
   return {
     admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),

@@ -10,6 +10,7 @@ import { routeTemplateOf } from "./route-template";
  * router this middleware runs in; the template is looked up in it, whatever the outcome.
  */
 export function requestContext(logger: Logger, metrics: Metrics | undefined, router: Router): RequestHandler {
+  const templateOf = rememberedTemplates(router);
   return (req, res, next) => {
     const incoming = req.header("x-request-id");
     const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
@@ -19,11 +20,24 @@ export function requestContext(logger: Logger, metrics: Metrics | undefined, rou
     const { baseUrl, path } = req;
     res.on("finish", () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const template = routeTemplateOf(router, req.method, path);
+      const template = templateOf(req.method, path);
       const route = template ? `${baseUrl}${template}` : "unmatched";
       metrics?.httpRequest(req.method, route, res.statusCode, ms / 1000);
       logger.debug({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request");
     });
     next();
+  };
+}
+
+/** Routes never change after boot, so each method and path is looked up once (bounded: paths are client-chosen). */
+function rememberedTemplates(router: Router, max = 1000): (method: string, path: string) => string | undefined {
+  const known = new Map<string, string | undefined>();
+  return (method, path) => {
+    const key = `${method} ${path}`;
+    if (known.has(key)) return known.get(key);
+    const template = routeTemplateOf(router, method, path);
+    if (known.size >= max) known.delete(known.keys().next().value as string);
+    known.set(key, template);
+    return template;
   };
 }

@@ -70,6 +70,10 @@ const settingsShape = {
   DATABASE_POOL_ACQUIRE_TIMEOUT_MS: int(100, 60_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(1000),
   SQLITE_PATH: z.string().min(1).default("./data/users.sqlite"),
+  SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
+  LOBBY_MAX_CLIENTS: int(1, 10_000).default(500),
+  USER_CACHE_TTL_MS: int(0, 60_000).default(5000),
+  USER_CACHE_MAX_ENTRIES: int(1, 1_000_000).default(20_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
   CACHE_KEY_PREFIX: z.string().max(64).default(""),
   INSTANCES: int(1, 256).optional(),
@@ -207,7 +211,11 @@ function toAppConfig(s: Settings) {
           acquireTimeoutMs: s.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
           queryTimeoutMs: s.DATABASE_QUERY_TIMEOUT_MS,
         } as const)
-      : ({ kind: "sqlite", path: s.SQLITE_PATH } as const),
+      : ({ kind: "sqlite", path: s.SQLITE_PATH, synchronous: s.SQLITE_SYNCHRONOUS } as const),
+    /** Seats per lobby room; a full lobby makes the next joiner a new one. */
+    lobbyMaxClients: s.LOBBY_MAX_CLIENTS,
+    /** Per-process cache of active user records for token verification (0 ms turns it off). */
+    userCache: { ttlMs: s.USER_CACHE_TTL_MS, maxEntries: s.USER_CACHE_MAX_ENTRIES },
     cache: s.REDIS_URL ? ({ kind: "redis", url: s.REDIS_URL } as const) : ({ kind: "memory" } as const),
     cacheKeyPrefix: s.CACHE_KEY_PREFIX,
     /** Address room seats point clients at (host[:port][/path]); `{port}` becomes this process's port. */

@@ -4,3 +4,22 @@
  * servers and `npm run admin` publish the user id on it.
  */
 export const SESSION_CHANGED_TOPIC = "minigame:session-changed";
+
+/**
+ * The message that says a user's record changed (status, ban, profile, password, identities,
+ * erase): every process drops its cached copy. A plain user id on the topic says only that the
+ * session changed (a login replaces the previous one), which leaves the record as it is.
+ */
+export interface UserChangedMessage {
+  userChanged: string;
+}
+
+export function userChangedMessage(userId: string): UserChangedMessage {
+  return { userChanged: userId };
+}
+
+/** The user id of a user-changed message, or undefined for anything else. */
+export function userChangedIn(message: unknown): string | undefined {
+  const id = (message as Partial<UserChangedMessage> | null)?.userChanged;
+  return typeof message === "object" && typeof id === "string" ? id : undefined;
+}

@@ -4,6 +4,7 @@ import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
+import type { RecentUsers } from "./recent-users";
 import type { SessionKeyCustody } from "./session-key-custody";
 import type { SessionService } from "./session-service";
 import { userDisabledError } from "./user-access";
@@ -19,6 +20,8 @@ export interface LoginServiceOptions {
   placeholderEmailDomain: string;
   now?: () => number;
   metrics?: Metrics;
+  /** Recently seen active users of this process: a returning player's login then skips the store. */
+  recentUsers?: RecentUsers;
 }
 
 /** The `data` of a successful mini-game login: the platform's fields plus our token and user. */
@@ -85,10 +88,12 @@ export class LoginService {
     // Refused before a token exists: a disabled player never holds one, not even briefly.
     if (user.status !== USER_STATUS_ACTIVE) throw this.withEmptySession(await userDisabledError(this.store, user.id));
     // Kept whether or not the response shows it: the player-data routes need it on the server.
+    // Written with the session's tokens, in the same cache round trip.
     const { openid, sessionKey } = result.identity;
-    await this.custody.keep(user.id, { platform: platformName, openid, sessionKey });
+    const kept = await this.custody.entryFor(user.id, { platform: platformName, openid, sessionKey });
     // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
-    const session = await this.sessions.startSession(user, found.field === "anonymousOpenid" ? "anonymous" : "full");
+    const grade = found.field === "anonymousOpenid" ? "anonymous" : "full";
+    const session = await this.sessions.startSession(user, grade, "new_login", kept ? [kept] : []);
     this.logger.info({ event: "login", platform: platformName, userId: user.id }, "mini-game login");
     return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
   }
@@ -102,7 +107,7 @@ export class LoginService {
         : undefined;
 
     for (let attempt = 1; ; attempt++) {
-      const existing = await this.store.findByIdentity(primary);
+      const existing = await this.findByIdentity(primary);
       if (existing) {
         if (anonymous) await this.linkAnonymousIfFree(existing.id, anonymous);
         return existing;
@@ -123,6 +128,13 @@ export class LoginService {
       }
     }
   }
+
+  private findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
+    const recent = this.options.recentUsers;
+    return recent ? recent.findByIdentity(identity, this.loadByIdentity) : this.store.findByIdentity(identity);
+  }
+
+  private readonly loadByIdentity = (identity: PlatformIdentityKey) => this.store.findByIdentity(identity);
 
   /**
    * A player who first played anonymously and now logs in with a code: move that user to the

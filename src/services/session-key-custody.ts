@@ -1,4 +1,4 @@
-import type { Cache } from "../core/ports/cache";
+import type { Cache, CacheEntry } from "../core/ports/cache";
 
 /** Cache key of a player's platform session key: one per user, like the session tokens (spec 5.5). */
 export const sessionKeyKey = (userId: string) => `session_key:${userId}`;
@@ -22,10 +22,17 @@ export class SessionKeyCustody {
     private readonly ttlSec: number,
   ) {}
 
-  async keep(userId: string, kept: KeptSessionKey): Promise<void> {
-    // A login without a key (Douyin anonymous) must not leave the previous login's key behind.
-    if (!kept.sessionKey) return this.forget(userId);
-    await this.cache.set(sessionKeyKey(userId), JSON.stringify(kept), this.ttlSec);
+  /**
+   * The cache entry that keeps this key, for a caller that writes it together with other entries
+   * (a login's session). A login without a key (Douyin anonymous) must not leave the previous
+   * login's key behind: that one is deleted here and null returned.
+   */
+  async entryFor(userId: string, kept: KeptSessionKey): Promise<CacheEntry | null> {
+    if (!kept.sessionKey) {
+      await this.forget(userId);
+      return null;
+    }
+    return { key: sessionKeyKey(userId), value: JSON.stringify(kept), ttlSec: this.ttlSec };
   }
 
   async read(userId: string): Promise<KeptSessionKey | undefined> {

@@ -1,8 +1,9 @@
 import { AppError } from "../core/errors";
 import { constantTimeEqual } from "../core/credentials";
-import type { Cache } from "../core/ports/cache";
+import type { Cache, CacheEntry } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
+import type { RecentUsers } from "./recent-users";
 import { sessionKeyKey } from "./session-key-custody";
 import { gradeOf, randomId, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
 import { requireActive } from "./user-access";
@@ -55,6 +56,8 @@ export type SessionChangeListener = (userId: string, reason: SessionEndReason) =
 export interface SessionServiceOptions {
   /** Seconds after a rotation during which the old refresh token gets the same new pair back. */
   refreshGraceSec: number;
+  /** Recently verified active users of this process; without it every verification reads the store. */
+  recentUsers?: RecentUsers;
 }
 
 /**
@@ -75,17 +78,21 @@ export class SessionService {
     this.listeners.push(listener);
   }
 
-  /** Starts a new session of the given grade for the user, ending any previous one. */
+  /**
+   * Starts a new session of the given grade for the user, ending any previous one. `alsoWrite`
+   * goes into the same atomic cache write (a login's platform session key).
+   */
   async startSession(
     user: Pick<User, "id" | "username" | "email">,
     grade: SessionGrade,
     reason: SessionEndReason = "new_login",
+    alsoWrite: CacheEntry[] = [],
   ): Promise<IssuedSession> {
     const issued = this.issuePair(user, randomId(), this.signer.nowSec(), grade);
     // The previous session may have outlived its access token (refresh token still stored).
     const hadSession = (await this.liveSessionId(user.id)) !== null;
     // One atomic write, so concurrent logins never leave one login's access token beside another's refresh token.
-    await this.cache.setMany(this.sessionEntries(user.id, issued));
+    await this.cache.setMany([...this.sessionEntries(user.id, issued), ...alsoWrite]);
     if (hadSession) this.notify(user.id, reason);
     return issued;
   }
@@ -97,18 +104,25 @@ export class SessionService {
   async verifyAccessToken(token: string | undefined | null): Promise<{ auth: AuthContext; user: User }> {
     if (!token) throw new AppError("token_missing");
     const claims = this.signer.verifyAccess(token);
-    const [found, stored] = await Promise.all([this.store.findById(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
+    const [found, stored] = await Promise.all([this.findUser(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
     const user = await requireActive(this.store, found, claims.userId);
     if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
     return { auth: toAuthContext(claims, user), user };
   }
+
+  private findUser(userId: string): Promise<User | null> {
+    const recent = this.options.recentUsers;
+    return recent ? recent.find(userId, this.loadUser) : this.store.findById(userId);
+  }
+
+  private readonly loadUser = (userId: string) => this.store.findById(userId);
 
   /**
    * The sid of the user's live session, or null when none. The session outlives its access token:
    * while the refresh token is stored, the client can still refresh, so the session is live.
    */
   async liveSessionId(userId: string): Promise<string | null> {
-    const [access, refresh] = await Promise.all([this.cache.get(accessTokenKey(userId)), this.cache.get(refreshTokenKey(userId))]);
+    const [access, refresh] = await this.cache.getMany([accessTokenKey(userId), refreshTokenKey(userId)]);
     return sidOf(access) ?? sidOf(refresh);
   }
 

@@ -57,6 +57,9 @@ async function getJson(url: string, headers: Record<string, string> = {}, method
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
 }
 
+/** Status and error code of an answer. */
+const pick = (res: { status: number; body: any }) => [res.status, res.body?.data?.code];
+
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, "127.0.0.1");
@@ -373,6 +376,36 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     assert.deepEqual(await sql("select id from users where id = $1", [first.body.data.user.id]), []);
     const again = await login(`${player}.2`, other);
     assert.notEqual(again.body.data.user.id, first.body.data.user.id);
+  });
+
+  it("a change to a user on one process (profile, disable, ban with until, erase) is seen at once by the other, which keeps user records", async () => {
+    const [a, b] = urls();
+    const me = (token: string) => getJson(`${b}/api/users/me`, { authorization: `Bearer ${token}` });
+    // Process B reads the user once, so its per-process record is warm before each change.
+    const renamed = await login(`keep${Date.now()}.1`, a);
+    const token = renamed.body.data.token;
+    const before = await me(token);
+    assert.equal(before.status, 200);
+    const patched = await getJson(`${a}/api/users/me`, { authorization: `Bearer ${token}` }, "PATCH", { nickname: "Renamed", version: before.body.data.version });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    assert.equal((await me(token)).body.data.nickname, "Renamed");
+
+    const banned = await login(`keep${Date.now()}.2`, a);
+    assert.equal((await me(banned.body.data.token)).status, 200);
+    assert.equal(admin("disable", banned.body.data.user.id, "--reason", "spam").status, 0);
+    assert.deepEqual(pick(await me(banned.body.data.token)), [403, "user_disabled"]);
+
+    const until = new Date(Date.now() + 3600_000).toISOString();
+    const timed = await login(`keep${Date.now()}.3`, a);
+    assert.equal((await me(timed.body.data.token)).status, 200);
+    assert.equal(admin("disable", timed.body.data.user.id, "--reason", "spam", "--until", until).status, 0);
+    const refused = await me(timed.body.data.token);
+    assert.deepEqual([...pick(refused), refused.body.data.disabledUntil], [403, "user_disabled", until]);
+
+    const erased = await login(`keep${Date.now()}.4`, a);
+    assert.equal((await me(erased.body.data.token)).status, 200);
+    assert.equal(admin("erase", erased.body.data.user.id).status, 0);
+    assert.deepEqual(pick(await me(erased.body.data.token)), [403, "user_disabled"]);
   });
 
   it("loses no request when SIGTERM arrives during a burst", async () => {

@@ -109,6 +109,18 @@ for (const impl of implementations) {
       await cache.ping();
     });
 
+    it("getMany reads several keys at once, in order, with null for missing and expired ones", async () => {
+      await cache.setMany([
+        { key: "many:a", value: "1", ttlSec: 60 },
+        { key: "many:short", value: "2", ttlSec: 1 },
+      ]);
+      await cache.set("many:c", "3", 60);
+      assert.deepEqual(await cache.getMany(["many:c", "many:missing", "many:a", "many:short"]), ["3", null, "1", "2"]);
+      await advance(1100);
+      assert.deepEqual(await cache.getMany(["many:a", "many:short"]), ["1", null]);
+      assert.deepEqual(await cache.getMany([]), []);
+    });
+
     it("reports the remaining TTL, or null for a missing key", async () => {
       assert.equal(await cache.ttlMs("ttl:missing"), null);
       await cache.set("ttl:a", "v", 60);

@@ -31,7 +31,7 @@ const implementations: Implementation[] = [
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-user-store-"));
       // A missing parent folder, as ./data/ is on a first start.
       const file = path.join(dir, "data", "users.sqlite");
-      return { config: { kind: "sqlite", path: file }, release: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+      return { config: { kind: "sqlite", path: file, synchronous: "FULL" }, release: async () => fs.rmSync(dir, { recursive: true, force: true }) };
     },
   },
 ];

@@ -32,13 +32,20 @@ describe("config", () => {
     assert.equal(c.env, "development");
     assert.equal(c.port, 2567);
     assert.equal(c.simulator, "embedded");
-    assert.deepEqual(c.store, { kind: "sqlite", path: "./data/users.sqlite" });
+    assert.deepEqual(c.store, { kind: "sqlite", path: "./data/users.sqlite", synchronous: "FULL" });
     assert.deepEqual(c.cache, { kind: "memory" });
+    assert.deepEqual(c.userCache, { ttlMs: 5000, maxEntries: 20_000 });
     assert.equal(c.jwt.secret, DEV_JWT_SECRET);
     assert.equal(c.jwt.accessTtlSec, 7200);
     assert.equal(c.jwt.refreshTtlSec, 30 * 24 * 3600);
     assert.equal(c.platforms.wechat.extra.tokenApi, "stable");
     assert.ok(Object.isFrozen(c) && Object.isFrozen(c.jwt));
+  });
+
+  it("makes SQLite durability a setting: FULL by default, NORMAL on request, nothing else", () => {
+    assert.equal((parseConfig({ SQLITE_SYNCHRONOUS: "NORMAL" }).store as { synchronous: string }).synchronous, "NORMAL");
+    assert.throws(() => parseConfig({ SQLITE_SYNCHRONOUS: "OFF" }), /SQLITE_SYNCHRONOUS/);
+    assert.equal(parseConfig({ USER_CACHE_TTL_MS: "0" }).userCache.ttlMs, 0);
   });
 
   it("accepts a complete production configuration", () => {

@@ -46,9 +46,10 @@ describe("ModerationService", () => {
   let checker: FakeChecker;
   let identities: Record<string, PlatformIdentityKey[]>;
   let custody: SessionKeyCustody;
+  let cache: MemoryCache;
 
   function service(options: Partial<ModerationOptions> = {}, withCheck = true) {
-    const cache = new MemoryCache();
+    cache = new MemoryCache();
     custody = new SessionKeyCustody(cache, 3600);
     const client = checker.client(withCheck);
     const tokens = new PlatformTokenService(new Map([["fake", { client, appId: "app" }]]), cache, logger, { refreshMarginSec: 300, lockWaitMs: 1000, now: () => clock });
@@ -74,7 +75,8 @@ describe("ModerationService", () => {
     checker.verdict = "review";
     assert.deepEqual(await moderation.check("player", "hi", "chat"), { verdict: "review", source: "platform", platform: "fake" });
     assert.equal(checker.calls[0].openid, "stored-openid");
-    await custody.keep("player", { platform: "fake", openid: "recent-openid", sessionKey: "k" });
+    const kept = await custody.entryFor("player", { platform: "fake", openid: "recent-openid", sessionKey: "k" });
+    await cache.setMany([kept!]);
     await moderation.check("player", "another", "profile");
     assert.deepEqual([checker.calls[1].openid, checker.calls[1].scene, checker.calls[1].accessToken], ["recent-openid", "profile", "tok"]);
   });

@@ -91,6 +91,19 @@ describe("TokenSigner", () => {
     assert.equal(s.verifyAccess(token).userId, subject.userId);
   });
 
+  it("agrees with jsonwebtoken the other way: jsonwebtoken verifies the access and refresh tokens it signs", () => {
+    const s = signer();
+    const { token, claims } = s.signAccess(subject);
+    const verified = jwt.verify(token, crypto.createSecretKey(Buffer.from(SECRET)), { algorithms: ["HS256"] }) as Record<string, unknown>;
+    assert.deepEqual(verified, { ...claims });
+    const refreshKey = crypto.createSecretKey(crypto.createHmac("sha256", SECRET).update("refresh-token-signing-key").digest());
+    const refresh = s.signRefresh({ userId: subject.userId, sid: "sid1", authTime: 123, grade: "full" });
+    assert.deepEqual(jwt.verify(refresh.token, refreshKey, { algorithms: ["HS256"] }), { ...refresh.claims });
+    assert.throws(() => jwt.verify(refresh.token, crypto.createSecretKey(Buffer.from(SECRET)), { algorithms: ["HS256"] }), /invalid signature/);
+    const header = jwt.decode(token, { complete: true })!.header;
+    assert.deepEqual(Object.keys(header), ["alg", "typ", "kid"]);
+  });
+
   it("rejects structural tricks: extra parts, padded signatures, missing or non-numeric exp, future nbf, array payloads", () => {
     const s = signer();
     const { token } = s.signAccess(subject);

@@ -50,6 +50,10 @@ export class MemoryCache implements Cache {
     return this.live(key)?.value ?? null;
   }
 
+  async getMany(keys: readonly string[]): Promise<(string | null)[]> {
+    return keys.map((key) => this.live(key)?.value ?? null);
+  }
+
   async set(key: string, value: string, ttlSec: number): Promise<void> {
     assertPositiveInteger("ttlSec", ttlSec);
     this.write({ key, value, ttlSec });

@@ -112,6 +112,11 @@ export class RedisCache implements Cache {
     return this.run(() => this.redis.get(key));
   }
 
+  async getMany(keys: readonly string[]): Promise<(string | null)[]> {
+    if (keys.length === 0) return [];
+    return this.run(() => this.redis.mget(...keys));
+  }
+
   async set(key: string, value: string, ttlSec: number): Promise<void> {
     assertPositiveInteger("ttlSec", ttlSec);
     await this.run(() => this.redis.set(key, value, "EX", ttlSec));

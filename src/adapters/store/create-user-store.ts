@@ -11,7 +11,7 @@ import { failFastWhenUnavailable } from "./unavailable-errors";
 /** Opens the configured database and brings its schema up to date before handing it out. */
 export async function createUserStore(config: AppConfig["store"], options: KyselyUserStoreOptions = {}): Promise<UserStore> {
   if (config.kind === "sqlite") {
-    const store = openSqlite(config.path, options);
+    const store = openSqlite(config.path, config.synchronous ?? "FULL", options);
     await migrateOrClose(store);
     return failFastWhenUnavailable(store);
   }
@@ -34,7 +34,7 @@ async function migrateOrClose(store: KyselyUserStore): Promise<void> {
   }
 }
 
-function openSqlite(file: string, options: KyselyUserStoreOptions): KyselyUserStore {
+function openSqlite(file: string, synchronous: "FULL" | "NORMAL", options: KyselyUserStoreOptions): KyselyUserStore {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const database = new SqliteDatabase(file);
   // WAL lets readers proceed during a write; busy_timeout waits out another connection's write
@@ -42,6 +42,9 @@ function openSqlite(file: string, options: KyselyUserStoreOptions): KyselyUserSt
   database.pragma("journal_mode = WAL");
   database.pragma("busy_timeout = 5000");
   database.pragma("foreign_keys = ON");
+  // FULL: every commit is on disk before it returns. NORMAL in WAL: durable across a process crash,
+  // but a power loss can drop the last commits; the operator chooses (SQLITE_SYNCHRONOUS).
+  database.pragma(`synchronous = ${synchronous}`);
   cachePreparedStatements(database);
   return new KyselyUserStore(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), "sqlite", options);
 }

@@ -11,6 +11,8 @@ export interface CacheEntry {
  */
 export interface Cache {
   get(key: string): Promise<string | null>;
+  /** Several keys in one round trip (Redis MGET): the values in the order of `keys`, null where absent. */
+  getMany(keys: readonly string[]): Promise<(string | null)[]>;
   set(key: string, value: string, ttlSec: number): Promise<void>;
   /** Writes all entries in one atomic step: a reader never sees some written and others not. */
   setMany(entries: CacheEntry[]): Promise<void>;
