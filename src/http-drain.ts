@@ -2,13 +2,23 @@ import type http from "node:http";
 import net from "node:net";
 
 export interface DrainOptions {
-  /** Keep accepting this long after the signal, so connections already queued are served, not reset. */
+  /**
+   * Keep accepting at least this long after the signal, so connections already queued are served,
+   * not reset; longer while clients are still connecting (see QUIET_MS), up to twice as long: probes
+   * that never stop (a load balancer's) must not hold the listener open.
+   */
   acceptWindowMs: number;
   /** Give up waiting for in-flight requests after this long (counted from the signal). */
   budgetMs: number;
 }
 
 const SETTLE_MS = 100;
+/**
+ * Stop listening only after this long without a new connection. Every answer during the drain says
+ * Connection: close, so a client with requests still queued comes back on a new connection; closing
+ * the listener under it would reset the connections waiting in the kernel's accept queue.
+ */
+const QUIET_MS = 150;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -17,38 +27,50 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * disconnected by Colyseus after this.
  */
 export class HttpDrain {
-  private inflight = 0;
+  private readonly inflight = new Set<http.ServerResponse>();
   private draining = false;
+  private lastConnectionAt = 0;
 
   constructor(private readonly server: http.Server) {
     // First in line, before the app's listener: a synchronous route (a health probe) has already
     // sent its headers when a later listener runs, and setting one then throws.
     server.prependListener("request", (_req: http.IncomingMessage, res: http.ServerResponse) => {
-      this.inflight++;
-      res.once("close", () => this.inflight--);
-      if (this.draining && !res.headersSent) res.setHeader("connection", "close");
+      this.inflight.add(res);
+      res.once("close", () => this.inflight.delete(res));
+      if (this.draining) closeAfter(res);
     });
+    server.on("connection", () => (this.lastConnectionAt = Date.now()));
   }
 
   get inFlight(): number {
-    return this.inflight;
+    return this.inflight.size;
   }
 
   async drain(options: DrainOptions): Promise<void> {
     const deadline = Date.now() + options.budgetMs;
     this.draining = true;
+    // Requests already in flight too: answered keep-alive, their sockets would carry the client's
+    // next request into the moment the process exits, and that request would be reset.
+    for (const res of this.inflight) closeAfter(res);
+    const started = Date.now();
+    const listenUntil = started + Math.min(2 * options.acceptWindowMs, options.budgetMs / 2);
     await sleep(Math.min(options.acceptWindowMs, options.budgetMs));
+    while (Date.now() < listenUntil && Date.now() - this.lastConnectionAt < QUIET_MS) await sleep(20);
     // net.Server#close only stops listening. http.Server#close would also destroy every socket
     // without an active request, including ones just accepted whose request is not read yet.
     net.Server.prototype.close.call(this.server);
     while (Date.now() < deadline) {
-      if (this.inflight === 0) {
+      if (this.inflight.size === 0) {
         await sleep(SETTLE_MS); // a just-accepted socket may still deliver its request
-        if (this.inflight === 0) break;
+        if (this.inflight.size === 0) break;
       } else {
         await sleep(20);
       }
     }
     this.server.closeIdleConnections();
   }
+}
+
+function closeAfter(res: http.ServerResponse): void {
+  if (!res.headersSent) res.setHeader("connection", "close");
 }

@@ -28,4 +28,58 @@ describe("HttpDrain", () => {
       server.close();
     }
   });
+
+  it("answers requests already in flight when the drain starts with Connection: close, so their keep-alive sockets are not reused", async () => {
+    const server = http.createServer((_req, res) => setTimeout(() => res.end("ok"), 200));
+    const drain = new HttpDrain(server);
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as net.AddressInfo).port;
+      const answer = new Promise<http.IncomingMessage>((resolve, reject) => {
+        http.get({ host: "127.0.0.1", port, path: "/", agent }, resolve).on("error", reject);
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      const draining = drain.drain({ acceptWindowMs: 0, budgetMs: 5000 });
+      const res = await answer;
+      res.resume();
+      assert.equal(res.headers.connection, "close");
+      await draining;
+    } finally {
+      agent.destroy();
+      server.close();
+    }
+  });
+
+  it("keeps accepting past the window while clients are still reconnecting, and stops once they are quiet", async () => {
+    const server = http.createServer((_req, res) => res.end("ok"));
+    const drain = new HttpDrain(server);
+    try {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as net.AddressInfo).port;
+      // A client whose every answer says Connection: close comes back on a new connection each time.
+      const get = () =>
+        new Promise<number>((resolve) => {
+          http.get({ host: "127.0.0.1", port, path: "/", agent: false }, (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          }).on("error", () => resolve(0));
+        });
+      const started = Date.now();
+      // At least 400 ms, at most 800 ms: the client below reconnects for 600 ms, then goes quiet.
+      const draining = drain.drain({ acceptWindowMs: 400, budgetMs: 5000 });
+      const statuses: number[] = [];
+      while (Date.now() - started < 600) {
+        statuses.push(await get());
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(statuses.length > 10 && statuses.every((s) => s === 200), `statuses: ${statuses.join(",")}`);
+      await draining;
+      assert.ok(Date.now() - started < 1500, "the drain stopped listening soon after the clients went quiet");
+      assert.equal(await get(), 0, "a connection after the drain is refused");
+    } finally {
+      server.close();
+    }
+  });
 });
+
