@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Client, type Room } from "colyseus.js";
 import { SEAT_REPLACED_CLOSE_CODE } from "../../rooms/AuthenticatedRoom";
-import { startHarness, type Harness } from "../support/app-harness";
+import { useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { leaveRooms } from "../support/rooms";
 
@@ -33,23 +33,13 @@ async function until(condition: () => boolean, ms = 3000): Promise<void> {
 for (const backend of backends) {
   describe(`account and room abuse — ${backend.name}`, function () {
     this.timeout(30_000);
-    let h: Harness;
-    let release: () => Promise<void>;
+    const h = useHarness(backend, {
+      env: { RATE_LIMIT_ACCOUNT_MAX: String(ACCOUNT_MAX), RATE_LIMIT_ACCOUNT_WINDOW_SEC: "60", RATE_LIMIT_IP_MAX: "10000" },
+    });
     const rooms: Room[] = [];
 
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      h = await startHarness({
-        env: { ...prepared.env, RATE_LIMIT_ACCOUNT_MAX: String(ACCOUNT_MAX), RATE_LIMIT_ACCOUNT_WINDOW_SEC: "60", RATE_LIMIT_IP_MAX: "10000" },
-      });
-    });
     afterEach(async () => {
       await leaveRooms(rooms);
-    });
-    after(async () => {
-      await h?.close();
-      await release?.();
     });
 
     async function register(username: string, email: string, password = "right password") {
