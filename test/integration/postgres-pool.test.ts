@@ -48,6 +48,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
     assert.equal(await echo(7), 7);
   });
 
+  it("fails a transaction within one statement timeout when the database goes silent: the rollback does not wait a second one", async () => {
+    assert.equal(await echo(1), 1);
+    const started = Date.now();
+    const failure = await db
+      .transaction()
+      .execute(async (trx) => {
+        await sql`select 1`.execute(trx);
+        proxy.silence("hold");
+        await sql`select 2`.execute(trx);
+      })
+      .then(() => undefined, (err: unknown) => err);
+    const tookMs = Date.now() - started;
+    assert.ok(failure && isUnavailable(failure), `unavailable: ${String(failure)}`);
+    // One statement timeout (400 ms + the client's margin), not two: ROLLBACK on the same dead connection fails at once.
+    assert.ok(tookMs < 1000, `the transaction failed after ${tookMs} ms`);
+  });
+
   it("fails fast while the database is silent, drops the connections that timed out, and serves correct answers once it speaks again", async () => {
     assert.equal(await echo(1), 1);
     // Dropped, not held: a connection reused after its statement timed out would wait forever.

@@ -89,6 +89,9 @@ export function createPostgresPool(url: string, timeouts: PostgresTimeouts, max 
 function trackHealth(client: PoolClient, health: Health): PostgresPoolClient {
   let readTimeout: Error | undefined;
   const query = (...args: unknown[]) => {
+    // The connection is already known to be unusable: a ROLLBACK (Kysely sends one when a
+    // transaction's statement fails) would otherwise wait out a second statement timeout.
+    if (readTimeout) return Promise.reject(readTimeout);
     const result = (client.query as (...a: unknown[]) => unknown)(...args);
     if (result instanceof Promise) {
       result.then(health.answered, (err: unknown) => {
