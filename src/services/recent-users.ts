@@ -1,9 +1,10 @@
 import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core/user";
+import { TtlLru } from "./ttl-lru";
 
 export interface RecentUsersOptions {
   /** How long a record is served without asking the store; 0 turns the cache off. */
   ttlMs: number;
-  /** At most this many records; the least recently stored goes first. */
+  /** At most this many records; the least recently used goes first. */
   maxEntries: number;
   now?: () => number;
 }
@@ -19,7 +20,7 @@ export interface RecentUsersOptions {
  * overwritten by the answer of a read that started before it.
  */
 export class RecentUsers {
-  private readonly records = new Map<string, { user: User; expiresAt: number }>();
+  private readonly records: TtlLru<User>;
   /**
    * Platform identity → user id, for returning players' logins. Only a hint: it is used when the
    * user's record is itself present and fresh. An identity leaves its user only when the user is
@@ -27,20 +28,16 @@ export class RecentUsers {
    * its record is kept.
    */
   private readonly owners = new Map<string, string>();
-  private readonly now: () => number;
   /** Bumped by every forget; a read only stores its answer if no forget happened meanwhile. */
   private generation = 0;
 
   constructor(private readonly options: RecentUsersOptions) {
-    this.now = options.now ?? Date.now;
+    this.records = new TtlLru(options.maxEntries, options.ttlMs, options.now ?? Date.now);
   }
 
   async find(userId: string, load: (userId: string) => Promise<User | null>): Promise<User | null> {
     const hit = this.records.get(userId);
-    if (hit) {
-      if (hit.expiresAt > this.now()) return hit.user;
-      this.records.delete(userId);
-    }
+    if (hit) return hit;
     const generation = this.generation;
     const user = await load(userId);
     this.keep(user, generation);
@@ -52,7 +49,7 @@ export class RecentUsers {
     const key = `${identity.platform}\u0000${identity.platformId}`;
     const owner = this.owners.get(key);
     const hit = owner === undefined ? undefined : this.records.get(owner);
-    if (hit && hit.expiresAt > this.now()) return hit.user;
+    if (hit) return hit;
     const generation = this.generation;
     const user = await load(identity);
     if (this.keep(user, generation)) {
@@ -65,9 +62,7 @@ export class RecentUsers {
   /** Keeps an active user read while no forget happened; says whether it did. */
   private keep(user: User | null, generation: number): boolean {
     if (!user || user.status !== USER_STATUS_ACTIVE || this.options.ttlMs <= 0 || generation !== this.generation) return false;
-    this.records.delete(user.id);
-    if (this.records.size >= this.options.maxEntries) this.records.delete(this.records.keys().next().value as string);
-    this.records.set(user.id, { user, expiresAt: this.now() + this.options.ttlMs });
+    this.records.set(user.id, user);
     return true;
   }
 

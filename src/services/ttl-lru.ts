@@ -1,6 +1,6 @@
 /**
  * A small per-process memory with a lifetime per entry and a size bound: the least recently used
- * entry goes first. For answers worth reusing briefly (content verdicts, which platform checks a player).
+ * entry goes first. For answers worth reusing briefly (content verdicts, which platform checks a player, user records).
  */
 export class TtlLru<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
@@ -18,6 +18,14 @@ export class TtlLru<V> {
     if (entry.expiresAt <= this.now()) return undefined;
     this.entries.set(key, entry); // most recently used last
     return entry.value;
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   set(key: string, value: V): void {
