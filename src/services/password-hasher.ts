@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { promisify } from "node:util";
+import { pooledRandomBytes } from "../core/random-pool";
 
 const scrypt = promisify(crypto.scrypt) as (
   password: string | Buffer,
@@ -28,7 +29,7 @@ export async function hashPassword(password: string): Promise<string> {
  * SHA-256 is enough. A password the owner chooses later always goes through scrypt.
  */
 export function hashRandomPassword(password: string): string {
-  const salt = crypto.randomBytes(16);
+  const salt = pooledRandomBytes(16);
   const digest = crypto.createHash("sha256").update(salt).update(password).digest();
   return `sha256$${salt.toString("base64")}$${digest.toString("base64")}`;
 }
@@ -54,5 +55,5 @@ function verifyRandomPassword(password: string, stored: string): boolean {
 
 /** A password nobody knows: what a mini-game user gets at creation (spec 2.3 rule 2). */
 export function randomPassword(): string {
-  return crypto.randomBytes(32).toString("base64url");
+  return pooledRandomBytes(32).toString("base64url");
 }

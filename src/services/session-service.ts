@@ -5,7 +5,8 @@ import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
 import type { RecentUsers } from "./recent-users";
 import { sessionKeyKey } from "./session-key-custody";
-import { gradeOf, randomId, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
+import { randomId } from "../core/random-pool";
+import { gradeOf, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
 import { requireActive } from "./user-access";
 
 export type { SessionGrade } from "./token-signer";

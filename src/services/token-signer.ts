@@ -1,5 +1,6 @@
 import crypto, { type KeyObject } from "node:crypto";
 import { AppError } from "../core/errors";
+import { randomId } from "../core/random-pool";
 
 /**
  * How strongly a session proves who the player is. "full": a platform login code (the platform
@@ -205,22 +206,3 @@ function isGradeClaim(v: unknown): boolean {
 function isNonEmptyString(v: unknown): v is string {
   return typeof v === "string" && v.length > 0;
 }
-
-/**
- * 128 random bits, base64url. Drawn from a pool of CSPRNG bytes refilled 256 ids at a time: one
- * randomFillSync call per id (three per login) cost more than the rest of signing. Each byte is
- * used once.
- */
-export function randomId(): string {
-  if (poolOffset >= ID_POOL.length) {
-    crypto.randomFillSync(ID_POOL);
-    poolOffset = 0;
-  }
-  const id = ID_POOL.toString("base64url", poolOffset, poolOffset + ID_BYTES);
-  poolOffset += ID_BYTES;
-  return id;
-}
-
-const ID_BYTES = 16;
-const ID_POOL = Buffer.alloc(ID_BYTES * 256);
-let poolOffset = ID_POOL.length;

@@ -1,11 +1,12 @@
 import crypto from "node:crypto";
+import { pooledRandomBytes } from "../core/random-pool";
 import type { NewUser } from "../core/ports/user-store";
 import { hashRandomPassword, randomPassword } from "./password-hasher";
 
 const SUFFIX_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 export function randomSuffix(length = 10): string {
-  const bytes = crypto.randomBytes(length);
+  const bytes = pooledRandomBytes(length);
   let out = "";
   for (const b of bytes) out += SUFFIX_ALPHABET[b % SUFFIX_ALPHABET.length];
   return out;

@@ -101,6 +101,9 @@ export class KyselyUserStore implements UserStore {
    */
   private readonly byIdQuery: CompiledQuery<UserRow>;
   private readonly byIdentityQuery: CompiledQuery<UserRow>;
+  /** A new player's two inserts, compiled once for the same reason: they run on every first login. */
+  private readonly insertUserQuery: Precompiled<UserRow, NewUserValues>;
+  private readonly insertIdentityQuery: Precompiled<{ platform: string }, IdentityValues>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -117,6 +120,18 @@ export class KyselyUserStore implements UserStore {
       .where("user_identities.platform_id", "=", "")
       .limit(1)
       .compile();
+    this.insertUserQuery = precompile(NEW_USER_VALUE_NAMES, (values) =>
+      db.insertInto("users").values(values).returning(USER_COLUMNS).compile(),
+    );
+    this.insertIdentityQuery = precompile(IDENTITY_VALUE_NAMES, (values) =>
+      db
+        .insertInto("user_identities")
+        .values(values)
+        // ON CONFLICT waits for a concurrent inserter of the same key to finish, then yields no row.
+        .onConflict((oc) => oc.columns(["platform", "platform_id"]).doNothing())
+        .returning("platform")
+        .compile(),
+    );
   }
 
   /** Runs a precompiled query with new parameters, in the order its placeholders appear. */
@@ -142,9 +157,8 @@ export class KyselyUserStore implements UserStore {
     return this.db.transaction().execute(async (trx) => {
       let row: UserRow;
       try {
-        row = await trx
-          .insertInto("users")
-          .values({
+        const { rows } = await trx.executeQuery(
+          this.insertUserQuery.with({
             id: user.id,
             username: user.username,
             email: user.email,
@@ -153,19 +167,25 @@ export class KyselyUserStore implements UserStore {
             openid: user.openid,
             created_at: user.createdAt,
             updated_at: user.createdAt,
-          })
-          .returning(USER_COLUMNS)
-          .executeTakeFirstOrThrow();
+          }),
+        );
+        row = rows[0];
       } catch (err) {
         if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
         throw err;
       }
       for (const identity of identities) {
-        // ON CONFLICT waits for a concurrent inserter of the same key to finish, then yields no row.
-        if (!(await insertIdentity(trx, user.id, identity, user.createdAt))) throw new IdentityTakenError(identity);
+        if (!(await this.insertIdentity(trx, user.id, identity, user.createdAt))) throw new IdentityTakenError(identity);
       }
       return this.toUser(row);
     });
+  }
+
+  /** False when the identity belongs to someone already. */
+  private async insertIdentity(trx: Transaction<Database>, userId: string, identity: PlatformIdentityKey, at: string): Promise<boolean> {
+    const values = { platform: identity.platform, platform_id: identity.platformId, user_id: userId, created_at: at };
+    const { rows } = await trx.executeQuery(this.insertIdentityQuery.with(values));
+    return rows.length > 0;
   }
 
   async attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null> {
@@ -174,7 +194,7 @@ export class KyselyUserStore implements UserStore {
       return await this.db.transaction().execute(async (trx) => {
         const current = await trx.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", userId).executeTakeFirst();
         if (!current) throw new Rollback();
-        if (!(await insertIdentity(trx, userId, identity, at))) throw new Rollback();
+        if (!(await this.insertIdentity(trx, userId, identity, at))) throw new Rollback();
         if (!options.asPrimary) return this.toUser(current);
         const updated = await trx
           .updateTable("users")
@@ -379,15 +399,34 @@ export class KyselyUserStore implements UserStore {
 }
 
 /** True when the row was inserted, false when the identity already belongs to a user. */
-async function insertIdentity(trx: Transaction<Database>, userId: string, identity: PlatformIdentityKey, at: string): Promise<boolean> {
-  const inserted = await trx
-    .insertInto("user_identities")
-    .values({ platform: identity.platform, platform_id: identity.platformId, user_id: userId, created_at: at })
-    .onConflict((oc) => oc.columns(["platform", "platform_id"]).doNothing())
-    .returning("platform")
-    .executeTakeFirst();
-  return inserted !== undefined;
+type NewUserValues = Pick<UsersTable, "id" | "username" | "email" | "password_hash" | "openid"> & {
+  password_set_at: string | null;
+  created_at: string;
+  updated_at: string;
+};
+const NEW_USER_VALUE_NAMES = ["id", "username", "email", "password_hash", "password_set_at", "openid", "created_at", "updated_at"] as const;
+type IdentityValues = { platform: string; platform_id: string; user_id: string; created_at: string };
+const IDENTITY_VALUE_NAMES = ["platform", "platform_id", "user_id", "created_at"] as const;
+
+/** A compiled query whose parameters are filled in by name on each run. */
+interface Precompiled<Row, Values> {
+  with(values: Values): CompiledQuery<Row>;
 }
+
+/**
+ * Compiles `build` once, with a marker in each value, and learns from the markers which value
+ * goes to which placeholder: the SQL is the dialect's own, and no parameter can be misplaced.
+ */
+function precompile<Row, Values extends object>(names: readonly (keyof Values & string)[], build: (values: Values) => CompiledQuery<Row>): Precompiled<Row, Values> {
+  const markers = Object.fromEntries(names.map((name) => [name, `\u0000${name}`])) as Values;
+  const compiled = build(markers);
+  const order = compiled.parameters.map((parameter) => names.find((name) => parameter === `\u0000${name}`));
+  if (order.length !== names.length || order.some((name) => name === undefined)) {
+    throw new Error(`precompiled query takes other parameters than ${names.join(", ")}`);
+  }
+  return { with: (values) => ({ ...compiled, parameters: order.map((name) => values[name as keyof Values]) }) };
+}
+
 
 function camelCase(column: string): string {
   return column.replace(/_([a-z])/g, (_m, letter: string) => letter.toUpperCase());
