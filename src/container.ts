@@ -12,7 +12,6 @@ import type { Logger } from "./logging/logger";
 import { instrumentPlatformClient } from "./observability/instrumented-platform-client";
 import { Metrics } from "./observability/metrics";
 import type { PlatformClient, PlatformDefinition, PlatformSettings } from "./platforms/platform";
-import { keepAliveAgents } from "./platforms/shared/http-json";
 import { platformDefinitions } from "./platforms/registry";
 import { AccountService } from "./services/account-service";
 import { LoginService, type PlatformLogin } from "./services/login-service";
@@ -105,7 +104,6 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
         settings,
         timeoutMs: config.platformTimeoutMs,
         busyRetries: config.platformBusyRetries,
-        agent: settings.apiBaseUrl.startsWith("https:") ? keepAliveAgents.https : keepAliveAgents.http,
         logger,
         retryDelayMs: overrides.retryDelayMs,
       });

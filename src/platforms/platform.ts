@@ -3,7 +3,6 @@
  * declares about itself. Everything platform-specific lives in `src/platforms/<name>/`; the registry
  * lists the modules and everything else (config, routes, docs, simulator, tests, bench) derives from it.
  */
-import type { Agent as HttpAgent } from "node:http";
 import type { z } from "zod";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
@@ -142,7 +141,6 @@ export interface PlatformClientDeps {
   settings: PlatformSettings;
   timeoutMs: number;
   busyRetries: number;
-  agent?: HttpAgent;
   logger: Logger;
   /** Delay between busy retries; injectable so tests need not wait. */
   retryDelayMs?: (attempt: number) => number;
