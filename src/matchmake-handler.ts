@@ -34,10 +34,15 @@ export function installMatchmakeHandler(gameServer: Server, options: MatchmakeHa
   target.handleMatchMakeRequest = (req, res) => handleMatchmake(req, res, options, target.transport.protocol);
 }
 
+/** `/matchmake` or below it. Every HTTP request passes here first, so no per-request RegExp. */
+function isMatchmakePath(path: string): boolean {
+  const prefix = `/${matchMaker.controller.matchmakeRoute}`;
+  return path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === "/");
+}
+
 async function handleMatchmake(req: IncomingMessage, res: ServerResponse, options: MatchmakeHandlerOptions, protocol: unknown): Promise<void> {
   const path = (req.url ?? "").split("?")[0];
-  const route = new RegExp(`^/${matchMaker.controller.matchmakeRoute}(/|$)`);
-  if (!route.test(path)) return options.otherwise(req, res);
+  if (!isMatchmakePath(path)) return options.otherwise(req, res);
   if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) return reply(res, 503, {});
   const headers = options.cors.headersFor(req, ALLOWED_METHODS);
   if (req.method === "OPTIONS") return reply(res, 204, { ...headers, Allow: ALLOWED_METHODS });
