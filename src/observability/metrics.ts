@@ -1,5 +1,7 @@
 import client from "prom-client";
 
+type HttpLabel = "method" | "route" | "status";
+
 /**
  * Prometheus metrics of one server instance. Services report through the small methods below
  * and never see prom-client; each app gets its own registry so test servers don't share counts.
@@ -69,22 +71,37 @@ export class Metrics {
     client.collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * The per-request series, looked up by one string key: prom-client validates and hashes a labels
+   * object on every call otherwise. Bounded: methods are the ones Node parses, routes are
+   * templates ("unmatched" for the rest), statuses are few.
+   */
+  private readonly httpCountSeries = new Map<string, client.Counter.Internal>();
+  private readonly httpDurationSeries = new Map<string, client.Histogram.Internal<HttpLabel>>();
+
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    const labels = [method, route, String(status)];
+    seriesOf(this.httpCountSeries, this.httpRequests, labels).inc();
+    seriesOf(this.httpDurationSeries, this.httpDuration, labels).observe(seconds);
   }
 
+  private readonly loginSeries = new Map<string, client.Counter.Internal>();
+  private readonly platformCallSeries = new Map<string, client.Histogram.Internal<"platform" | "call" | "outcome">>();
+
+  /** One login: per-login series are cached like the per-request ones (outcomes are error codes, a fixed set). */
   loginFinished(platform: string, outcome: string): void {
-    this.logins.inc({ platform, outcome });
+    seriesOf(this.loginSeries, this.logins, [platform, outcome]).inc();
   }
 
   platformCall(platform: string, call: string, outcome: string, seconds: number): void {
-    this.platformCalls.observe({ platform, call, outcome }, seconds);
+    seriesOf(this.platformCallSeries, this.platformCalls, [platform, call, outcome]).observe(seconds);
   }
 
+  private readonly tokenCacheSeries = new Map<string, client.Counter.Internal>();
+
+  /** On every access-token request: cached like the per-request series. */
   accessTokenServed(platform: string, result: "hit" | "fetch"): void {
-    this.tokenCache.inc({ platform, result });
+    seriesOf(this.tokenCacheSeries, this.tokenCache, [platform, result]).inc();
   }
 
   platformTokenInvalidated(platform: string): void {
@@ -114,4 +131,15 @@ export class Metrics {
       },
     });
   }
+}
+
+/** A metric's child for these label values, made once: one Map lookup instead of prom-client's labels hashing. */
+function seriesOf<Child>(cache: Map<string, Child>, metric: { labels(...values: string[]): Child }, values: string[]): Child {
+  const key = values.join("\u0000");
+  let child = cache.get(key);
+  if (!child) {
+    child = metric.labels(...values);
+    cache.set(key, child);
+  }
+  return child;
 }
