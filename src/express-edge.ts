@@ -52,7 +52,9 @@ function replaceToolsCors(app: express.Express, cors: CorsPolicy): void {
   if (toolsCors === -1) throw new Error("@colyseus/tools no longer adds its CORS middleware where expected; review replaceToolsCors");
   stack.splice(toolsCors, 1);
   app.use((req, res, next) => {
-    res.set(cors.headersFor(req, API_METHODS));
+    const headers = cors.headersFor(req, API_METHODS);
+    // setHeader, not res.set: these are plain strings, and res.set's content-type handling runs per call.
+    for (const name in headers) res.setHeader(name, headers[name]!);
     if (CorsPolicy.isPreflight(req)) res.status(204).end();
     else next();
   });

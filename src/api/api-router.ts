@@ -14,14 +14,15 @@ import { requestContext } from "./request-context";
 export function createApiRouter(services: Services): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
-  // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
-  // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
-  api.use((req, _res, next) =>
-    next(req.method === "HEAD" ? new AppError("method_not_allowed", { headers: { Allow: "GET" } }) : undefined),
-  );
-  // GETs carry no body: skipping the parser for them saves a layer on the hottest routes.
   const parseJson = express.json({ limit: "16kb", strict: true });
-  api.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? next() : parseJson(req, res, next)));
+  api.use((req, res, next) => {
+    // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
+    // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
+    if (req.method === "HEAD") return next(new AppError("method_not_allowed", { headers: { Allow: "GET" } }));
+    // GETs carry no body: the hottest routes skip the parser.
+    if (req.method === "GET") return next();
+    parseJson(req, res, next);
+  });
 
   const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };
   api.use(
