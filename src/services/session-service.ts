@@ -90,11 +90,11 @@ export class SessionService {
     alsoWrite: CacheEntry[] = [],
   ): Promise<IssuedSession> {
     const issued = this.issuePair(user, randomId(), this.signer.nowSec(), grade);
-    // The previous session may have outlived its access token (refresh token still stored).
-    const hadSession = (await this.liveSessionId(user.id)) !== null;
-    // One atomic write, so concurrent logins never leave one login's access token beside another's refresh token.
-    await this.cache.setMany([...this.sessionEntries(user.id, issued), ...alsoWrite]);
-    if (hadSession) this.notify(user.id, reason);
+    // One atomic write, so concurrent logins never leave one login's access token beside another's
+    // refresh token; it hands back the tokens it replaced. The previous session may have outlived
+    // its access token (refresh token still stored).
+    const [previousAccess, previousRefresh] = await this.cache.setMany([...this.sessionEntries(user.id, issued), ...alsoWrite]);
+    if ((sidOf(previousAccess) ?? sidOf(previousRefresh)) !== null) this.notify(user.id, reason);
     return issued;
   }
 

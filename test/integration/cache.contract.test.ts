@@ -170,6 +170,17 @@ for (const impl of implementations) {
       assert.equal(await cache.get("bad:guard"), "g");
     });
 
+    it("setMany hands back what each key held just before it, null where absent", async () => {
+      await cache.set("prev:a", "old-a", 60);
+      const previous = await cache.setMany([
+        { key: "prev:a", value: "new-a", ttlSec: 60 },
+        { key: "prev:b", value: "new-b", ttlSec: 60 },
+      ]);
+      assert.deepEqual(previous, ["old-a", null]);
+      assert.deepEqual(await cache.setMany([{ key: "prev:b", value: "newer-b", ttlSec: 60 }]), ["new-b"]);
+      assert.deepEqual(await cache.getMany(["prev:a", "prev:b"]), ["new-a", "newer-b"]);
+    });
+
     it("setMany writes every entry with its own TTL", async () => {
       await cache.setMany([
         { key: "many:a", value: "1", ttlSec: 30 },

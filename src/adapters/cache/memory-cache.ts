@@ -59,9 +59,13 @@ export class MemoryCache implements Cache {
     this.write({ key, value, ttlSec });
   }
 
-  async setMany(entries: CacheEntry[]): Promise<void> {
+  async setMany(entries: CacheEntry[]): Promise<(string | null)[]> {
     for (const e of entries) assertPositiveInteger("ttlSec", e.ttlSec);
-    for (const e of entries) this.write(e);
+    return entries.map((e) => {
+      const previous = this.live(e.key)?.value ?? null;
+      this.write(e);
+      return previous;
+    });
   }
 
   async delete(...keys: string[]): Promise<void> {

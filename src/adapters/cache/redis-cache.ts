@@ -122,16 +122,18 @@ export class RedisCache implements Cache {
     await this.run(() => this.redis.set(key, value, "EX", ttlSec));
   }
 
-  async setMany(entries: CacheEntry[]): Promise<void> {
+  async setMany(entries: CacheEntry[]): Promise<(string | null)[]> {
     for (const e of entries) assertPositiveInteger("ttlSec", e.ttlSec);
-    if (entries.length === 0) return;
-    await this.run(async () => {
+    if (entries.length === 0) return [];
+    return this.run(async () => {
+      // GET then SET per key inside one MULTI: atomic, one round trip, any Redis version (SET … GET needs 6.2).
       const multi = this.redis.multi();
-      for (const e of entries) multi.set(e.key, e.value, "EX", e.ttlSec);
+      for (const e of entries) multi.get(e.key).set(e.key, e.value, "EX", e.ttlSec);
       const results = await multi.exec();
       if (!results) throw new Error("MULTI was discarded");
       const failed = results.find(([err]) => err);
       if (failed) throw failed[0];
+      return entries.map((_e, i) => results[2 * i][1] as string | null);
     });
   }
 

@@ -14,8 +14,12 @@ export interface Cache {
   /** Several keys in one round trip (Redis MGET): the values in the order of `keys`, null where absent. */
   getMany(keys: readonly string[]): Promise<(string | null)[]>;
   set(key: string, value: string, ttlSec: number): Promise<void>;
-  /** Writes all entries in one atomic step: a reader never sees some written and others not. */
-  setMany(entries: CacheEntry[]): Promise<void>;
+  /**
+   * Writes all entries in one atomic step (a reader never sees some written and others not) and
+   * returns what each key held just before, in entry order, null where absent: a login learns
+   * whether it replaced a session in the same round trip that starts its own.
+   */
+  setMany(entries: CacheEntry[]): Promise<(string | null)[]>;
   delete(...keys: string[]): Promise<void>;
   /** Deletes `key` only while it still holds `expected`. Returns whether it deleted. */
   deleteIfEquals(key: string, expected: string): Promise<boolean>;
