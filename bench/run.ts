@@ -518,9 +518,11 @@ async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
     if (backends.noauthRedisUrl) table.notes.push(`the no-auth server uses Redis presence/driver too (${backends.noauthRedisUrl}), like the service`);
   }
   await service.stop();
+  let normalService: Child | undefined;
   if (run === "embedded" && flags.only.includes("new-login-normal") && !aborting) {
     // The same scenario on a second service whose SQLite commits only sync at checkpoints.
-    const normal = await startService(ctx, "service (embedded, SQLITE_SYNCHRONOUS=NORMAL)", { ...backends.env, SQLITE_PATH: path.join(tmp, "normal.sqlite"), SQLITE_SYNCHRONOUS: "NORMAL" }, tmp, []);
+    const normal = await startService(ctx, "service (embedded, SQLITE_SYNCHRONOUS=NORMAL)", { ...backends.env, SQLITE_PATH: path.join(tmp, "normal.sqlite"), SQLITE_SYNCHRONOUS: "NORMAL" }, tmp, profileArgs);
+    normalService = normal.child;
     await login(ctx, normal.base, "warmup");
     const row = await measureHttp(ctx, "WeChat login, new player, SQLITE_SYNCHRONOUS=NORMAL", normal.child, {
       baseUrl: normal.base,
@@ -532,7 +534,11 @@ async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   }
   if (noauth) await noauth.child.stop();
   if (flags.profile) {
-    const profiled: [string, Child | undefined][] = [["the service", service], ["the no-auth Colyseus server", noauth?.child]];
+    const profiled: [string, Child | undefined][] = [
+      ["the service", service],
+      ["the SQLITE_SYNCHRONOUS=NORMAL service", normalService],
+      ["the no-auth Colyseus server", noauth?.child],
+    ];
     for (const [who, child] of profiled) {
       if (!child) continue;
       const mainThread = fs.readdirSync(profileDir).find((f) => f.includes(`.${child.pid}.0.`) && f.endsWith(".cpuprofile"));

@@ -9,11 +9,23 @@ import { invalidRequest, type FieldProblem } from "../core/errors";
  * 500) and SQLite would keep it, so it is refused the same way before any store sees it.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = withoutNul.pipe(schema).safeParse(input);
+  const result = guarded(schema).safeParse(input);
   if (result.success) return result.data as z.output<S>;
   throw invalidRequest(
     result.error.issues.map((issue): FieldProblem => ({ field: issue.path.map(String).join("."), message: issue.message })),
   );
+}
+
+/** Each schema's NUL-guarded pipe, built once: building a zod schema costs more than a parse. */
+const guardedSchemas = new WeakMap<z.ZodType, z.ZodType>();
+
+function guarded(schema: z.ZodType): z.ZodType {
+  let pipe = guardedSchemas.get(schema);
+  if (!pipe) {
+    pipe = withoutNul.pipe(schema);
+    guardedSchemas.set(schema, pipe);
+  }
+  return pipe;
 }
 
 const NUL_MESSAGE = "must not contain NUL characters";
