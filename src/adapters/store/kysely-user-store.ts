@@ -104,6 +104,8 @@ export class KyselyUserStore implements UserStore {
   /** A new player's two inserts, compiled once for the same reason: they run on every first login. */
   private readonly insertUserQuery: Precompiled<UserRow, NewUserValues>;
   private readonly insertIdentityQuery: Precompiled<{ platform: string }, IdentityValues>;
+  /** PostgreSQL: a new user and its identities in one statement, so one round trip instead of four. */
+  private readonly createUserStatement?: Precompiled<UserRow, NewUserValues & NewIdentitiesValues>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -132,6 +134,24 @@ export class KyselyUserStore implements UserStore {
         .returning("platform")
         .compile(),
     );
+    if (dialect === "postgres") {
+      // Data-modifying CTEs run exactly once and the statement is atomic: a taken identity (a
+      // unique violation, after waiting for a concurrent inserter like ON CONFLICT would) leaves
+      // no user behind.
+      const returned = sql.join(USER_COLUMNS.map((column) => sql.ref(column.slice("users.".length))));
+      this.createUserStatement = precompile([...NEW_USER_VALUE_NAMES, ...NEW_IDENTITIES_VALUE_NAMES], (v) =>
+        sql<UserRow>`with new_user as (
+            insert into users (id, username, email, password_hash, password_set_at, openid, created_at, updated_at)
+            values (${v.id}, ${v.username}, ${v.email}, ${v.password_hash}, ${v.password_set_at}, ${v.openid}, ${v.created_at}, ${v.updated_at})
+            returning ${returned}
+          ), new_identities as (
+            insert into user_identities (platform, platform_id, user_id, created_at)
+            select given.platform, given.platform_id, ${v.id}, cast(${v.created_at} as timestamptz)
+            from unnest(cast(${v.platforms} as text[]), cast(${v.platform_ids} as text[])) as given(platform, platform_id)
+          )
+          select * from new_user`.compile(db),
+      );
+    }
   }
 
   /** Runs a precompiled query with new parameters, in the order its placeholders appear. */
@@ -154,21 +174,11 @@ export class KyselyUserStore implements UserStore {
   }
 
   async createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
+    if (this.createUserStatement) return this.createUserInOneStatement(this.createUserStatement, user, identities);
     return this.db.transaction().execute(async (trx) => {
       let row: UserRow;
       try {
-        const { rows } = await trx.executeQuery(
-          this.insertUserQuery.with({
-            id: user.id,
-            username: user.username,
-            email: user.email,
-            password_hash: user.passwordHash,
-            password_set_at: user.passwordSetAt ?? null,
-            openid: user.openid,
-            created_at: user.createdAt,
-            updated_at: user.createdAt,
-          }),
-        );
+        const { rows } = await trx.executeQuery(this.insertUserQuery.with(newUserValues(user)));
         row = rows[0];
       } catch (err) {
         if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
@@ -179,6 +189,31 @@ export class KyselyUserStore implements UserStore {
       }
       return this.toUser(row);
     });
+  }
+
+  private async createUserInOneStatement(
+    statement: Precompiled<UserRow, NewUserValues & NewIdentitiesValues>,
+    user: NewUser,
+    identities: PlatformIdentityKey[],
+  ): Promise<User> {
+    try {
+      const { rows } = await this.db.executeQuery(
+        statement.with({
+          ...newUserValues(user),
+          platforms: identities.map((i) => i.platform),
+          platform_ids: identities.map((i) => i.platformId),
+        }),
+      );
+      return this.toUser(rows[0]);
+    } catch (err) {
+      if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
+      if (isUniqueViolation(err, IDENTITY_KEY)) {
+        // Which one: asked again rather than parsed out of the error text, which quotes ids as they are.
+        for (const identity of identities) if (await this.findByIdentity(identity)) throw new IdentityTakenError(identity);
+        throw new IdentityTakenError(identities[0]);
+      }
+      throw err;
+    }
   }
 
   /** False when the identity belongs to someone already. */
@@ -405,7 +440,22 @@ type NewUserValues = Pick<UsersTable, "id" | "username" | "email" | "password_ha
   updated_at: string;
 };
 const NEW_USER_VALUE_NAMES = ["id", "username", "email", "password_hash", "password_set_at", "openid", "created_at", "updated_at"] as const;
+type NewIdentitiesValues = { platforms: string[]; platform_ids: string[] };
+const NEW_IDENTITIES_VALUE_NAMES = ["platforms", "platform_ids"] as const;
 type IdentityValues = { platform: string; platform_id: string; user_id: string; created_at: string };
+
+function newUserValues(user: NewUser): NewUserValues {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    password_hash: user.passwordHash,
+    password_set_at: user.passwordSetAt ?? null,
+    openid: user.openid,
+    created_at: user.createdAt,
+    updated_at: user.createdAt,
+  };
+}
 const IDENTITY_VALUE_NAMES = ["platform", "platform_id", "user_id", "created_at"] as const;
 
 /** A compiled query whose parameters are filled in by name on each run. */
@@ -421,7 +471,7 @@ function precompile<Row, Values extends object>(names: readonly (keyof Values & 
   const markers = Object.fromEntries(names.map((name) => [name, `\u0000${name}`])) as Values;
   const compiled = build(markers);
   const order = compiled.parameters.map((parameter) => names.find((name) => parameter === `\u0000${name}`));
-  if (order.length !== names.length || order.some((name) => name === undefined)) {
+  if (order.some((name) => name === undefined) || names.some((name) => !order.includes(name))) {
     throw new Error(`precompiled query takes other parameters than ${names.join(", ")}`);
   }
   return { with: (values) => ({ ...compiled, parameters: order.map((name) => values[name as keyof Values]) }) };
@@ -456,6 +506,9 @@ const ACCOUNT_KEYS: UniqueKey[] = [
   { constraint: caseInsensitiveIndexName("username"), sqliteName: `'${caseInsensitiveIndexName("username")}'` },
   { constraint: caseInsensitiveIndexName("email"), sqliteName: `'${caseInsensitiveIndexName("email")}'` },
 ];
+
+/** The identities' primary key (PostgreSQL's one-statement create reports a taken identity through it). */
+const IDENTITY_KEY: UniqueKey = { constraint: "user_identities_pkey", sqliteName: "user_identities.platform" };
 
 function isUniqueViolation(err: unknown, key: UniqueKey): boolean {
   if (typeof err !== "object" || err === null) return false;
