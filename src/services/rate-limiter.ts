@@ -23,8 +23,9 @@ export class RateLimiter {
   }
 
   /** Counts one request of a client address in `group` (IPv6 by its /64: see rateLimitSubject). */
-  hitAddress(group: string, ip: string, max: number, windowSec: number): Promise<void> {
-    return this.hit(`ip:${group}:${rateLimitSubject(ip)}`, max, windowSec);
+  async hitAddress(group: string, ip: string, max: number, windowSec: number): Promise<void> {
+    if (!this.enabled) return;
+    await this.hit(`ip:${group}:${rateLimitSubject(ip)}`, max, windowSec);
   }
 
   /** Drops the counters of these buckets (an erased user's). */
