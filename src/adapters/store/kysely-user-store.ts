@@ -434,7 +434,7 @@ export class KyselyUserStore implements UserStore {
   }
 }
 
-/** True when the row was inserted, false when the identity already belongs to a user. */
+/** A new user's columns as the precompiled inserts take them (by column name). */
 type NewUserValues = Pick<UsersTable, "id" | "username" | "email" | "password_hash" | "openid"> & {
   password_set_at: string | null;
   created_at: string;
@@ -444,6 +444,7 @@ const NEW_USER_VALUE_NAMES = ["id", "username", "email", "password_hash", "passw
 type NewIdentitiesValues = { platforms: string[]; platform_ids: string[] };
 const NEW_IDENTITIES_VALUE_NAMES = ["platforms", "platform_ids"] as const;
 type IdentityValues = { platform: string; platform_id: string; user_id: string; created_at: string };
+const IDENTITY_VALUE_NAMES = ["platform", "platform_id", "user_id", "created_at"] as const;
 
 function newUserValues(user: NewUser): NewUserValues {
   return {
@@ -457,7 +458,6 @@ function newUserValues(user: NewUser): NewUserValues {
     updated_at: user.createdAt,
   };
 }
-const IDENTITY_VALUE_NAMES = ["platform", "platform_id", "user_id", "created_at"] as const;
 
 
 
