@@ -74,8 +74,7 @@ export class LoginService {
       throw err;
     }
 
-    const fields = { ...result.responseFields };
-    if (!this.options.exposeSessionKey) delete fields.session_key;
+    const fields = this.options.exposeSessionKey ? result.responseFields : withoutSessionKey(result.responseFields);
 
     const found = userKey(result.identity, definition);
     if (!found) {
@@ -171,4 +170,11 @@ export class LoginService {
 function userKey(identity: PlatformIdentity, definition: PlatformDefinition): { key: string; field: UserKeyField } | undefined {
   for (const field of definition.userKeyOrder) if (identity[field]) return { key: identity[field], field };
   return undefined;
+}
+
+/** The platform's fields minus session_key (copied, not `delete`d: a deleted key makes a slow object to serialise). */
+function withoutSessionKey(responseFields: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key in responseFields) if (key !== "session_key") fields[key] = responseFields[key];
+  return fields;
 }

@@ -94,7 +94,8 @@ export class SessionService {
     // refresh token; it hands back the tokens it replaced. The previous session may have outlived
     // its access token (refresh token still stored).
     const [previousAccess, previousRefresh] = await this.cache.setMany([...this.sessionEntries(user.id, issued), ...alsoWrite]);
-    if ((sidOf(previousAccess) ?? sidOf(previousRefresh)) !== null) this.notify(user.id, reason);
+    // Only this service writes these keys, so a value there is a session: no need to decode it.
+    if (previousAccess !== null || previousRefresh !== null) this.notify(user.id, reason);
     return issued;
   }
 
