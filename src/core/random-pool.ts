@@ -8,19 +8,25 @@ import crypto from "node:crypto";
 const POOL = Buffer.alloc(4096);
 let offset = POOL.length;
 
-/** `length` fresh random bytes (at most the pool's size), copied out of the pool. */
-export function pooledRandomBytes(length: number): Buffer {
-  if (length > POOL.length) return crypto.randomBytes(length);
+/** Where the next `length` unused bytes start in the pool (refilled when they would not fit). */
+function take(length: number): number {
   if (offset + length > POOL.length) {
     crypto.randomFillSync(POOL);
     offset = 0;
   }
-  const bytes = Buffer.from(POOL.subarray(offset, offset + length));
   offset += length;
-  return bytes;
+  return offset - length;
 }
 
-/** 128 random bits, base64url: token ids and session ids. */
+/** `length` fresh random bytes, copied out of the pool (larger requests straight from the CSPRNG). */
+export function pooledRandomBytes(length: number): Buffer {
+  if (length > POOL.length) return crypto.randomBytes(length);
+  const start = take(length);
+  return Buffer.from(POOL.subarray(start, start + length));
+}
+
+/** 128 random bits, base64url: token ids and session ids (encoded from the pool, no copy). */
 export function randomId(): string {
-  return pooledRandomBytes(16).toString("base64url");
+  const start = take(16);
+  return POOL.toString("base64url", start, start + 16);
 }
