@@ -76,13 +76,16 @@ export class Metrics {
    * object on every call otherwise. Bounded: methods are the ones Node parses, routes are
    * templates ("unmatched" for the rest), statuses are few.
    */
-  private readonly httpCountSeries = new Map<string, client.Counter.Internal>();
-  private readonly httpDurationSeries = new Map<string, client.Histogram.Internal<HttpLabel>>();
+  private readonly httpSeries = new Map<string, { count: client.Counter.Internal; duration: client.Histogram.Internal<HttpLabel> }>();
+  /** Both per-request series share their labels: one key, one lookup for the pair. */
+  private readonly httpPair = {
+    labels: (...values: string[]) => ({ count: this.httpRequests.labels(...values), duration: this.httpDuration.labels(...values) }),
+  };
 
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = [method, route, String(status)];
-    seriesOf(this.httpCountSeries, this.httpRequests, labels).inc();
-    seriesOf(this.httpDurationSeries, this.httpDuration, labels).observe(seconds);
+    const series = seriesOf(this.httpSeries, this.httpPair, [method, route, String(status)]);
+    series.count.inc();
+    series.duration.observe(seconds);
   }
 
   private readonly loginSeries = new Map<string, client.Counter.Internal>();
