@@ -29,6 +29,7 @@ describe("operational routes", () => {
     assert.equal(res.status, 200);
     const text = await res.text();
     assert.match(text, /http_requests_total\{method="GET",route="\/api\/minigame\/wechat\/login",status="200"\} 1/);
+    assert.match(text, /http_request_duration_seconds_count\{method="GET",route="\/api\/minigame\/wechat\/login",status="200"\} 1/);
     assert.match(text, /logins_total\{platform="wechat",outcome="ok"\} 1/);
     assert.match(text, /logins_total\{platform="wechat",outcome="platform_code_invalid"\} 1/);
     assert.match(text, /platform_call_duration_seconds_count\{platform="wechat",call="code2session",outcome="ok"\} 1/);
