@@ -210,6 +210,32 @@ for (const impl of implementations) {
         const stored = (await Promise.all(drafts.map((d) => store.findById(d.id)))).filter((u) => u !== null);
         assert.deepEqual(stored, [winner], "only the winner's row exists");
       });
+
+      it("settles concurrent creations each on its own: a clash fails alone, the others are stored", async () => {
+        // Started together, as a burst of first logins is (SQLite commits such a burst as one group).
+        const contested = identity();
+        const first = draft();
+        const sameIdentity = draft();
+        const sameName = draft({ username: first.username.toUpperCase() });
+        const [fine, otherFine] = [draft(), draft()];
+        const fineIds = [identity(), identity("douyin")];
+        const results = await Promise.allSettled([
+          store.createUser(first, [contested]),
+          store.createUser(fine, [fineIds[0]]),
+          store.createUser(sameIdentity, [identity(), contested]),
+          store.createUser(sameName, [identity()]),
+          store.createUser(otherFine, [fineIds[1]]),
+        ]);
+        assert.deepEqual(results.map((r) => r.status), ["fulfilled", "fulfilled", "rejected", "rejected", "fulfilled"]);
+        assert.ok((results[2] as PromiseRejectedResult).reason instanceof IdentityTakenError);
+        assert.ok((results[3] as PromiseRejectedResult).reason instanceof AccountTakenError);
+        assert.equal((await store.findByIdentity(contested))?.id, first.id);
+        assert.equal((await store.findByIdentity(fineIds[0]))?.id, fine.id);
+        assert.equal((await store.findByIdentity(fineIds[1]))?.id, otherFine.id);
+        assert.equal(await store.findById(sameIdentity.id), null);
+        assert.equal(await store.findById(sameName.id), null);
+        assert.equal(await store.findCredentialsByUsername(sameIdentity.username), null);
+      });
     });
 
     describe("attachIdentity", () => {

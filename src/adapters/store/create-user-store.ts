@@ -6,6 +6,7 @@ import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
 import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./kysely-user-store";
 import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
+import { SqliteGroupCommit } from "./sqlite-group-commit";
 import { failFastWhenUnavailable } from "./unavailable-errors";
 
 /** Opens the configured database and brings its schema up to date before handing it out. */
@@ -46,7 +47,8 @@ function openSqlite(file: string, synchronous: "FULL" | "NORMAL", options: Kysel
   // but a power loss can drop the last commits; the operator chooses (SQLITE_SYNCHRONOUS).
   database.pragma(`synchronous = ${synchronous}`);
   cachePreparedStatements(database);
-  return new KyselyUserStore(new Kysely<Database>({ dialect: new SqliteDialect({ database }) }), "sqlite", options);
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new KyselyUserStore(kysely, "sqlite", options, new SqliteGroupCommit(kysely as Kysely<unknown>, database));
 }
 
 /**

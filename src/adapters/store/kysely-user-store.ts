@@ -17,6 +17,7 @@ import {
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../core/user";
 import { caseInsensitiveIndexName, migrateToLatest, type SqlDialect } from "./migrations";
 import { precompile, type Precompiled } from "./precompiled-query";
+import type { RunQuery, SqliteGroupCommit } from "./sqlite-group-commit";
 
 /** Written as ISO text on both dialects; read back as Date (PG timestamptz) or text (SQLite). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -112,6 +113,8 @@ export class KyselyUserStore implements UserStore {
     private readonly db: Kysely<Database>,
     private readonly dialect: SqlDialect,
     options: KyselyUserStoreOptions = {},
+    /** SQLite: new users are written through this, in groups that share one commit. */
+    private readonly sqliteWrites?: SqliteGroupCommit,
   ) {
     this.now = options.now ?? (() => new Date());
     this.byIdQuery = db.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", "").limit(1).compile();
@@ -176,20 +179,24 @@ export class KyselyUserStore implements UserStore {
 
   async createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
     if (this.createUserStatement) return this.createUserInOneStatement(this.createUserStatement, user, identities);
-    return this.db.transaction().execute(async (trx) => {
-      let row: UserRow;
-      try {
-        const { rows } = await trx.executeQuery(this.insertUserQuery.with(newUserValues(user)));
-        row = rows[0];
-      } catch (err) {
-        if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
-        throw err;
-      }
-      for (const identity of identities) {
-        if (!(await this.insertIdentity(trx, user.id, identity, user.createdAt))) throw new IdentityTakenError(identity);
-      }
-      return this.toUser(row);
-    });
+    if (!this.sqliteWrites) throw new Error("a SQLite user store is opened with its group commit (create-user-store.ts)");
+    return this.sqliteWrites.write((run) => this.insertNewUser(run, user, identities));
+  }
+
+  /** SQLite: runs inside a savepoint of a group commit; throwing rolls back this user alone. */
+  private insertNewUser(run: RunQuery, user: NewUser, identities: PlatformIdentityKey[]): User {
+    let row: UserRow;
+    try {
+      row = run(this.insertUserQuery.with(newUserValues(user)))[0];
+    } catch (err) {
+      if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
+      throw err;
+    }
+    for (const identity of identities) {
+      const values = { platform: identity.platform, platform_id: identity.platformId, user_id: user.id, created_at: user.createdAt };
+      if (run(this.insertIdentityQuery.with(values)).length === 0) throw new IdentityTakenError(identity);
+    }
+    return this.toUser(row);
   }
 
   private async createUserInOneStatement(
