@@ -56,6 +56,40 @@ describe("TokenSigner", () => {
     assert.equal(codeOf(() => s.verifyAccess(token)), "token_expired");
   });
 
+  it("remembers a verified token's text, yet checks its expiry on every use and remembers nothing else", () => {
+    let now = 1_700_000_000_000;
+    const s = signer({ now: () => now, accessTtlSec: 30 });
+    const { token } = s.signAccess(subject);
+    const first = s.verifyAccess(token);
+    assert.equal(s.verifyAccess(token), first, "the second verification answers the remembered claims");
+    assert.ok(Object.isFrozen(first), "shared claims cannot be changed by one holder");
+    // A different text (a signature bit flipped) is not the remembered one: checked, and refused.
+    const [header, payload, sig] = token.split(".");
+    const flipped = `${header}.${payload}.${sig.slice(0, -2)}${sig.at(-2) === "A" ? "B" : "A"}${sig.at(-1)}`;
+    assert.equal(codeOf(() => s.verifyAccess(flipped)), "token_invalid");
+    assert.equal(codeOf(() => s.verifyAccess(flipped)), "token_invalid", "a refused text is never remembered");
+    now += 31 * 1000; // past exp, while the text is still remembered
+    assert.equal(codeOf(() => s.verifyAccess(token)), "token_expired");
+    const forgetful = signer({ verifiedMemoEntries: 0 });
+    const issued = forgetful.signAccess(subject).token;
+    assert.notEqual(forgetful.verifyAccess(issued), forgetful.verifyAccess(issued));
+  });
+
+  it("honours nbf in a token made elsewhere with our key, remembered or not", () => {
+    let now = 1_700_000_000_000;
+    const s = signer({ now: () => now });
+    const kid = (jwt.decode(s.signAccess(subject).token, { complete: true })!.header.kid)!;
+    const nowSec = now / 1000;
+    const early = jwt.sign({ ...subject, jti: "j1", iat: nowSec, exp: nowSec + 600, nbf: nowSec + 10 }, SECRET, { algorithm: "HS256", keyid: kid });
+    assert.equal(codeOf(() => s.verifyAccess(early)), "token_invalid");
+    now += 11_000;
+    assert.equal(s.verifyAccess(early).userId, subject.userId);
+    const timely = jwt.sign({ ...subject, jti: "j2", iat: nowSec, exp: nowSec + 600, nbf: nowSec + 20 }, SECRET, { algorithm: "HS256", keyid: kid, noTimestamp: true });
+    now += 10_000; // nbf passed: verified and remembered
+    assert.equal(s.verifyAccess(timely).userId, subject.userId);
+    assert.equal(s.verifyAccess(timely).userId, subject.userId);
+  });
+
   it("rejects alg none, other secrets, RS256 headers, tampered payloads and garbage as token_invalid", () => {
     const s = signer();
     const { token } = s.signAccess(subject);
