@@ -34,6 +34,8 @@ export function compileTrust(setting: TrustProxySetting): TrustFunction {
  * IPv4, zone id dropped), or undefined when `text` is not an address.
  */
 export function canonicalIp(text: string): string | undefined {
+  // The common case, e.g. every socket address on an IPv4 listener: already canonical.
+  if (net.isIPv4(text)) return text;
   const address = text.trim().replace(/^\[(.*)\]$/, "$1").split("%")[0];
   const version = net.isIP(address);
   if (version === 4) return address;
@@ -67,6 +69,10 @@ export function rateLimitSubject(ip: string): string {
 /** Resolves the client address of a request by one compiled TRUST_PROXY rule. */
 export function clientIpResolver(trust: TrustFunction): (req: IncomingMessage) => string {
   return (req) => {
+    // The socket's peer is not a proxy of ours (always so without TRUST_PROXY): it is the client,
+    // and forwarded headers are not even parsed. proxy-addr's walk would stop at this same hop.
+    const peer = req.socket.remoteAddress;
+    if (peer !== undefined && !trust(peer, 0)) return canonicalIp(peer) ?? UNKNOWN_CLIENT_IP;
     // Nearest first: the socket, then forwarded entries up to and including the first untrusted one.
     // Garbage in a forwarded entry stops the walk at the last real address before it.
     let client: string | undefined;
