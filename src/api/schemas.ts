@@ -92,7 +92,7 @@ export const passwordChangeBody = z.object({
 
 /** The local user (spec 2.3), as `data` of GET /users/me and `data.user` of every login. */
 export const userSchema = z.strictObject({
-  id: z.uuid().meta({ description: "Primary key, and the JWT's `userId` claim. Not the platform openid.", example: "0b5a3c9e-4f1d-4c2a-9e57-2d8f6b1a7c30" }),
+  id: z.uuid().meta({ description: "Primary key (a version 7 UUID: it sorts by creation time), and the JWT's `userId` claim. Not the platform openid.", example: "019ab4f1-2c3d-7e4f-8a5b-6c7d8e9f0a1b" }),
   username: z.string().meta({ description: "`mg_<platform>_<suffix>` for a mini-game user, the chosen name for an account", example: "mg_wechat_k3j9x2ab" }),
   // Examples matter for fields with a pattern: Swagger UI would otherwise sample noise from it.
   email: z.email().meta({ description: "A generated placeholder for a mini-game user", example: "wechat_k3j9x2ab@players.invalid" }),

@@ -30,3 +30,29 @@ export function randomId(): string {
   const start = take(16);
   return POOL.toString("base64url", start, start + 16);
 }
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/**
+ * A new user's primary key: a version 7 UUID (RFC 9562), 48 bits of Unix milliseconds then 74
+ * random bits. Keys made close in time sort close together, so a new user lands in the index page
+ * the previous one touched instead of a random one: fewer pages written per insert on SQLite and
+ * PostgreSQL alike, and a burst of sign-ups shares its pages in one commit.
+ * It shows when the account was made, to the millisecond, which the account's createdAt already says.
+ */
+export function uuidV7(nowMs = Date.now()): string {
+  const bytes = POOL.subarray(take(16));
+  let ms = nowMs;
+  for (let i = 5; i >= 0; i--) {
+    bytes[i] = ms % 256;
+    ms = Math.floor(ms / 256);
+  }
+  bytes[6] = 0x70 | (bytes[6] & 0x0f);
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  let out = "";
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) out += "-";
+    out += HEX[bytes[i]];
+  }
+  return out;
+}

@@ -9,6 +9,7 @@ import type { RateLimiter } from "./rate-limiter";
 import { requireFullGrade, requireGradeToErase } from "./session-grade";
 import type { AuthContext, IssuedSession, SessionService } from "./session-service";
 import { userDisabledError } from "./user-access";
+import { uuidV7 } from "../core/random-pool";
 
 export type SessionWithUser = Omit<IssuedSession, "sid"> & { user: User };
 
@@ -44,7 +45,7 @@ export class AccountService {
     try {
       user = await this.store.createUser(
         {
-          id: crypto.randomUUID(),
+          id: uuidV7(),
           username: input.username,
           email: input.email,
           passwordHash: await hashPassword(input.password),

@@ -1,5 +1,4 @@
-import crypto from "node:crypto";
-import { pooledRandomBytes } from "../core/random-pool";
+import { pooledRandomBytes, uuidV7 } from "../core/random-pool";
 import type { NewUser } from "../core/ports/user-store";
 import { hashRandomPassword, randomPassword } from "./password-hasher";
 
@@ -19,7 +18,7 @@ export function randomSuffix(length = 10): string {
 export function newPlatformUser(platform: string, openid: string, emailDomain: string, now: Date): NewUser {
   const suffix = randomSuffix();
   return {
-    id: crypto.randomUUID(),
+    id: uuidV7(),
     username: `mg_${platform}_${suffix}`,
     email: `${platform}_${suffix}@${emailDomain}`,
     passwordHash: hashRandomPassword(randomPassword()),
