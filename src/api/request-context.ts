@@ -12,8 +12,8 @@ import { routeTemplateOf } from "./route-template";
 export function requestContext(logger: Logger, metrics: Metrics | undefined, router: Router): RequestHandler {
   const templateOf = rememberedTemplates(router);
   return (req, res, next) => {
-    const incoming = req.header("x-request-id");
-    const requestId = incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
+    const incoming = req.headers["x-request-id"];
+    const requestId = typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
     res.setHeader("x-request-id", requestId);
     const started = process.hrtime.bigint();
     // Read now: routers rewrite both while the request passes through them.

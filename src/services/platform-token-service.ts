@@ -57,6 +57,8 @@ const BEIJING_OFFSET_MS = 8 * 3600_000;
  */
 export class PlatformTokenService {
   private readonly inflight = new Map<string, Promise<CachedToken>>();
+  /** The entry last read per cache key, decoded: the same text is served for hours, so it is decoded once. */
+  private readonly decoded = new Map<string, { raw: string; token: CachedToken | undefined }>();
   private readonly now: () => number;
   private readonly forcePerDay: number;
   private readonly forceGapMs: number;
@@ -208,9 +210,19 @@ export class PlatformTokenService {
   /** A cached token worth serving: not due for refresh, and not the token a heal is replacing. */
   private async readUsable(key: string, failed?: FailedToken): Promise<CachedToken | null> {
     const raw = await this.cache.get(key);
-    const token = raw === null ? undefined : parseToken(raw);
+    const token = raw === null ? undefined : this.decode(key, raw);
     if (!token || token.refreshAt <= this.now()) return null;
     if (failed && raw === failed.staleEntry) return null;
+    return token;
+  }
+
+  private decode(key: string, raw: string): CachedToken | undefined {
+    const last = this.decoded.get(key);
+    if (last?.raw === raw) return last.token;
+    const token = parseToken(raw);
+    // Frozen: callers share it. One entry per platform, so the map stays as small as the registry.
+    if (token) Object.freeze(token);
+    this.decoded.set(key, { raw, token });
     return token;
   }
 
