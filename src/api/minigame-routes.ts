@@ -27,7 +27,8 @@ export interface MinigameRouteDeps {
  */
 export function minigameRoutes(deps: MinigameRouteDeps): Router {
   const router = Router();
-  const requireInternalKey = internalKeyGuard(deps.internalKey);
+  // Without a key the routes are public: no pass-through guard layer on every request.
+  const guards = deps.internalKey ? [internalKeyGuard(deps.internalKey)] : [];
 
   for (const platform of deps.platforms) {
     router.get(`/${platform.name}/login`, async (req, res) => {
@@ -37,11 +38,11 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
       sendOk(res, data, "Login succeeded");
     });
 
-    router.get(`/${platform.name}/access_token`, requireInternalKey, async (_req, res) => {
+    router.get(`/${platform.name}/access_token`, ...guards, async (_req, res) => {
       sendOk(res, await deps.platformTokens.getAccessToken(platform.name), "OK");
     });
 
-    router.post(`/${platform.name}/access_token/invalidate`, requireInternalKey, async (req, res) => {
+    router.post(`/${platform.name}/access_token/invalidate`, ...guards, async (req, res) => {
       const { access_token } = parseInput(invalidateTokenBody, req.body);
       sendOk(res, await deps.platformTokens.invalidate(platform.name, access_token), "OK");
     });
@@ -49,8 +50,7 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
   return router;
 }
 
-function internalKeyGuard(key: string | undefined): RequestHandler {
-  if (!key) return (_req, _res, next) => next();
+function internalKeyGuard(key: string): RequestHandler {
   return (req, _res, next) => {
     const presented = req.header(INTERNAL_KEY_HEADER);
     next(presented && constantTimeEqual(presented, key) ? undefined : new AppError("internal_key_invalid"));

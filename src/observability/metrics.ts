@@ -1,6 +1,5 @@
 import client from "prom-client";
-
-type HttpLabel = "method" | "route" | "status";
+import { RequestSeries } from "./request-series";
 
 /**
  * Prometheus metrics of one server instance. Services report through the small methods below
@@ -8,19 +7,16 @@ type HttpLabel = "method" | "route" | "status";
  */
 export class Metrics {
   readonly registry = new client.Registry();
-  private readonly httpRequests = new client.Counter({
-    name: "http_requests_total",
-    help: "HTTP requests by route template and status",
-    labelNames: ["method", "route", "status"] as const,
-    registers: [this.registry],
-  });
-  private readonly httpDuration = new client.Histogram({
-    name: "http_request_duration_seconds",
-    help: "HTTP request latency by route template",
-    labelNames: ["method", "route", "status"] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+  private readonly requests = new RequestSeries(
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    {
+      counter: "http_requests_total",
+      counterHelp: "HTTP requests by route template and status",
+      histogram: "http_request_duration_seconds",
+      histogramHelp: "HTTP request latency by route template",
+    },
+    this.registry,
+  );
   private readonly logins = new client.Counter({
     name: "logins_total",
     help: "Logins by platform (or account) and outcome (ok or an error code)",
@@ -71,21 +67,8 @@ export class Metrics {
     client.collectDefaultMetrics({ register: this.registry });
   }
 
-  /**
-   * The per-request series, looked up by one string key: prom-client validates and hashes a labels
-   * object on every call otherwise. Bounded: methods are the ones Node parses, routes are
-   * templates ("unmatched" for the rest), statuses are few.
-   */
-  private readonly httpSeries = new Map<string, { count: client.Counter.Internal; duration: client.Histogram.Internal<HttpLabel> }>();
-  /** Both per-request series share their labels: one key, one lookup for the pair. */
-  private readonly httpPair = {
-    labels: (...values: string[]) => ({ count: this.httpRequests.labels(...values), duration: this.httpDuration.labels(...values) }),
-  };
-
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    const series = seriesOf(this.httpSeries, this.httpPair, [method, route, String(status)]);
-    series.count.inc();
-    series.duration.observe(seconds);
+    this.requests.observe(method, route, status, seconds);
   }
 
   private readonly loginSeries = new Map<string, client.Counter.Internal>();
