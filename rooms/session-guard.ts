@@ -1,5 +1,5 @@
 import type { Presence } from "@colyseus/core";
-import { SESSION_CHANGED_TOPIC as TOPIC, userChangedIn, userChangedMessage } from "../src/core/session-events";
+import { batchOf, messagesIn, SESSION_CHANGED_TOPIC as TOPIC, userChangedIn, userChangedMessage } from "../src/core/session-events";
 import type { Logger } from "../src/logging/logger";
 import type { RecentUsers } from "../src/services/recent-users";
 import type { SessionService } from "../src/services/session-service";
@@ -26,17 +26,19 @@ export interface UserRecordSync {
  * when configured), where each local room drops that user's clients of any other session.
  * A user-changed message on the same topic (status, ban, profile, password, erase) makes every
  * process drop its cached copy of the user first.
+ *
+ * The session changes of one event-loop turn are published as one message (see `batchOf`): every
+ * process receives every message, so one publish per login made a login's cost grow with the
+ * processes. A user change is published at once, with whatever is pending: the write's HTTP answer
+ * must not overtake it, or the next request to another process could still see the old record.
+ * A lone announcement still travels as a plain message, as `npm run admin` sends them.
  */
 export class RoomSessionGuard {
   private readonly rooms = new Set<GuardedRoom>();
+  private pending: unknown[] = [];
+  private flushScheduled = false;
   private readonly onMessage = (message: unknown) => {
-    const changed = userChangedIn(message);
-    if (changed !== undefined) {
-      this.users?.recentUsers.forget(changed);
-      void this.recheck(changed);
-    } else if (typeof message === "string") {
-      void this.recheck(message);
-    }
+    for (const item of messagesIn(message)) this.handle(item);
   };
 
   constructor(
@@ -48,16 +50,16 @@ export class RoomSessionGuard {
 
   async start(): Promise<void> {
     await this.presence.subscribe(TOPIC, this.onMessage);
-    const announce = (userId: string, message: unknown) => {
-      Promise.resolve(this.presence.publish(TOPIC, message)).catch((err: unknown) =>
-        this.logger.warn({ err, userId }, "could not publish a session change"),
-      );
-    };
-    this.sessions.onSessionChange((userId) => announce(userId, userId));
-    this.users?.userChanges.on((userId) => announce(userId, userChangedMessage(userId)));
+    this.sessions.onSessionChange((userId) => this.announceAtEndOfTurn(userId));
+    this.users?.userChanges.on((userId) => {
+      this.pending.push(userChangedMessage(userId));
+      this.flush();
+    });
   }
 
+  /** Publishes what is still pending, then stops listening. */
   stop(): void {
+    this.flush();
     // Redis presence answers with a promise that rejects once its connection is closing.
     Promise.resolve(this.presence.unsubscribe(TOPIC, this.onMessage)).catch(() => undefined);
   }
@@ -68,6 +70,34 @@ export class RoomSessionGuard {
 
   unregister(room: GuardedRoom): void {
     this.rooms.delete(room);
+  }
+
+  private announceAtEndOfTurn(message: unknown): void {
+    this.pending.push(message);
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    // After the I/O of this turn: every session a burst of logins ended goes out together.
+    setImmediate(() => this.flush());
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0) return;
+    const messages = this.pending;
+    this.pending = [];
+    Promise.resolve(this.presence.publish(TOPIC, batchOf(messages))).catch((err: unknown) =>
+      this.logger.warn({ err, changes: messages.length }, "could not publish session changes"),
+    );
+  }
+
+  private handle(message: unknown): void {
+    const changed = userChangedIn(message);
+    if (changed !== undefined) {
+      this.users?.recentUsers.forget(changed);
+      void this.recheck(changed);
+    } else if (typeof message === "string") {
+      void this.recheck(message);
+    }
   }
 
   private async recheck(userId: string): Promise<void> {

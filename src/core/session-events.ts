@@ -23,3 +23,23 @@ export function userChangedIn(message: unknown): string | undefined {
   const id = (message as Partial<UserChangedMessage> | null)?.userChanged;
   return typeof message === "object" && typeof id === "string" ? id : undefined;
 }
+
+/**
+ * Several messages published as one. Under load a process ends many sessions per event-loop turn
+ * (each returning player's login replaces a session), and every process receives every message:
+ * one message per login made the cost of a login grow with the number of processes.
+ */
+export interface BatchMessage {
+  batch: unknown[];
+}
+
+/** One message for the given ones: a lone message travels as itself, as processes always sent it. */
+export function batchOf(messages: readonly unknown[]): unknown {
+  return messages.length === 1 ? messages[0] : ({ batch: [...messages] } satisfies BatchMessage);
+}
+
+/** The messages a received message carries: a batch's items, else the message itself. */
+export function messagesIn(message: unknown): readonly unknown[] {
+  const batch = (message as Partial<BatchMessage> | null)?.batch;
+  return typeof message === "object" && Array.isArray(batch) ? batch : [message];
+}
