@@ -53,6 +53,12 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
   /** Clients closed because the player joined again: they leave for good, with no reconnection. */
   private readonly replacedSeats = new WeakSet<Client>();
+  /**
+   * The user ids of the clients and pending reconnections, built when first asked after a change.
+   * Every session change anywhere in the cluster asks every room of every process (holdsUser):
+   * scanning the clients each time cost O(clients in the process) per login.
+   */
+  private seatedUsers: Set<string> | undefined;
 
   constructor() {
     super();
@@ -60,6 +66,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     // whatever onJoin the subclass defines, so a room cannot opt out by overriding onJoin.
     const subclassJoin = this.onJoin;
     this.onJoin = (client: PlayerClient, options?: unknown, auth?: PlayerAuth) => {
+      this.seatsChanged(); // Colyseus has just added the client
       this.replaceEarlierSeats(client);
       return subclassJoin?.call(this, client, options, auth);
     };
@@ -96,13 +103,16 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   protected onPlayerLeave(_client: PlayerClient): void | Promise<void> {}
 
   override async onLeave(client: PlayerClient, consented?: boolean): Promise<void> {
+    this.seatsChanged(); // Colyseus has just removed the client
     const mayReconnect = !consented && !this.replacedSeats.has(client) && this.reconnectionSeconds > 0;
     if (mayReconnect && (await this.isLiveSession(client.auth))) {
       const deferred = this.allowReconnection(client, this.reconnectionSeconds);
       const { sid, userId } = playerOf(client);
       this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
+      this.seatsChanged();
       try {
         await deferred;
+        this.seatsChanged(); // Colyseus has added the client back
         // The session may have ended while the client was away.
         if (!(await this.isLiveSession(client.auth))) client.leave(SESSION_ENDED_CLOSE_CODE, "session_revoked");
         return;
@@ -110,15 +120,27 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
         // Timed out, or refused because the session ended: the player is gone.
       } finally {
         this.pendingReconnections.delete(client.sessionId);
+        this.seatsChanged();
       }
     }
     await this.onPlayerLeave(client);
   }
 
   holdsUser(userId: string): boolean {
-    for (const client of this.clients as PlayerClient[]) if (client.auth?.userId === userId) return true;
-    for (const pending of this.pendingReconnections.values()) if (pending.userId === userId) return true;
-    return false;
+    this.seatedUsers ??= this.collectSeatedUsers();
+    return this.seatedUsers.has(userId);
+  }
+
+  private collectSeatedUsers(): Set<string> {
+    const users = new Set<string>();
+    for (const client of this.clients as PlayerClient[]) if (client.auth) users.add(client.auth.userId);
+    for (const pending of this.pendingReconnections.values()) users.add(pending.userId);
+    return users;
+  }
+
+  /** Called wherever a client or a pending reconnection comes or goes: the index is rebuilt when next asked. */
+  private seatsChanged(): void {
+    this.seatedUsers = undefined;
   }
 
   revokeStaleSessions(userId: string, liveSid: string | null): void {

@@ -100,10 +100,15 @@ export class RoomSessionGuard {
     }
   }
 
+  private anyRoomHolds(userId: string): boolean {
+    for (const room of this.rooms) if (room.holdsUser(userId)) return true;
+    return false;
+  }
+
   private async recheck(userId: string): Promise<void> {
     // Every process hears every login's session change: only those holding the user's clients
     // need the live session, so the others skip the cache read (a cost that grew with processes).
-    if (![...this.rooms].some((room) => room.holdsUser(userId))) return;
+    if (!this.anyRoomHolds(userId)) return;
     try {
       const liveSid = await this.sessions.liveSessionId(userId);
       for (const room of this.rooms) room.revokeStaleSessions(userId, liveSid);

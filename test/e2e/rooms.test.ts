@@ -210,6 +210,43 @@ for (const backend of backends) {
       await assert.rejects(new Client(h.baseUrl).reconnect(againToken));
     });
 
+    it("kicks players who joined or came back after the room last told the guard whom it holds", async () => {
+      const resident = await login();
+      const lobby = await join({ accessToken: resident.token });
+      const bystander = unique("bystander");
+      let bystanderLogins = 0;
+      // Another player's session change makes every room answer whom it holds (and remember it).
+      const askTheRooms = async () => {
+        await login(`${bystander}.${++bystanderLogins}`);
+        await sleep(50);
+      };
+      await askTheRooms();
+      await askTheRooms();
+
+      const newcomer = await login();
+      const joined = await new Client(h.baseUrl).joinById(lobby.roomId, { accessToken: newcomer.token });
+      rooms.push(joined);
+      assert.equal(joined.roomId, lobby.roomId);
+      await askTheRooms();
+      const kicked = waitForLeave(joined);
+      await h.request("POST", "/api/auth/logout", undefined, { authorization: `Bearer ${newcomer.token}` });
+      assert.equal(await kicked, SESSION_ENDED_CLOSE_CODE, "a newcomer's ended session closes its seat");
+
+      const returning = await login();
+      const seat = await new Client(h.baseUrl).joinById(lobby.roomId, { accessToken: returning.token });
+      rooms.push(seat);
+      const reconnectionToken = seat.reconnectionToken;
+      await seat.leave(false); // dropped: the room waits for it
+      await askTheRooms();
+      const back = await new Client(h.baseUrl).reconnect(reconnectionToken);
+      rooms.push(back);
+      await askTheRooms();
+      const kickedBack = waitForLeave(back);
+      await h.request("POST", "/api/auth/logout", undefined, { authorization: `Bearer ${returning.token}` });
+      assert.equal(await kickedBack, SESSION_ENDED_CLOSE_CODE, "a reconnected player's ended session closes its seat");
+      assert.equal(lobby.connection.isOpen, true, "the resident stays");
+    });
+
     it("authenticates a matchmaking retry of the same request, whose options no longer hold the token", async () => {
       const a = await login();
       const options: Record<string, unknown> = { accessToken: a.token };
