@@ -1,6 +1,15 @@
 import type { Presence } from "@colyseus/core";
-import { batchOf, messagesIn, SESSION_CHANGED_TOPIC as TOPIC, userChangedIn, userChangedMessage } from "../src/core/session-events";
+import {
+  batchOf,
+  messagesIn,
+  platformTokenChangedIn,
+  platformTokenChangedMessage,
+  SESSION_CHANGED_TOPIC as TOPIC,
+  userChangedIn,
+  userChangedMessage,
+} from "../src/core/session-events";
 import type { Logger } from "../src/logging/logger";
+import type { PlatformTokenService } from "../src/services/platform-token-service";
 import type { RecentUsers } from "../src/services/recent-users";
 import type { SessionService } from "../src/services/session-service";
 import type { UserChangeFeed } from "../src/services/user-changes";
@@ -15,22 +24,25 @@ export interface GuardedRoom {
   holdsUser(userId: string): boolean;
 }
 
-/** The user-record copies the guard keeps in step across processes. */
-export interface UserRecordSync {
+/** The per-process copies the guard keeps in step across processes: user records, platform tokens. */
+export interface ProcessCopies {
   recentUsers: Pick<RecentUsers, "forget">;
   userChanges: Pick<UserChangeFeed, "on">;
+  platformTokens?: Pick<PlatformTokenService, "onTokenChange" | "forgetCopy">;
 }
 
 /**
  * Carries "this user's session changed" to every process through the Colyseus presence (Redis
  * when configured), where each local room drops that user's clients of any other session.
  * A user-changed message on the same topic (status, ban, profile, password, erase) makes every
- * process drop its cached copy of the user first.
+ * process drop its cached copy of the user first; a platform-token-changed message, its copy of
+ * that platform's access token.
  *
  * The session changes of one event-loop turn are published as one message (see `batchOf`): every
  * process receives every message, so one publish per login made a login's cost grow with the
- * processes. A user change is published at once, with whatever is pending: the write's HTTP answer
- * must not overtake it, or the next request to another process could still see the old record.
+ * processes. A user or platform-token change is published at once, with whatever is pending: the
+ * write's HTTP answer must not overtake it, or the next request to another process could still
+ * be answered from the old copy.
  * A lone announcement still travels as a plain message, as `npm run admin` sends them.
  */
 export class RoomSessionGuard {
@@ -45,16 +57,14 @@ export class RoomSessionGuard {
     private readonly presence: Presence,
     private readonly sessions: SessionService,
     private readonly logger: Logger,
-    private readonly users?: UserRecordSync,
+    private readonly users?: ProcessCopies,
   ) {}
 
   async start(): Promise<void> {
     await this.presence.subscribe(TOPIC, this.onMessage);
     this.sessions.onSessionChange((userId) => this.announceAtEndOfTurn(userId));
-    this.users?.userChanges.on((userId) => {
-      this.pending.push(userChangedMessage(userId));
-      this.flush();
-    });
+    this.users?.userChanges.on((userId) => this.announceNow(userChangedMessage(userId)));
+    this.users?.platformTokens?.onTokenChange((cacheKey) => this.announceNow(platformTokenChangedMessage(cacheKey)));
   }
 
   /** Publishes what is still pending, then stops listening. */
@@ -70,6 +80,11 @@ export class RoomSessionGuard {
 
   unregister(room: GuardedRoom): void {
     this.rooms.delete(room);
+  }
+
+  private announceNow(message: unknown): void {
+    this.pending.push(message);
+    this.flush();
   }
 
   private announceAtEndOfTurn(message: unknown): void {
@@ -91,6 +106,11 @@ export class RoomSessionGuard {
   }
 
   private handle(message: unknown): void {
+    const tokenKey = platformTokenChangedIn(message);
+    if (tokenKey !== undefined) {
+      this.users?.platformTokens?.forgetCopy(tokenKey);
+      return;
+    }
     const changed = userChangedIn(message);
     if (changed !== undefined) {
       this.users?.recentUsers.forget(changed);

@@ -1,7 +1,8 @@
 /**
  * The presence channel on which "this user's session changed" travels between processes: every
  * server process listens (rooms/session-guard.ts) and re-checks that user's room clients; the
- * servers and `npm run admin` publish the user id on it.
+ * servers and `npm run admin` publish the user id on it. Changes to what processes keep copies of
+ * (user records, platform access tokens) travel on it too.
  */
 export const SESSION_CHANGED_TOPIC = "minigame:session-changed";
 
@@ -22,6 +23,24 @@ export function userChangedMessage(userId: string): UserChangedMessage {
 export function userChangedIn(message: unknown): string | undefined {
   const id = (message as Partial<UserChangedMessage> | null)?.userChanged;
   return typeof message === "object" && typeof id === "string" ? id : undefined;
+}
+
+/**
+ * The message that says a process stored or deleted the platform access token kept under this
+ * cache key: every process drops its own copy of it (see PlatformTokenService).
+ */
+export interface PlatformTokenChangedMessage {
+  platformTokenChanged: string;
+}
+
+export function platformTokenChangedMessage(cacheKey: string): PlatformTokenChangedMessage {
+  return { platformTokenChanged: cacheKey };
+}
+
+/** The cache key of a platform-token-changed message, or undefined for anything else. */
+export function platformTokenChangedIn(message: unknown): string | undefined {
+  const key = (message as Partial<PlatformTokenChangedMessage> | null)?.platformTokenChanged;
+  return typeof message === "object" && typeof key === "string" ? key : undefined;
 }
 
 /**

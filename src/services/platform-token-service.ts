@@ -39,10 +39,22 @@ export interface PlatformTokenServiceOptions {
   forceRefreshPerDay?: number;
   /** Minimum gap between forced refreshes; the platforms ignore a force sooner than 30 s after the last. */
   forceRefreshGapSec?: number;
+  /** How long this process serves its own copy of a cached token before reading the cache again. */
+  copyTtlMs?: number;
   now?: () => number;
   metrics?: Metrics;
 }
 
+/** Told the cache key of every token this process stored or deleted, so other processes drop their copies. */
+export type PlatformTokenChangeListener = (cacheKey: string) => void;
+
+/**
+ * A copy is served for at most this long without reading the cache. Short on purpose: a change in
+ * another process is announced and drops the copy at once; this bounds the case where that message
+ * is lost. Within it a caller may get a token another process just replaced, which callers must
+ * handle anyway (they hold tokens for minutes): report it, and the heal answers the new one.
+ */
+const COPY_TTL_MS = 1000;
 const POLL_INTERVAL_MS = 50;
 const BEIJING_OFFSET_MS = 8 * 3600_000;
 
@@ -54,11 +66,21 @@ const BEIJING_OFFSET_MS = 8 * 3600_000;
  * Tokens heal themselves: a business call that the platform answers with its bad-token code
  * reports the token, which is deleted only if it is still the cached one (compare-and-delete, so
  * a late report never throws away a newer token), and a new one is fetched under the same lock.
+ *
+ * Each process serves its own copy of the cached token for up to COPY_TTL_MS (a cache round trip
+ * per request was most of this route's cost on Redis). Every store and delete is announced
+ * (onTokenChange) and other processes drop their copies (forgetCopy); a heal always reads the cache.
  */
 export class PlatformTokenService {
   private readonly inflight = new Map<string, Promise<CachedToken>>();
   /** The entry last read per cache key, decoded: the same text is served for hours, so it is decoded once. */
   private readonly decoded = new Map<string, { raw: string; token: CachedToken | undefined }>();
+  /** This process's copies of usable tokens, per cache key (one per platform). */
+  private readonly copies = new Map<string, { token: CachedToken; until: number }>();
+  /** Moves on at every forgotten copy: a cache read that began before it must not keep its answer. */
+  private copyGeneration = 0;
+  private readonly changeListeners: PlatformTokenChangeListener[] = [];
+  private readonly copyTtlMs: number;
   private readonly now: () => number;
   private readonly forcePerDay: number;
   private readonly forceGapMs: number;
@@ -72,6 +94,17 @@ export class PlatformTokenService {
     this.now = options.now ?? Date.now;
     this.forcePerDay = options.forceRefreshPerDay ?? 20;
     this.forceGapMs = (options.forceRefreshGapSec ?? 30) * 1000;
+    this.copyTtlMs = options.copyTtlMs ?? COPY_TTL_MS;
+  }
+
+  onTokenChange(listener: PlatformTokenChangeListener): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** Another process stored or deleted the token under this cache key: read the cache next time. */
+  forgetCopy(cacheKey: string): void {
+    this.copies.delete(cacheKey);
+    this.copyGeneration++;
   }
 
   async getAccessToken(platform: string): Promise<PlatformTokenView> {
@@ -109,6 +142,7 @@ export class PlatformTokenService {
     const raw = await this.cache.get(key);
     const holdsFailed = raw !== null && parseToken(raw)?.accessToken === failedToken;
     if (holdsFailed && (await this.cache.deleteIfEquals(key, raw))) {
+      this.tokenChanged(key);
       this.options.metrics?.platformTokenInvalidated(platform);
       this.logger.warn({ event: "platform_token_invalidated", platform }, "platform rejected the cached access token; fetching a new one");
     }
@@ -190,6 +224,8 @@ export class PlatformTokenService {
       fetchId: crypto.randomBytes(6).toString("base64url"),
     };
     await this.cache.set(key, JSON.stringify(token), ttlSec);
+    this.tokenChanged(key);
+    this.copies.set(key, { token: Object.freeze(token), until: this.now() + this.copyTtlMs });
     this.logger.info({ event: "platform_token_fetched", platform: client.platform, ttlSec }, "platform access token fetched");
     return token;
   }
@@ -207,13 +243,26 @@ export class PlatformTokenService {
     return count <= this.forcePerDay;
   }
 
-  /** A cached token worth serving: not due for refresh, and not the token a heal is replacing. */
+  /**
+   * A cached token worth serving: not due for refresh, and not the token a heal is replacing.
+   * This process's copy answers while it is fresh, except during a heal, which reads the cache.
+   */
   private async readUsable(key: string, failed?: FailedToken): Promise<CachedToken | null> {
+    const copy = failed ? undefined : this.copies.get(key);
+    if (copy && copy.until > this.now() && copy.token.refreshAt > this.now()) return copy.token;
+    const generation = this.copyGeneration;
     const raw = await this.cache.get(key);
     const token = raw === null ? undefined : this.decode(key, raw);
     if (!token || token.refreshAt <= this.now()) return null;
     if (failed && raw === failed.staleEntry) return null;
+    if (generation === this.copyGeneration) this.copies.set(key, { token, until: this.now() + this.copyTtlMs });
     return token;
+  }
+
+  /** This process stored or deleted the token under `key`: its copy goes, and the other processes are told. */
+  private tokenChanged(key: string): void {
+    this.forgetCopy(key);
+    for (const listener of this.changeListeners) listener(key);
   }
 
   private decode(key: string, raw: string): CachedToken | undefined {

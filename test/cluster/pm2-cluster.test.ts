@@ -206,6 +206,18 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     assert.equal(simulator.stats().accessToken.wechat, 1);
   });
 
+  it("a token reported on one process is what the other serves next, though the other kept a copy of the old one", async () => {
+    const key = { "x-internal-key": INTERNAL_KEY };
+    const [a, b] = urls();
+    const dead = (await getJson(`${a}/api/minigame/wechat/access_token`, key)).body.data.access_token;
+    assert.equal((await getJson(`${b}/api/minigame/wechat/access_token`, key)).body.data.access_token, dead);
+    await forceRefreshAtPlatform();
+    const reported = await getJson(`${a}/api/minigame/wechat/access_token/invalidate`, key, "POST", { access_token: dead });
+    const fresh = reported.body.data.access_token;
+    assert.notEqual(fresh, dead);
+    assert.equal((await getJson(`${b}/api/minigame/wechat/access_token`, key)).body.data.access_token, fresh);
+  });
+
   it("accepts a token from one process on the other, over HTTP and in the lobby, and a logout on one kicks the client on the other", async () => {
     const [a, b] = urls();
     const login = await getJson(`${a}/api/minigame/wechat/login?jsCode=cross${Date.now()}`);

@@ -203,4 +203,100 @@ describe("self-healing platform tokens", () => {
     assert.equal(attempts, 1);
     assert.equal(platform.fetches, 2);
   });
+
+  describe("this process's copy of the cached token", () => {
+    /** Counts cache reads of the token's entry; `hold` makes the next one wait until released. */
+    function countReads() {
+      const counted = { reads: 0, hold: false, release: () => undefined as void };
+      const get = cache.get.bind(cache);
+      cache.get = async (key: string) => {
+        if (!key.startsWith("platform_access_token:")) return get(key);
+        counted.reads++;
+        const value = await get(key);
+        if (counted.hold) {
+          counted.hold = false;
+          await new Promise<void>((resolve) => (counted.release = resolve));
+        }
+        return value;
+      };
+      return counted;
+    }
+
+    /** Two processes on one cache, each told of the other's changes as the presence channel does. */
+    function twoProcesses(platform: FakePlatform, connected = true) {
+      const a = service(platform);
+      const b = service(platform);
+      if (connected) {
+        a.onTokenChange((key) => b.forgetCopy(key));
+        b.onTokenChange((key) => a.forgetCopy(key));
+      }
+      return { a, b };
+    }
+
+    it("answers from the copy for up to a second, then reads the cache again", async () => {
+      const platform = new FakePlatform("ordinary");
+      const tokens = service(platform);
+      const counted = countReads();
+      const first = (await tokens.getAccessToken("fake")).access_token;
+      const readsAfterFetch = counted.reads;
+      for (let i = 0; i < 100; i++) assert.equal((await tokens.getAccessToken("fake")).access_token, first);
+      assert.equal(counted.reads, readsAfterFetch, "the fetch left a copy: no cache read for 100 requests");
+      clock += 1001;
+      assert.equal((await tokens.getAccessToken("fake")).access_token, first);
+      assert.equal(counted.reads, readsAfterFetch + 1, "read again once the copy is a second old");
+      assert.equal(platform.fetches, 1);
+    });
+
+    it("never serves a copy past the token's refresh point", async () => {
+      const platform = new FakePlatform("ordinary");
+      const tokens = new PlatformTokenService(new Map([["fake", { client: platform.client(), appId: "app" }]]), cache, createLogger({ level: "silent" }), {
+        refreshMarginSec: 300,
+        lockWaitMs: 2000,
+        copyTtlMs: 86_400_000, // longer than the token lives: only the refresh point can end it
+        now: () => clock,
+      });
+      const first = (await tokens.getAccessToken("fake")).access_token;
+      clock += (7200 - 300) * 1000; // the refresh point, well within the copy's day
+      assert.notEqual((await tokens.getAccessToken("fake")).access_token, first);
+      assert.equal(platform.fetches, 2);
+    });
+
+    it("a token replaced in one process is what the other serves next, as soon as the change is announced", async () => {
+      const platform = new FakePlatform("ordinary");
+      const { a, b } = twoProcesses(platform);
+      const dead = (await a.getAccessToken("fake")).access_token;
+      assert.equal((await b.getAccessToken("fake")).access_token, dead, "b keeps a copy of it");
+      platform.cancelCurrent();
+      const healed = (await a.invalidate("fake", dead)).access_token;
+      assert.notEqual(healed, dead);
+      assert.equal((await b.getAccessToken("fake")).access_token, healed);
+      assert.equal(platform.fetches, 2);
+    });
+
+    it("without the announcement (a lost message), the other process serves its copy for at most a second", async () => {
+      const platform = new FakePlatform("ordinary");
+      const { a, b } = twoProcesses(platform, false);
+      const dead = (await a.getAccessToken("fake")).access_token;
+      await b.getAccessToken("fake");
+      const healed = (await a.invalidate("fake", dead)).access_token;
+      assert.equal((await b.getAccessToken("fake")).access_token, dead, "the copy, within its second");
+      assert.equal((await b.invalidate("fake", dead)).access_token, healed, "a report reads the cache: the new token");
+      assert.equal((await b.getAccessToken("fake")).access_token, healed, "and the copy follows it");
+    });
+
+    it("a cache read in flight when a change is announced does not keep its answer", async () => {
+      const platform = new FakePlatform("ordinary");
+      const { a, b } = twoProcesses(platform);
+      const dead = (await a.getAccessToken("fake")).access_token;
+      clock += 1001; // b has no copy, a's is stale: both read the cache next
+      const counted = countReads();
+      counted.hold = true;
+      const slow = b.getAccessToken("fake"); // reads the old entry, then waits
+      await new Promise((resolve) => setImmediate(resolve));
+      const healed = (await a.invalidate("fake", dead)).access_token;
+      counted.release();
+      assert.equal((await slow).access_token, dead, "that request answers what it read");
+      assert.equal((await b.getAccessToken("fake")).access_token, healed, "but the next one reads the cache again");
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { LocalPresence } from "@colyseus/core";
 import { RoomSessionGuard, type GuardedRoom } from "../../rooms/session-guard";
-import { SESSION_CHANGED_TOPIC, userChangedMessage } from "../../src/core/session-events";
+import { platformTokenChangedMessage, SESSION_CHANGED_TOPIC, userChangedMessage } from "../../src/core/session-events";
 import { createLogger } from "../../src/logging/logger";
 import { newPlatformUser } from "../../src/services/user-factory";
 import { unitSessions, type UnitSessions } from "../support/unit-sessions";
@@ -39,7 +39,9 @@ describe("room session guard", () => {
   let presence: RecordingPresence;
   let guard: RoomSessionGuard;
   const forgotten: string[] = [];
+  const forgottenTokens: string[] = [];
   let userChanged: ((userId: string) => void) | undefined;
+  let tokenChanged: ((cacheKey: string) => void) | undefined;
 
   async function playerWithSession(name: string) {
     const user = await core.store.createUser(newPlatformUser("wechat", `openid-${name}`, "example.invalid", new Date(core.clock.ms)), [
@@ -53,9 +55,14 @@ describe("room session guard", () => {
     core = unitSessions();
     presence = new RecordingPresence();
     forgotten.length = 0;
+    forgottenTokens.length = 0;
     guard = new RoomSessionGuard(presence, core.sessions, createLogger({ level: "silent" }), {
       recentUsers: { forget: (id: string) => void forgotten.push(id) },
       userChanges: { on: (listener: (userId: string) => void) => void (userChanged = listener) },
+      platformTokens: {
+        onTokenChange: (listener: (cacheKey: string) => void) => void (tokenChanged = listener),
+        forgetCopy: (cacheKey: string) => void forgottenTokens.push(cacheKey),
+      },
     });
     await guard.start();
     await settle(); // the first sessions' announcements (none replaced anything: nothing sent)
@@ -113,6 +120,12 @@ describe("room session guard", () => {
     assert.equal(presence.published.length, 1, "nothing left to send");
     assert.ok(forgotten.includes(user.id), "the user record was forgotten");
     assert.ok(room.dropped.length >= 1, "the seat of the ended session was dropped");
+  });
+
+  it("publishes a platform token change at once, and every process drops its copy of that token", async () => {
+    tokenChanged?.("platform_access_token:wechat:wx123");
+    assert.deepEqual(presence.published, [platformTokenChangedMessage("platform_access_token:wechat:wx123")], "sent within the same turn");
+    assert.deepEqual(forgottenTokens, ["platform_access_token:wechat:wx123"]);
   });
 
   it("reads a batch another process sent, and single messages from the admin command line", async () => {

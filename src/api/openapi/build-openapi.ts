@@ -153,7 +153,10 @@ function platformOperations(platform: PlatformDefinition): OperationSpec[] {
       summary: `${platform.displayName} server access token`,
       description:
         "The app-level credential for the platform's server APIs. Cached and shared: concurrent callers share " +
-        "one upstream fetch, and it is refreshed a safety margin before it expires. Requires `X-Internal-Key` when the " +
+        "one upstream fetch, and it is refreshed a safety margin before it expires. Each server process answers from its " +
+        "own copy for at most a second; a token replaced by any process is dropped from every copy at once (should that " +
+        "message be lost, within the second). A token the platform rejects is reported with POST …/access_token/invalidate, " +
+        "which answers the current one. Requires `X-Internal-Key` when the " +
         "server sets ACCESS_TOKEN_ROUTE_KEY (always, in production, unless made public deliberately).",
       security: "internalKey",
       success: { status: 200, component: "PlatformAccessTokenResponse", description: "The cached token" },
