@@ -6,42 +6,34 @@
  */
 export const SESSION_CHANGED_TOPIC = "minigame:session-changed";
 
+/** A message that names one thing by a string under one field: how to write it and how to read it. */
+function namingMessage<Field extends string>(field: Field) {
+  return {
+    write: (value: string) => ({ [field]: value }) as Record<Field, string>,
+    /** The string of such a message, or undefined for anything else. */
+    readFrom: (message: unknown): string | undefined => {
+      const value = typeof message === "object" && message !== null ? (message as Record<string, unknown>)[field] : undefined;
+      return typeof value === "string" ? value : undefined;
+    },
+  };
+}
+
 /**
  * The message that says a user's record changed (status, ban, profile, password, identities,
  * erase): every process drops its cached copy. A plain user id on the topic says only that the
  * session changed (a login replaces the previous one), which leaves the record as it is.
  */
-export interface UserChangedMessage {
-  userChanged: string;
-}
-
-export function userChangedMessage(userId: string): UserChangedMessage {
-  return { userChanged: userId };
-}
-
-/** The user id of a user-changed message, or undefined for anything else. */
-export function userChangedIn(message: unknown): string | undefined {
-  const id = (message as Partial<UserChangedMessage> | null)?.userChanged;
-  return typeof message === "object" && typeof id === "string" ? id : undefined;
-}
+const userChanged = namingMessage("userChanged");
+export const userChangedMessage = userChanged.write;
+export const userChangedIn = userChanged.readFrom;
 
 /**
  * The message that says a process stored or deleted the platform access token kept under this
  * cache key: every process drops its own copy of it (see PlatformTokenService).
  */
-export interface PlatformTokenChangedMessage {
-  platformTokenChanged: string;
-}
-
-export function platformTokenChangedMessage(cacheKey: string): PlatformTokenChangedMessage {
-  return { platformTokenChanged: cacheKey };
-}
-
-/** The cache key of a platform-token-changed message, or undefined for anything else. */
-export function platformTokenChangedIn(message: unknown): string | undefined {
-  const key = (message as Partial<PlatformTokenChangedMessage> | null)?.platformTokenChanged;
-  return typeof message === "object" && typeof key === "string" ? key : undefined;
-}
+const platformTokenChanged = namingMessage("platformTokenChanged");
+export const platformTokenChangedMessage = platformTokenChanged.write;
+export const platformTokenChangedIn = platformTokenChanged.readFrom;
 
 /**
  * Several messages published as one. Under load a process ends many sessions per event-loop turn

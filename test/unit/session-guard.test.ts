@@ -51,6 +51,16 @@ describe("room session guard", () => {
     return { user, first };
   }
 
+  /** A player with a session, seated in a room the guard knows, and nothing published yet. */
+  async function seatedPlayer(name: string) {
+    const { user, first } = await playerWithSession(name);
+    const room = new SeatsRoom([{ userId: user.id, sid: first.sid }]);
+    guard.register(room);
+    await settle();
+    presence.published.length = 0;
+    return { user, first, room };
+  }
+
   beforeEach(async () => {
     core = unitSessions();
     presence = new RecordingPresence();
@@ -91,11 +101,7 @@ describe("room session guard", () => {
   });
 
   it("sends a lone change as a plain message, as processes of the previous version and `npm run admin` send it", async () => {
-    const { user, first } = await playerWithSession("eve");
-    const room = new SeatsRoom([{ userId: user.id, sid: first.sid }]);
-    guard.register(room);
-    await settle();
-    presence.published.length = 0;
+    const { user, first, room } = await seatedPlayer("eve");
 
     await core.sessions.endSession(user.id, "logout");
     await settle();
@@ -105,11 +111,7 @@ describe("room session guard", () => {
   });
 
   it("publishes a user change at once, before the write's caller goes on, with the session changes pending before it", async () => {
-    const { user, first } = await playerWithSession("fay");
-    const room = new SeatsRoom([{ userId: user.id, sid: first.sid }]);
-    guard.register(room);
-    await settle();
-    presence.published.length = 0;
+    const { user, first, room } = await seatedPlayer("fay");
 
     // What a disable does: the session ends, and the record changes; both in one turn.
     await core.sessions.endSession(user.id, "user_disabled");
