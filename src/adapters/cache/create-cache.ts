@@ -11,7 +11,7 @@ const FIRST_CONNECT_WAIT_MS = 5000;
  * For Redis it waits for the first connection so a wrong URL or a down server fails the boot.
  */
 export async function createCache(config: AppConfig["cache"], prefix: string, logger?: CacheLogger): Promise<Cache> {
-  if (config.kind === "memory") return new MemoryCache();
+  if (config.kind === "memory") return new MemoryCache({ logger });
   const cache = new RedisCache(config.url, { keyPrefix: prefix, logger });
   try {
     await cache.waitUntilReady(FIRST_CONNECT_WAIT_MS);

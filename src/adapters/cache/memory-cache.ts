@@ -13,15 +13,27 @@ export interface MemoryCacheOptions {
   /** Clock in milliseconds; tests inject one to expire keys without sleeping. */
   now?: () => number;
   sweepIntervalMs?: number;
-  /** Most keys held at once; past it the expired ones go, then the oldest. */
-  maxEntries?: number;
+  /** Most values (set, setMany, replaceIfEquals) held at once; past it the expired go, then the oldest. */
+  maxValues?: number;
+  /** Most counters and locks (increment, setIfAbsent) held at once; same rule, apart from the values. */
+  maxCounters?: number;
+  /** Told (at most once a minute) when a live value had to go: players are being logged out. */
+  logger?: { warn(obj: object, msg: string): void };
 }
 
 /**
- * Far above what one process's sessions and counters need (a key is a few hundred bytes), and a
- * ceiling on what a flood of distinct keys can cost: about 50 MB.
+ * Values are written only after something succeeded (a login, a refresh, a platform fetch): three
+ * per session, ~1.4 KB a session, so this holds ~165,000 sessions in ~250 MB. Refresh tokens live
+ * 30 days: a game with more players a month than that belongs on Redis, and the warning says so.
  */
-export const DEFAULT_MAX_ENTRIES = 100_000;
+export const DEFAULT_MAX_VALUES = 500_000;
+/**
+ * Counters and locks are what a client can multiply at will (per address, per made-up user name):
+ * a ceiling on what such a flood costs, about 20 MB. They have their own bound so that a flood
+ * evicts only its own kind, never a session.
+ */
+export const DEFAULT_MAX_COUNTERS = 100_000;
+const WARN_EVERY_MS = 60_000;
 
 /** Shared by both adapters so a bad TTL is refused the same way before anything is written. */
 export function assertPositiveInteger(name: string, value: number): void {
@@ -30,17 +42,27 @@ export function assertPositiveInteger(name: string, value: number): void {
   }
 }
 
+/** Keys of one kind, bounded apart; a key lives in one kind at a time. */
+interface Bounded {
+  slots: Map<string, Slot>;
+  max: number;
+}
+
 export class MemoryCache implements Cache {
-  private readonly slots = new Map<string, Slot>();
+  private readonly values: Bounded;
+  private readonly counters: Bounded;
   private readonly now: () => number;
   private readonly sweeper: NodeJS.Timeout;
-  private readonly maxEntries: number;
   private lastFullSweepAt = -Infinity;
+  private lastWarnAt = -Infinity;
+  private evictedSinceWarn = 0;
 
-  constructor(options: MemoryCacheOptions = {}) {
+  constructor(private readonly options: MemoryCacheOptions = {}) {
     this.now = options.now ?? Date.now;
-    this.maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
-    assertPositiveInteger("maxEntries", this.maxEntries);
+    this.values = { slots: new Map(), max: options.maxValues ?? DEFAULT_MAX_VALUES };
+    this.counters = { slots: new Map(), max: options.maxCounters ?? DEFAULT_MAX_COUNTERS };
+    assertPositiveInteger("maxValues", this.values.max);
+    assertPositiveInteger("maxCounters", this.counters.max);
     // Reads already ignore expired slots; the sweep only bounds memory for keys nobody reads again.
     this.sweeper = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.sweeper.unref();
@@ -69,12 +91,12 @@ export class MemoryCache implements Cache {
   }
 
   async delete(...keys: string[]): Promise<void> {
-    for (const key of keys) this.slots.delete(key);
+    for (const key of keys) this.forget(key);
   }
 
   async deleteIfEquals(key: string, expected: string): Promise<boolean> {
     if (this.live(key)?.value !== expected) return false;
-    this.slots.delete(key);
+    this.forget(key);
     return true;
   }
 
@@ -88,7 +110,7 @@ export class MemoryCache implements Cache {
   async setIfAbsent(key: string, value: string, ttlMs: number): Promise<boolean> {
     assertPositiveInteger("ttlMs", ttlMs);
     if (this.live(key)) return false;
-    this.store(key, { value, expiresAt: this.now() + ttlMs });
+    this.store(this.counters, key, { value, expiresAt: this.now() + ttlMs });
     return true;
   }
 
@@ -98,7 +120,7 @@ export class MemoryCache implements Cache {
     const slot = this.live(key);
     if (!slot) {
       const expiresAt = now + windowSec * 1000;
-      this.store(key, { value: "1", expiresAt });
+      this.store(this.counters, key, { value: "1", expiresAt });
       return { count: 1, resetInMs: expiresAt - now };
     }
     const count = Number(slot.value) + 1;
@@ -117,46 +139,74 @@ export class MemoryCache implements Cache {
 
   async close(): Promise<void> {
     clearInterval(this.sweeper);
-    this.slots.clear();
+    this.values.slots.clear();
+    this.counters.slots.clear();
   }
 
   private write(e: CacheEntry): void {
-    this.store(e.key, { value: e.value, expiresAt: this.now() + e.ttlSec * 1000 });
+    this.store(this.values, e.key, { value: e.value, expiresAt: this.now() + e.ttlSec * 1000 });
   }
 
-  /** Every write goes through here, so the map never holds more than maxEntries keys. */
-  private store(key: string, slot: Slot): void {
+  /** Every write goes through here, so no kind ever holds more than its bound. */
+  private store(kind: Bounded, key: string, slot: Slot): void {
     // Delete first so a rewritten key moves to the young end of the map's insertion order.
-    if (!this.slots.delete(key) && this.slots.size >= this.maxEntries) this.makeRoom();
-    this.slots.set(key, slot);
+    const other = kind === this.values ? this.counters : this.values;
+    other.slots.delete(key);
+    if (!kind.slots.delete(key) && kind.slots.size >= kind.max) this.makeRoom(kind);
+    kind.slots.set(key, slot);
   }
 
   /**
    * Drops expired keys (a full scan, at most once a second so a flood does not make every write
-   * scan), and if none were, the oldest-written key: under a flood of distinct keys the oldest are
-   * the flood's own first keys, not a busy player's session, which is rewritten on every refresh.
+   * scan), and if none were, the kind's oldest-written key: under a flood of distinct counters the
+   * oldest are the flood's own first keys; among values, the least recently written session.
    */
-  private makeRoom(): void {
+  private makeRoom(kind: Bounded): void {
     const now = this.now();
     if (now - this.lastFullSweepAt >= 1000) {
       this.lastFullSweepAt = now;
       this.sweep();
-      if (this.slots.size < this.maxEntries) return;
+      if (kind.slots.size < kind.max) return;
     }
-    const oldest = this.slots.keys().next();
-    if (!oldest.done) this.slots.delete(oldest.value);
+    const oldest = kind.slots.entries().next();
+    if (oldest.done) return;
+    const [key, slot] = oldest.value;
+    kind.slots.delete(key);
+    if (kind === this.values && slot.expiresAt > now) this.warnLiveValueEvicted(now);
+  }
+
+  private warnLiveValueEvicted(now: number): void {
+    this.evictedSinceWarn++;
+    if (!this.options.logger || now - this.lastWarnAt < WARN_EVERY_MS) return;
+    this.options.logger.warn(
+      { maxValues: this.values.max, evicted: this.evictedSinceWarn },
+      "the in-memory cache is full: live sessions are being dropped (those players must log in again); set REDIS_URL",
+    );
+    this.lastWarnAt = now;
+    this.evictedSinceWarn = 0;
   }
 
   private live(key: string): Slot | undefined {
-    const slot = this.slots.get(key);
-    if (!slot) return undefined;
+    let kind = this.values;
+    let slot = kind.slots.get(key);
+    if (!slot) {
+      kind = this.counters;
+      slot = kind.slots.get(key);
+      if (!slot) return undefined;
+    }
     if (slot.expiresAt > this.now()) return slot;
-    this.slots.delete(key);
+    kind.slots.delete(key);
     return undefined;
+  }
+
+  private forget(key: string): void {
+    if (!this.values.slots.delete(key)) this.counters.slots.delete(key);
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [key, slot] of this.slots) if (slot.expiresAt <= now) this.slots.delete(key);
+    for (const kind of [this.values, this.counters]) {
+      for (const [key, slot] of kind.slots) if (slot.expiresAt <= now) kind.slots.delete(key);
+    }
   }
 }
