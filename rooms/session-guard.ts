@@ -57,14 +57,14 @@ export class RoomSessionGuard {
     private readonly presence: Presence,
     private readonly sessions: SessionService,
     private readonly logger: Logger,
-    private readonly users?: ProcessCopies,
+    private readonly copies?: ProcessCopies,
   ) {}
 
   async start(): Promise<void> {
     await this.presence.subscribe(TOPIC, this.onMessage);
     this.sessions.onSessionChange((userId) => this.announceAtEndOfTurn(userId));
-    this.users?.userChanges.on((userId) => this.announceNow(userChangedMessage(userId)));
-    this.users?.platformTokens?.onTokenChange((cacheKey) => this.announceNow(platformTokenChangedMessage(cacheKey)));
+    this.copies?.userChanges.on((userId) => this.announceNow(userChangedMessage(userId)));
+    this.copies?.platformTokens?.onTokenChange((cacheKey) => this.announceNow(platformTokenChangedMessage(cacheKey)));
   }
 
   /** Publishes what is still pending, then stops listening. */
@@ -108,12 +108,12 @@ export class RoomSessionGuard {
   private handle(message: unknown): void {
     const tokenKey = platformTokenChangedIn(message);
     if (tokenKey !== undefined) {
-      this.users?.platformTokens?.forgetCopy(tokenKey);
+      this.copies?.platformTokens?.forgetCopy(tokenKey);
       return;
     }
     const changed = userChangedIn(message);
     if (changed !== undefined) {
-      this.users?.recentUsers.forget(changed);
+      this.copies?.recentUsers.forget(changed);
       void this.recheck(changed);
     } else if (typeof message === "string") {
       void this.recheck(message);
