@@ -73,10 +73,11 @@ const BEIJING_OFFSET_MS = 8 * 3600_000;
  */
 export class PlatformTokenService {
   private readonly inflight = new Map<string, Promise<CachedToken>>();
-  /** The entry last read per cache key, decoded: the same text is served for hours, so it is decoded once. */
-  private readonly decoded = new Map<string, { raw: string; token: CachedToken | undefined }>();
-  /** This process's copies of usable tokens, per cache key (one per platform). */
-  private readonly copies = new Map<string, { token: CachedToken; until: number }>();
+  /**
+   * Per cache key (one per platform), the entry last read or written: its text, decoded once (the
+   * same text is served for hours), and until when it may be served without reading the cache.
+   */
+  private readonly lastSeen = new Map<string, { raw: string; token: CachedToken | undefined; freshUntil: number }>();
   /** Moves on at every forgotten copy: a cache read that began before it must not keep its answer. */
   private copyGeneration = 0;
   private readonly changeListeners: PlatformTokenChangeListener[] = [];
@@ -103,7 +104,8 @@ export class PlatformTokenService {
 
   /** Another process stored or deleted the token under this cache key: read the cache next time. */
   forgetCopy(cacheKey: string): void {
-    this.copies.delete(cacheKey);
+    const seen = this.lastSeen.get(cacheKey);
+    if (seen) seen.freshUntil = 0; // the decoded text stays: the next read likely finds the same
     this.copyGeneration++;
   }
 
@@ -223,9 +225,10 @@ export class PlatformTokenService {
       refreshAt: fetchedAt + ttlSec * 1000,
       fetchId: crypto.randomBytes(6).toString("base64url"),
     };
-    await this.cache.set(key, JSON.stringify(token), ttlSec);
+    const raw = JSON.stringify(token);
+    await this.cache.set(key, raw, ttlSec);
     this.tokenChanged(key);
-    this.copies.set(key, { token: Object.freeze(token), until: this.now() + this.copyTtlMs });
+    this.lastSeen.set(key, { raw, token: Object.freeze(token), freshUntil: this.now() + this.copyTtlMs });
     this.logger.info({ event: "platform_token_fetched", platform: client.platform, ttlSec }, "platform access token fetched");
     return token;
   }
@@ -248,14 +251,15 @@ export class PlatformTokenService {
    * This process's copy answers while it is fresh, except during a heal, which reads the cache.
    */
   private async readUsable(key: string, failed?: FailedToken): Promise<CachedToken | null> {
-    const copy = failed ? undefined : this.copies.get(key);
-    if (copy && copy.until > this.now() && copy.token.refreshAt > this.now()) return copy.token;
+    const copy = failed ? undefined : this.lastSeen.get(key);
+    if (copy?.token && copy.freshUntil > this.now() && copy.token.refreshAt > this.now()) return copy.token;
     const generation = this.copyGeneration;
     const raw = await this.cache.get(key);
-    const token = raw === null ? undefined : this.decode(key, raw);
-    if (!token || token.refreshAt <= this.now()) return null;
+    const seen = raw === null ? undefined : this.decode(key, raw);
+    const token = seen?.token;
+    if (!seen || !token || token.refreshAt <= this.now()) return null;
     if (failed && raw === failed.staleEntry) return null;
-    if (generation === this.copyGeneration) this.copies.set(key, { token, until: this.now() + this.copyTtlMs });
+    if (generation === this.copyGeneration) seen.freshUntil = this.now() + this.copyTtlMs;
     return token;
   }
 
@@ -265,14 +269,16 @@ export class PlatformTokenService {
     for (const listener of this.changeListeners) listener(key);
   }
 
-  private decode(key: string, raw: string): CachedToken | undefined {
-    const last = this.decoded.get(key);
-    if (last?.raw === raw) return last.token;
+  /** The record of this text, decoded once; a new text starts out not fresh (readUsable decides). */
+  private decode(key: string, raw: string) {
+    const last = this.lastSeen.get(key);
+    if (last?.raw === raw) return last;
     const token = parseToken(raw);
     // Frozen: callers share it. One entry per platform, so the map stays as small as the registry.
     if (token) Object.freeze(token);
-    this.decoded.set(key, { raw, token });
-    return token;
+    const seen = { raw, token, freshUntil: 0 };
+    this.lastSeen.set(key, seen);
+    return seen;
   }
 
   private view(token: CachedToken): PlatformTokenView {
