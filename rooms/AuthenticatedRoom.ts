@@ -111,8 +111,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
       this.seatsChanged();
       try {
-        await deferred;
-        this.seatsChanged(); // Colyseus has added the client back
+        await deferred; // back as a client: the same user, already in the index through its pending entry
         // The session may have ended while the client was away.
         if (!(await this.isLiveSession(client.auth))) client.leave(SESSION_ENDED_CLOSE_CODE, "session_revoked");
         return;
