@@ -23,6 +23,12 @@ class QuietRedisPresence extends RedisPresence {
     super(options);
     this.pub.on("error", ignore);
     this.sub.on("error", ignore);
+    // No ready check (INFO) on the subscriber connection, read by ioredis when the socket connects.
+    // Colyseus and the session guard subscribe at boot, and ioredis 5.8.2+ writes a SUBSCRIBE issued
+    // while connecting at once: the INFO after it was refused in subscriber mode, which now and then
+    // failed the boot (redis/ioredis#2037, fixed in ioredis 6). A subscriber needs no such check:
+    // SUBSCRIBE is served even while Redis is still loading its data, which is what INFO waits out.
+    this.sub.options.enableReadyCheck = false;
   }
 }
 
