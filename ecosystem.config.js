@@ -22,7 +22,7 @@ module.exports = {
   apps: [
     {
       name: "minigame-server",
-      script: "build/src/index.js",
+      script: "build/src/server/index.js",
       cwd: __dirname,
       exec_mode: "fork",
       instances,

@@ -589,7 +589,7 @@ async function startService(
   extraArgs: string[],
 ): Promise<{ child: Child; base: string; port: number }> {
   const port = Number(env.PORT ?? (await freePort()));
-  const entry = ctx.flags.build ? [path.join(BUILD_DIR, "src/index.js")] : [...TSX_IMPORT, path.join(ROOT, "src/index.ts")];
+  const entry = ctx.flags.build ? [path.join(BUILD_DIR, "src/server/index.js")] : [...TSX_IMPORT, path.join(ROOT, "src/server/index.ts")];
   const child = startNode({
     name,
     args: [...extraArgs, ...entry],

@@ -2,7 +2,7 @@
  * What a flood of matchmaking requests with rotating spoofed client addresses costs the server:
  * `node --import tsx bench/spoofed-headers.ts [--root <checkout>] [--requests 8000]`.
  *
- * Starts the server (src/index.ts of `--root`, default this checkout) on 127.0.0.1, embedded and
+ * Starts the server (src/server/index.ts of `--root`, default this checkout) on 127.0.0.1, embedded and
  * then on Redis + PostgreSQL (when TEST_REDIS_URL / TEST_DATABASE_URL are set), sends the requests
  * without a token (each one reaches the per-IP limiter before the token check) with a new
  * X-Forwarded-For and X-Real-IP every time, and prints the server's RSS growth and, on Redis, the
@@ -54,7 +54,7 @@ async function run(label: string, env: Record<string, string>, redis?: { client:
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "spoof-bench-"));
   const server = startNode({
     name: label,
-    args: ["--import", TSX, "src/index.ts"],
+    args: ["--import", TSX, "src/server/index.ts"],
     cwd: ROOT,
     env: { PORT: String(port), LOG_LEVEL: "warn", SQLITE_PATH: path.join(dataDir, "users.sqlite"), ...env },
   });

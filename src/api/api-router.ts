@@ -1,5 +1,5 @@
 import express, { Router } from "express";
-import type { Services } from "../container";
+import type { Services } from "../server/container";
 import { AppError } from "../core/errors";
 import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes";
 import { errorHandler, notFoundHandler } from "./error-handler";

@@ -14,3 +14,11 @@ export interface SettingProblem {
   key: string;
   message: string;
 }
+
+/** A comma-separated setting as its non-empty, trimmed entries. */
+export function splitList(value: string | undefined): string[] {
+  return (value ?? "")
+    .split(",")
+    .map((x) => x.trim())
+    .filter(Boolean);
+}

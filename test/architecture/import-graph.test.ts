@@ -73,7 +73,7 @@ describe("module graph", () => {
 
   it("reads the real sources", () => {
     assert.ok(graph.size > 40);
-    assert.ok(graph.get("src/container.ts")?.includes("src/platforms/registry.ts"));
+    assert.ok(graph.get("src/server/container.ts")?.includes("src/platforms/registry.ts"));
   });
 
   it("has no import cycles in src/ and rooms/, type-only imports included", () => {
@@ -97,6 +97,11 @@ describe("module graph", () => {
         .map((t) => `${file} → ${t}`),
     );
     assert.deepEqual(crossings, []);
+  });
+
+  it("leaves src/ a list of areas: no loose source files at its root (the process's wiring lives in src/server/)", () => {
+    const loose = fs.readdirSync(path.join(ROOT, "src"), { withFileTypes: true }).filter((e) => e.isFile() && /\.[cm]?[jt]s$/.test(e.name));
+    assert.deepEqual(loose.map((e) => e.name), []);
   });
 
   it("keeps services free of Express and Colyseus", () => {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Kysely, PostgresDialect, sql } from "kysely";
-import { createPostgresPool, type PostgresTimeouts } from "../../src/adapters/store/postgres-pool";
+import { createPostgresPool, type PostgresTimeouts } from "../../src/adapters/store/sql/postgres-pool";
 import { isUnavailable } from "../../src/adapters/store/unavailable-errors";
 import { testDatabaseUrl } from "../support/services";
 import { TcpProxy } from "../support/tcp-proxy";

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, SqliteDialect, sql, type CompiledQuery } from "kysely";
-import { SqliteGroupCommit } from "../../src/adapters/store/sqlite-group-commit";
+import { SqliteGroupCommit } from "../../src/adapters/store/sql/sqlite-group-commit";
 
 describe("SQLite group commit", () => {
   let dir: string;

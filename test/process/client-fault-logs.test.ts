@@ -9,7 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import WebSocket from "ws";
-import { MAX_WS_PAYLOAD_BYTES } from "../../src/app.config";
+import { MAX_WS_PAYLOAD_BYTES } from "../../src/server/app.config";
 import { TEST_JWT_SECRET } from "../support/app-harness";
 import { startServerProcess, type ServerProcess } from "../support/server-process";
 

@@ -1,5 +1,5 @@
 /**
- * Shutdown of the real process (src/index.ts as `npm start` runs it) while load balancers and
+ * Shutdown of the real process (src/server/index.ts as `npm start` runs it) while load balancers and
  * process managers keep probing it, as they do all the time.
  */
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 /**
- * Boots the real server definition (src/app.config.ts) with @colyseus/testing on a free port,
+ * Boots the real server definition (src/server/app.config.ts) with @colyseus/testing on a free port,
  * against a standalone simulator started as a real HTTP server, and captures the logs.
  */
 import net from "node:net";
@@ -8,9 +8,9 @@ import path from "node:path";
 import fs from "node:fs";
 import { Writable } from "node:stream";
 import { boot, type ColyseusTestServer } from "@colyseus/testing";
-import { createApp, type App } from "../../src/app.config";
+import { createApp, type App } from "../../src/server/app.config";
 import { parseConfig, type AppConfig } from "../../src/config/config";
-import type { ServiceOverrides, Services } from "../../src/container";
+import type { ServiceOverrides, Services } from "../../src/server/container";
 import { createLogger } from "../../src/logging/logger";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import type { Backend } from "./backends";

@@ -1,5 +1,5 @@
 /**
- * The server as `npm start` runs it (src/index.ts under tsx), in a child process of its own, so a
+ * The server as `npm start` runs it (src/server/index.ts under tsx), in a child process of its own, so a
  * test observes what only a real process shows: whether it exits, how long shutdown takes, and
  * what it writes to stdout and stderr.
  */
@@ -22,7 +22,7 @@ export interface ServerProcess {
 
 export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/index.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/server/index.ts"], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],

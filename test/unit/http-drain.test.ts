@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import type net from "node:net";
-import { HttpDrain } from "../../src/http-drain";
+import { HttpDrain } from "../../src/server/http-drain";
 
 describe("HttpDrain", () => {
   it("counts requests exactly and answers with Connection: close while draining, even routes that answer synchronously", async () => {

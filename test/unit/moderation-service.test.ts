@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseConfig } from "../../src/config/config";
-import { buildServices, StartupError } from "../../src/container";
+import { buildServices, StartupError } from "../../src/server/container";
 import { MemoryCache } from "../../src/adapters/cache/memory-cache";
 import { AppError } from "../../src/core/errors";
 import type { UserStore } from "../../src/core/ports/user-store";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from "kysely";
-import { precompile } from "../../src/adapters/store/precompiled-query";
+import { precompile } from "../../src/adapters/store/sql/precompiled-query";
 
 /** Compiles only (DummyDriver): what matters is which value lands on which placeholder. */
 const db = new Kysely<{ t: { a: string; b: string } }>({

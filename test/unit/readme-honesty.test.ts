@@ -15,7 +15,7 @@ import { createApiRouter } from "../../src/api/api-router";
 import { opsRoutes } from "../../src/api/ops-routes";
 import { buildOpenApiDocument } from "../../src/api/openapi/build-openapi";
 import { parseConfig, settingsSchema } from "../../src/config/config";
-import { buildServices, type Services } from "../../src/container";
+import { buildServices, type Services } from "../../src/server/container";
 import { createLogger } from "../../src/logging/logger";
 import { platformDefinitions } from "../../src/platforms/registry";
 

@@ -4,9 +4,9 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
-import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./kysely-user-store";
-import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
-import { SqliteGroupCommit } from "./sqlite-group-commit";
+import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./sql/kysely-user-store";
+import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
+import { SqliteGroupCommit } from "./sql/sqlite-group-commit";
 import { failFastWhenUnavailable } from "./unavailable-errors";
 
 /** Opens the configured database and brings its schema up to date before handing it out. */

@@ -3,29 +3,29 @@
  * every adapter; services and edges receive what they need from here.
  */
 import fs from "node:fs";
-import { createCache } from "./adapters/cache/create-cache";
-import { createUserStore } from "./adapters/store/create-user-store";
-import type { AppConfig } from "./config/config";
-import type { Cache } from "./core/ports/cache";
-import type { UserStore } from "./core/ports/user-store";
-import type { Logger } from "./logging/logger";
-import { instrumentPlatformClient } from "./observability/instrumented-platform-client";
-import { Metrics } from "./observability/metrics";
-import type { PlatformClient, PlatformDefinition, PlatformSettings } from "./platforms/platform";
-import { platformDefinitions } from "./platforms/registry";
-import { AccountService } from "./services/account-service";
-import { LoginService, type PlatformLogin } from "./services/login-service";
-import { ModerationService } from "./services/moderation-service";
-import { RateLimiter } from "./services/rate-limiter";
-import { PlatformTokenService } from "./services/platform-token-service";
-import { PlayerDataService, type PlayerDataPlatform } from "./services/player-data-service";
-import { SessionKeyCustody } from "./services/session-key-custody";
-import { RecentUsers } from "./services/recent-users";
-import { SessionService } from "./services/session-service";
-import { announceUserChanges, UserChangeFeed } from "./services/user-changes";
-import { TokenSigner } from "./services/token-signer";
-import { parseWordListFile, WordList } from "./services/word-list";
-import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "./simulator/simulator-server";
+import { createCache } from "../adapters/cache/create-cache";
+import { createUserStore } from "../adapters/store/create-user-store";
+import type { AppConfig } from "../config/config";
+import type { Cache } from "../core/ports/cache";
+import type { UserStore } from "../core/ports/user-store";
+import type { Logger } from "../logging/logger";
+import { instrumentPlatformClient } from "../observability/instrumented-platform-client";
+import { Metrics } from "../observability/metrics";
+import type { PlatformClient, PlatformDefinition, PlatformSettings } from "../platforms/platform";
+import { platformDefinitions } from "../platforms/registry";
+import { AccountService } from "../services/account-service";
+import { LoginService, type PlatformLogin } from "../services/login-service";
+import { ModerationService } from "../services/moderation-service";
+import { RateLimiter } from "../services/rate-limiter";
+import { PlatformTokenService } from "../services/platform-token-service";
+import { PlayerDataService, type PlayerDataPlatform } from "../services/player-data-service";
+import { SessionKeyCustody } from "../services/session-key-custody";
+import { RecentUsers } from "../services/recent-users";
+import { SessionService } from "../services/session-service";
+import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
+import { TokenSigner } from "../services/token-signer";
+import { parseWordListFile, WordList } from "../services/word-list";
+import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 
 export interface Services {
   config: AppConfig;

@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { getBearerToken, matchMaker, type Server } from "@colyseus/core";
-import type { Logger } from "./logging/logger";
-import { CorsPolicy } from "./net/cors-policy";
+import type { Logger } from "../logging/logger";
+import { CorsPolicy } from "../net/cors-policy";
 
 /** Same limit as the API's JSON bodies. */
 export const MAX_MATCHMAKE_BODY_BYTES = 16 * 1024;

@@ -13,8 +13,8 @@ import {
   type UserRecord,
   type UserRestriction,
   type UserStore,
-} from "../../core/ports/user-store";
-import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../core/user";
+} from "../../../core/ports/user-store";
+import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
 import { caseInsensitiveIndexName, migrateToLatest, type SqlDialect } from "./migrations";
 import { precompile, type Precompiled } from "./precompiled-query";
 import type { RunQuery, SqliteGroupCommit } from "./sqlite-group-commit";

@@ -9,7 +9,7 @@ import type http from "node:http";
 import { ErrorCode, getMessageBytes, matchMaker, Protocol } from "@colyseus/core";
 import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transport";
 import type WebSocket from "ws";
-import type { Logger } from "./logging/logger";
+import type { Logger } from "../logging/logger";
 
 type RawClient = Parameters<WebSocketTransport["onConnection"]>[0];
 

@@ -1,9 +1,9 @@
 /** Process entry: load settings, listen. Everything else lives in app.config.ts. */
 import { listen } from "@colyseus/tools";
 import { createApp } from "./app.config";
-import { ConfigError, loadConfig } from "./config/config";
+import { ConfigError, loadConfig } from "../config/config";
 import { StartupError } from "./container";
-import { createLogger } from "./logging/logger";
+import { createLogger } from "../logging/logger";
 
 async function main(): Promise<void> {
   let settings;

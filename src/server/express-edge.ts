@@ -5,10 +5,10 @@
  */
 import type express from "express";
 import type http from "node:http";
-import { errorHandler, notFoundHandler } from "./api/error-handler";
-import type { Logger } from "./logging/logger";
-import type { TrustFunction } from "./net/client-ip";
-import { CorsPolicy } from "./net/cors-policy";
+import { errorHandler, notFoundHandler } from "../api/error-handler";
+import type { Logger } from "../logging/logger";
+import type { TrustFunction } from "../net/client-ip";
+import { CorsPolicy } from "../net/cors-policy";
 
 const API_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE";
 
