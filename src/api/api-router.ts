@@ -1,6 +1,7 @@
 import express, { Router } from "express";
 import type { Services } from "../server/container";
 import { AppError } from "../core/errors";
+import { allowedMethods } from "./allowed-methods";
 import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes";
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
@@ -19,6 +20,9 @@ export function createApiRouter(services: Services): Router {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
     // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
     if (req.method === "HEAD") return next(new AppError("method_not_allowed", { headers: { Allow: "GET" } }));
+    // A preflight never gets here (the edge answers it). Any other OPTIONS gets the envelope: 405
+    // with the path's methods in Allow, or 404 where no route is, like every other method.
+    if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
     parseJson(req, res, next);
@@ -60,4 +64,10 @@ export function createApiRouter(services: Services): Router {
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));
   return api;
+}
+
+function refuseOptions(api: Router, path: string): AppError | undefined {
+  // HEAD is refused under /api whatever the route (above), so it is never offered.
+  const methods = allowedMethods(api, path).filter((m) => m !== "HEAD" && m !== "OPTIONS");
+  return methods.length > 0 ? new AppError("method_not_allowed", { headers: { Allow: methods.join(", ") } }) : undefined;
 }

@@ -218,6 +218,19 @@ for (const backend of backends) {
         const get = await h.get(`/api/minigame/wechat/login?jsCode=${code}`);
         assert.equal(get.status, 200, JSON.stringify(get.body));
       });
+
+      it("answers an OPTIONS that is not a preflight with the envelope: 405 with the path's own methods, 404 where no route is", async () => {
+        const me = await rawRequest(h.baseUrl, { method: "OPTIONS", path: "/api/users/me" });
+        assert.equal(me.status, 405, me.text);
+        assert.deepEqual(me.headers.allow?.toString().split(", ").sort(), ["DELETE", "GET", "PATCH"]);
+        assert.equal(JSON.parse(me.text).data.code, "method_not_allowed");
+        const login = await rawRequest(h.baseUrl, { method: "OPTIONS", path: "/api/minigame/wechat/login?jsCode=x" });
+        assert.equal(login.status, 405, login.text);
+        assert.equal(login.headers.allow, "GET");
+        const nowhere = await rawRequest(h.baseUrl, { method: "OPTIONS", path: "/api/no/such/route" });
+        assert.equal(nowhere.status, 404, nowhere.text);
+        assert.equal(JSON.parse(nowhere.text).data.code, "route_not_found");
+      });
     });
 
     describe("behind a trusted proxy (TRUST_PROXY=loopback), CORS_ORIGINS listing one origin", () => {

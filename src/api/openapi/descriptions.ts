@@ -47,6 +47,9 @@ stack trace); 502 the platform failed or rejected our credentials; 503 the cache
 ### Methods, paths and hostile input
 - \`HEAD\` is not served under \`/api\`: 405 \`method_not_allowed\` with \`Allow: GET\`. (A GET here can log in and use up
   the player's one-time code, or fetch a platform token; a HEAD must do neither.)
+- \`OPTIONS\` with \`Origin\` and \`Access-Control-Request-Method\` is a CORS preflight: 204 (see CORS). Any other
+  \`OPTIONS\` under \`/api\` is 405 \`method_not_allowed\` with the path's methods in \`Allow\` (404 \`route_not_found\`
+  where no route is).
 - Any path no route serves, also outside \`/api\` (\`//api/users/me\`, \`/api\\users\\me\`), is 404 \`route_not_found\` in the
   envelope.
 - A string containing NUL (U+0000) anywhere in a query or body is 400 \`invalid_request\`, on every route and store.
