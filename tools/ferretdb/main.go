@@ -1,4 +1,5 @@
-// Command ferretdb runs FerretDB v1 with its SQLite handler, for the MongoDB store's tests.
+// Command ferretdb runs FerretDB v1 with its SQLite handler, for the MongoDB store's tests;
+// `ferretdb ping ADDR` checks that a MongoDB-wire server answers there.
 //
 // Why not `go install github.com/FerretDB/FerretDB/cmd/ferretdb`: that binary panics at start
 // when built outside FerretDB's own tree (its build/version/version.txt is not in the module).
@@ -10,15 +11,25 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/FerretDB/FerretDB/ferretdb"
 )
 
 func main() {
+	// `ferretdb ping ADDR`: exit 0 once a MongoDB-wire server there answers {ping: 1}.
+	if len(os.Args) == 3 && os.Args[1] == "ping" {
+		if err := ping(os.Args[2], 2*time.Second); err != nil {
+			fail("ping " + os.Args[2] + ": " + err.Error())
+		}
+		return
+	}
+
 	listen := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
 	dir := flag.String("sqlite-dir", "", "existing directory for the SQLite files (one per database)")
 	flag.Parse()
@@ -37,6 +48,8 @@ func main() {
 	f, err := ferretdb.New(&ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: *listen},
 		Handler:  "sqlite",
+		// Warnings and errors only: at INFO it logs every connection opened and closed.
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		// FerretDB wants a file: URI naming a directory, with the trailing slash.
 		SQLiteURL: "file:" + abs + "/",
 	})
