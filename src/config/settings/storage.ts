@@ -4,9 +4,9 @@ import { int } from "../config-types";
 
 export const storageShape = {
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
-  DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(1000),
+  DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(800),
   DATABASE_POOL_ACQUIRE_TIMEOUT_MS: int(100, 60_000).default(3000),
-  DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(1000),
+  DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(800),
   SQLITE_PATH: z.string().min(1).default("./data/users.sqlite"),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   USER_CACHE_TTL_MS: int(0, 60_000).default(5000),

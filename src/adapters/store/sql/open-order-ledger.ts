@@ -1,0 +1,35 @@
+/**
+ * A ledger on a database connection of its own, for processes that keep no user store open beside
+ * it (the admin CLI, tests). The server shares the user store's connection instead (create-user-store.ts):
+ * better-sqlite3 waits for a lock synchronously, so two connections to one SQLite file in one process
+ * could wait on each other forever.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import type { AppConfig } from "../../../config/config";
+import { KyselyOrderLedger, type OrderDatabase } from "./kysely-order-ledger";
+import { createPostgresPool } from "./postgres-pool";
+
+export async function openOrderLedger(config: AppConfig["store"]): Promise<KyselyOrderLedger> {
+  let db: Kysely<OrderDatabase>;
+  if (config.kind === "sqlite") {
+    if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
+    const database = new SqliteDatabase(config.path);
+    database.pragma("journal_mode = WAL");
+    database.pragma("busy_timeout = 5000");
+    database.pragma(`synchronous = ${config.synchronous ?? "FULL"}`);
+    db = new Kysely<OrderDatabase>({ dialect: new SqliteDialect({ database }) });
+  } else {
+    db = new Kysely<OrderDatabase>({ dialect: new PostgresDialect({ pool: createPostgresPool(config.url, config, 4) }) });
+  }
+  const ledger = new KyselyOrderLedger(db, config.kind, () => db.destroy());
+  try {
+    await ledger.migrate();
+  } catch (err) {
+    await db.destroy().catch(() => undefined);
+    throw err;
+  }
+  return ledger;
+}

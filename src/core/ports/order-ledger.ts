@@ -1,0 +1,117 @@
+/**
+ * The order ledger: one record per paid thing (a coin spend, a coin grant, an item bought through
+ * the platform) and the one place that decides which step of it has happened. Every step is a
+ * claim that exactly one caller wins, whatever the number of processes or replays: an insert that
+ * uniqueness decides, or a change from an expected state. The port says nothing about how a claim
+ * is made, so a document store whose updates are not atomic (FerretDB) can make each one an insert.
+ */
+
+export const ORDER_KINDS = ["coin_spend", "coin_grant", "item_purchase"] as const;
+export type OrderKind = (typeof ORDER_KINDS)[number];
+
+/**
+ * `pending`: written before the platform is asked (its outcome may be unknown after a timeout);
+ * `paid`: the platform took the coins or the money, delivery owed; `delivered`: the game's hook
+ * returned; `failed`: the platform refused, nothing taken; `refunded`: given back after payment.
+ */
+export const ORDER_STATES = ["pending", "paid", "delivered", "failed", "refunded"] as const;
+export type OrderState = (typeof ORDER_STATES)[number];
+
+export interface Order {
+  /** Our own id (UUID); the platform's bill number is derived from it. */
+  id: string;
+  platform: string;
+  appId: string;
+  /** Our user's id (not the openid). */
+  userId: string;
+  /** The platform openid the order was made for: the reconciler and refunds talk to the platform about it. */
+  openid: string;
+  /** The game's idempotency key, unique per user; for an item purchase the platform's trade number. */
+  orderId: string;
+  kind: OrderKind;
+  itemId: string;
+  /** Coins spent or granted; for an item purchase the price the platform reported. */
+  coins: number;
+  /** Unique per (platform, app): our bill_no for coins, the platform's trade number for items. */
+  platformOrderId: string;
+  /** 0 live, 1 sandbox: which of the app's keys signs this order's calls. */
+  env: 0 | 1;
+  state: OrderState;
+  /** How many delivery attempts were claimed so far. */
+  attempts: number;
+  /** Until when the latest delivery claim holds off other deliverers (ISO); null when none. */
+  leaseUntil: string | null;
+  /** Why the order failed or was refunded: a stable lower_snake code; null otherwise. */
+  failure: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What creating an order needs; the ledger fills state `pending` (or the given one), attempts 0, timestamps. */
+export interface NewOrder {
+  id: string;
+  platform: string;
+  appId: string;
+  userId: string;
+  openid: string;
+  orderId: string;
+  kind: OrderKind;
+  itemId: string;
+  coins: number;
+  platformOrderId: string;
+  env: 0 | 1;
+  /** `pending` unless the platform already took the money (an item purchase arrives `paid`). */
+  state?: "pending" | "paid";
+  /** ISO 8601 UTC, for both createdAt and updatedAt. */
+  createdAt: string;
+}
+
+export interface CreateOrderResult {
+  order: Order;
+  /** False when an order with the same (user, orderId) or (platform, app, platformOrderId) existed: that one is returned, unchanged. */
+  created: boolean;
+}
+
+export interface OrderListQuery {
+  state?: OrderState;
+  /** Newest first; default 50. */
+  limit?: number;
+}
+
+export interface StateChange {
+  /** Recorded with the new state (failed, refunded); kept as it was when omitted. */
+  failure?: string | null;
+  /** ISO time of the change. */
+  at: string;
+}
+
+export interface OrderLedger {
+  /** Brings the ledger's schema to the current version; safe on every boot and from several processes. */
+  migrate(): Promise<void>;
+  /** Inserts the order, or returns the one already holding its (user, orderId) or its platform number. */
+  create(order: NewOrder): Promise<CreateOrderResult>;
+  findById(id: string): Promise<Order | null>;
+  findByOrderId(userId: string, orderId: string): Promise<Order | null>;
+  findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null>;
+  /** The user's orders, newest first. */
+  listByUser(userId: string, query?: OrderListQuery): Promise<Order[]>;
+  /**
+   * Moves the order from `from` to `to` if it is still in `from`. Exactly one of any number of
+   * concurrent callers gets the updated order; the others (and a caller whose `from` is stale) get null.
+   */
+  transition(id: string, from: OrderState, to: OrderState, change: StateChange): Promise<Order | null>;
+  /**
+   * Claims delivery attempt `expectedAttempts + 1` of a `paid` order whose previous claim (if any)
+   * has lapsed at `now`: attempts becomes expectedAttempts + 1 and the lease runs to `leaseUntil`.
+   * One claimant wins; null for the others, and when the order is not paid or the lease still holds.
+   */
+  claimDelivery(id: string, expectedAttempts: number, now: string, leaseUntil: string): Promise<Order | null>;
+  /**
+   * Orders the reconciler must look at: `pending` or `paid`, last changed before `changedBefore`
+   * (so requests still in flight are left alone), oldest first.
+   */
+  listUnsettled(changedBefore: string, limit: number): Promise<Order[]>;
+  /** Counts per (platform, kind, state), for the metrics. */
+  countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>>;
+  close(): Promise<void>;
+}

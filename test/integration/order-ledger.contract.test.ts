@@ -1,0 +1,227 @@
+/**
+ * One contract for the OrderLedger port, run over every database it speaks: the payment service's
+ * "never deduct twice, never deliver twice" rests on these claims. Each suite gets its own empty
+ * database; each test its own users, so tests never depend on one another.
+ */
+import assert from "node:assert/strict";
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { AppConfig } from "../../src/config/config";
+import type { NewOrder, OrderLedger } from "../../src/core/ports/order-ledger";
+import { openOrderLedger } from "../../src/adapters/store/sql/open-order-ledger";
+import { createTestDatabase } from "../support/postgres";
+import { testDatabaseUrl } from "../support/services";
+
+interface Implementation {
+  name: string;
+  prepare(): Promise<{ config: AppConfig["store"]; release(): Promise<void> }>;
+}
+
+const implementations: Implementation[] = [
+  {
+    name: "SQLite",
+    async prepare() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-order-ledger-"));
+      const file = path.join(dir, "data", "users.sqlite");
+      return { config: { kind: "sqlite", path: file, synchronous: "FULL" }, release: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+    },
+  },
+];
+
+if (testDatabaseUrl) {
+  const baseUrl = testDatabaseUrl;
+  implementations.push({
+    name: "PostgreSQL",
+    async prepare() {
+      const db = await createTestDatabase(baseUrl);
+      return { config: { kind: "postgres", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 2000 }, release: () => db.drop() };
+    },
+  });
+}
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const suffix = () => crypto.randomBytes(5).toString("hex");
+const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+
+function draft(overrides: Partial<NewOrder> = {}): NewOrder {
+  const id = crypto.randomUUID();
+  return {
+    id,
+    platform: "wechat",
+    appId: "wx_app",
+    userId: crypto.randomUUID(),
+    openid: `open-${suffix()}`,
+    orderId: `order-${suffix()}`,
+    kind: "coin_spend",
+    itemId: "sword",
+    coins: 30,
+    platformOrderId: id.replace(/-/g, ""),
+    env: 1,
+    createdAt: at(0),
+    ...overrides,
+  };
+}
+
+for (const impl of implementations) {
+  describe(`OrderLedger contract: ${impl.name}`, () => {
+    let ledger: OrderLedger;
+    let release: () => Promise<void>;
+    let config: AppConfig["store"];
+
+    before(async () => {
+      ({ config, release } = await impl.prepare());
+      ledger = await openOrderLedger(config);
+    });
+    after(async () => {
+      await ledger?.close();
+      await release?.();
+    });
+
+    it("migrates again without harm, from another connection too", async () => {
+      await ledger.migrate();
+      const second = await openOrderLedger(config);
+      await second.close();
+    });
+
+    it("creates a pending order with every field as given", async () => {
+      const input = draft();
+      const { order, created } = await ledger.create(input);
+      assert.equal(created, true);
+      assert.deepEqual(order, {
+        ...input,
+        state: "pending",
+        attempts: 0,
+        leaseUntil: null,
+        failure: null,
+        createdAt: input.createdAt,
+        updatedAt: input.createdAt,
+      });
+      assert.match(order.createdAt, ISO_MS);
+      assert.deepEqual(await ledger.findById(input.id), order);
+      assert.deepEqual(await ledger.findByOrderId(input.userId, input.orderId), order);
+      assert.deepEqual(await ledger.findByPlatformOrderId("wechat", "wx_app", input.platformOrderId), order);
+    });
+
+    it("creates an item purchase already paid", async () => {
+      const { order } = await ledger.create(draft({ kind: "item_purchase", state: "paid", env: 0 }));
+      assert.equal(order.state, "paid");
+      assert.equal(order.env, 0);
+    });
+
+    it("returns the existing order, unchanged, for a used (user, orderId) whatever the new body", async () => {
+      const first = await ledger.create(draft());
+      const again = await ledger.create(draft({ userId: first.order.userId, orderId: first.order.orderId, coins: 99, itemId: "shield" }));
+      assert.equal(again.created, false);
+      assert.deepEqual(again.order, first.order);
+    });
+
+    it("lets two users use the same orderId", async () => {
+      const a = await ledger.create(draft({ orderId: "shared-key" }));
+      const b = await ledger.create(draft({ orderId: "shared-key" }));
+      assert.equal(a.created && b.created, true);
+    });
+
+    it("returns the existing order for a used platform number of the same app only", async () => {
+      const first = await ledger.create(draft({ kind: "item_purchase", platformOrderId: `trade-${suffix()}` }));
+      const again = await ledger.create(draft({ kind: "item_purchase", platformOrderId: first.order.platformOrderId }));
+      assert.equal(again.created, false);
+      assert.equal(again.order.id, first.order.id);
+      const otherApp = await ledger.create(draft({ appId: "wx_other", platformOrderId: first.order.platformOrderId }));
+      assert.equal(otherApp.created, true);
+    });
+
+    it("creates one order from 30 concurrent creations of the same orderId", async () => {
+      const base = draft();
+      const results = await Promise.all(Array.from({ length: 30 }, () => ledger.create({ ...base, id: crypto.randomUUID(), platformOrderId: suffix() })));
+      assert.equal(results.filter((r) => r.created).length, 1);
+      assert.equal(new Set(results.map((r) => r.order.id)).size, 1);
+    });
+
+    it("moves an order from the expected state once, among 30 concurrent callers", async () => {
+      const { order } = await ledger.create(draft());
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => ledger.transition(order.id, "pending", i % 2 ? "paid" : "failed", { at: at(5) })));
+      const winners = results.filter((r) => r !== null);
+      assert.equal(winners.length, 1);
+      assert.equal(winners[0]!.updatedAt, at(5));
+      assert.equal((await ledger.findById(order.id))!.state, winners[0]!.state);
+    });
+
+    it("refuses a transition from a state the order is not in", async () => {
+      const { order } = await ledger.create(draft());
+      assert.equal(await ledger.transition(order.id, "paid", "delivered", { at: at(1) }), null);
+      assert.equal(await ledger.transition(crypto.randomUUID(), "pending", "paid", { at: at(1) }), null);
+      assert.equal((await ledger.findById(order.id))!.state, "pending");
+    });
+
+    it("records a failure code with the state, and keeps it when a later change names none", async () => {
+      const { order } = await ledger.create(draft());
+      const failed = await ledger.transition(order.id, "pending", "failed", { at: at(1), failure: "insufficient_balance" });
+      assert.equal(failed!.failure, "insufficient_balance");
+      const paid = await ledger.create(draft());
+      await ledger.transition(paid.order.id, "pending", "paid", { at: at(1) });
+      const refunded = await ledger.transition(paid.order.id, "paid", "refunded", { at: at(2), failure: "operator_refund" });
+      assert.equal(refunded!.failure, "operator_refund");
+    });
+
+    it("grants one delivery claim at a time, and the next only after the lease lapsed", async () => {
+      const { order } = await ledger.create(draft());
+      assert.equal(await ledger.claimDelivery(order.id, 0, at(0), at(1000)), null, "a pending order is not deliverable");
+      await ledger.transition(order.id, "pending", "paid", { at: at(0) });
+      const claims = await Promise.all(Array.from({ length: 20 }, () => ledger.claimDelivery(order.id, 0, at(10), at(1000))));
+      const won = claims.filter((c) => c !== null);
+      assert.equal(won.length, 1);
+      assert.equal(won[0]!.attempts, 1);
+      assert.equal(won[0]!.leaseUntil, at(1000));
+      assert.equal(await ledger.claimDelivery(order.id, 1, at(999), at(2000)), null, "the lease still holds");
+      assert.equal(await ledger.claimDelivery(order.id, 0, at(1000), at(2000)), null, "a stale attempt count loses");
+      const second = await ledger.claimDelivery(order.id, 1, at(1000), at(2000));
+      assert.equal(second!.attempts, 2);
+      const delivered = await ledger.transition(order.id, "paid", "delivered", { at: at(1500) });
+      assert.equal(delivered!.leaseUntil, null);
+      assert.equal(await ledger.claimDelivery(order.id, 2, at(5000), at(6000)), null, "a delivered order is not claimed again");
+    });
+
+    it("lists a user's orders newest first, by state, up to a limit", async () => {
+      const userId = crypto.randomUUID();
+      const ids: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const { order } = await ledger.create(draft({ userId, createdAt: at(i * 1000) }));
+        ids.push(order.id);
+      }
+      await ledger.transition(ids[1], "pending", "paid", { at: at(9000) });
+      assert.deepEqual((await ledger.listByUser(userId)).map((o) => o.id), [...ids].reverse());
+      assert.deepEqual((await ledger.listByUser(userId, { limit: 2 })).map((o) => o.id), [ids[3], ids[2]]);
+      assert.deepEqual((await ledger.listByUser(userId, { state: "paid" })).map((o) => o.id), [ids[1]]);
+      assert.deepEqual(await ledger.listByUser(crypto.randomUUID()), []);
+    });
+
+    it("lists unsettled orders changed before a time, oldest first", async () => {
+      const appId = `app-${suffix()}`;
+      const old = await ledger.create(draft({ appId, createdAt: at(-3_000_000) }));
+      const paid = await ledger.create(draft({ appId, createdAt: at(-4_000_000) }));
+      await ledger.transition(paid.order.id, "pending", "paid", { at: at(-2_000_000) });
+      const settled = await ledger.create(draft({ appId, createdAt: at(-5_000_000) }));
+      await ledger.transition(settled.order.id, "pending", "failed", { at: at(-5_000_000) });
+      await ledger.create(draft({ appId, createdAt: at(0) }));
+      const unsettled = (await ledger.listUnsettled(at(-1_000_000), 1000)).filter((o) => o.appId === appId);
+      assert.deepEqual(unsettled.map((o) => o.id), [old.order.id, paid.order.id]);
+    });
+
+    it("counts orders per platform, kind and state", async () => {
+      const platform = `p${suffix()}`;
+      await ledger.create(draft({ platform }));
+      await ledger.create(draft({ platform }));
+      await ledger.create(draft({ platform, kind: "coin_grant" }));
+      const counts = (await ledger.countByState()).filter((c) => c.platform === platform);
+      assert.deepEqual(
+        counts.sort((a, b) => a.kind.localeCompare(b.kind)),
+        [
+          { platform, kind: "coin_grant", state: "pending", count: 1 },
+          { platform, kind: "coin_spend", state: "pending", count: 2 },
+        ],
+      );
+    });
+  });
+}
