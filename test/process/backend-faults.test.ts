@@ -169,7 +169,8 @@ async function measureFault(load: Load, server: ServerProcess, fault: () => void
     const [cut, held, dropped] = await cutAndSilence("PostgreSQL", pgProxy);
     assert.ok(cut.firstFailureMs < 2000, `first 503 ${cut.firstFailureMs} ms after the cut`);
     // About one second by design (connect and query timeouts); the margin is for a loaded machine.
-    for (const silent of [held, dropped]) assert.ok(silent.firstFailureMs < 2500, `first 503 ${silent.firstFailureMs} ms into the silence`);
+    // Blackholed (packets dropped, not refused): the first 503 within a second, as the issue asks.
+    for (const silent of [held, dropped]) assert.ok(silent.firstFailureMs < 1000, `first 503 ${silent.firstFailureMs} ms into the silence`);
   });
 
   it("keeps serving through Redis cut and silenced, failing fast with 503 and recovering by itself", async () => {

@@ -11,12 +11,16 @@ export interface PostgresTimeouts {
   connectTimeoutMs: number;
   /** How long a request waits for a free pooled connection while the database answers (a burst). */
   acquireTimeoutMs: number;
-  /** One statement: cancelled by the server after this, abandoned by the client a little later. */
+  /** One statement: abandoned by the client after this, cancelled by the server a little earlier. */
   queryTimeoutMs: number;
 }
 
-/** The server cancels first when it can, so the connection normally stays usable. */
-const CLIENT_TIMEOUT_MARGIN_MS = 250;
+/**
+ * The server cancels first when it can, so the connection normally stays usable; the client's
+ * limit is the setting itself, so a silent database (packets dropped, the cancel never arrives)
+ * costs a request no more than DATABASE_QUERY_TIMEOUT_MS.
+ */
+const SERVER_CANCEL_MARGIN_MS = 150;
 const READ_TIMEOUT_MESSAGE = "Query read timeout";
 /** pg-pool's error when no pooled connection became free in time (not a failed connect). */
 const QUEUE_TIMEOUT_MESSAGE = "timeout exceeded when trying to connect";
@@ -49,9 +53,9 @@ export function createPostgresPool(url: string, timeouts: PostgresTimeouts, max 
     max,
     // Both the connect and each wait in pg-pool's queue; a longer wait is a repeated one (acquire).
     connectionTimeoutMillis: timeouts.connectTimeoutMs,
-    statement_timeout: timeouts.queryTimeoutMs,
+    statement_timeout: Math.max(timeouts.queryTimeoutMs - SERVER_CANCEL_MARGIN_MS, Math.ceil(timeouts.queryTimeoutMs / 2)),
     // Client-side backstop for a silent network, where the server's cancel never arrives.
-    query_timeout: timeouts.queryTimeoutMs + CLIENT_TIMEOUT_MARGIN_MS,
+    query_timeout: timeouts.queryTimeoutMs,
     idleTimeoutMillis: 30_000,
   });
   // An idle client losing its connection emits "error" on the pool.
