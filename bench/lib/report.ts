@@ -1,4 +1,11 @@
-/** Result rows → a plain-text table for the terminal and a Markdown table for bench/results/latest.md. */
+/**
+ * Result rows → a plain-text table for the terminal and a Markdown table, and the Markdown file
+ * (bench/results/latest.md) that gathers every table and section of a run.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { log, type Context } from "./context";
 import type { Measurement } from "./http-load";
 
 export interface Target {
@@ -139,4 +146,64 @@ export function simpleTable(headers: string[], rows: string[][]): { markdown: st
 
 export function fmt(n: number | undefined, digits = 0): string {
   return num(n, digits);
+}
+
+/** The cells of a row in the extra sections' tables, which have no baseline or target columns. */
+export function rowCells(r: Row): string[] {
+  return [r.label, `${fmt(r.m.reqPerSec)} ${r.unit}`, String(r.m.p50), String(r.m.p99), r.cpuMsPerReq?.toFixed(2) ?? "–", fmt(r.rssMiB), String(r.m.non2xx + r.m.errors)];
+}
+
+/** Prints an extra section (peers, scale, capacity) to the terminal and returns its Markdown. */
+export function section(title: string, intro: string[], body: { markdown: string; text: string }, notes: string[] = []): string {
+  process.stdout.write(`\n== ${title} ==\n${body.text}\n${notes.map((n) => `  note: ${n}`).join("\n")}\n`);
+  return [`### ${title}`, "", ...intro, ...(intro.length > 0 ? [""] : []), body.markdown, "", ...notes.map((n) => `- ${n}`)].join("\n");
+}
+
+export function skippedSection(title: string, reason: string): string {
+  return section(title, [], { markdown: `skipped: ${reason}`, text: `skipped: ${reason}` });
+}
+
+export function loadAverage(): number[] {
+  return os.loadavg().map((n) => Math.round(n * 100) / 100);
+}
+
+function cpuModel(): string {
+  try {
+    const m = /^model name\s*:\s*(.+)$/m.exec(fs.readFileSync("/proc/cpuinfo", "utf8"));
+    if (m) return m[1].trim();
+  } catch {
+    // not Linux
+  }
+  return os.cpus()[0]?.model ?? "unknown";
+}
+
+export function writeReport(ctx: Context): void {
+  const { flags } = ctx;
+  const elapsed = Math.round((Date.now() - ctx.startedAt) / 1000);
+  const lines = [
+    "# Benchmark results",
+    "",
+    `- Date: ${new Date().toISOString()}`,
+    `- Node ${process.version}, ${os.platform()} ${os.release()}`,
+    `- CPU: ${cpuModel()} × ${os.cpus().length} (load generator, simulator and service share these cores)`,
+    `- Flags: --duration ${flags.durationSec} --warmup ${flags.warmupSec} --connections ${flags.connections} --room-concurrency ${flags.roomConcurrency} --room-players ${flags.roomPlayers}${flags.anchor ? "" : " --no-anchor"} --runs ${flags.runs.join(",")} --only ${flags.only.join(",")}${flags.build ? "" : " --no-build"}${flags.profile ? " --profile" : ""}`,
+    `- Service: ${flags.build ? "compiled (tsconfig.build.json) and run with node" : "run from src/ through tsx"}, one process, NODE_ENV=development, LOG_LEVEL=warn, rate limits off, standalone simulator as the platforms`,
+    `- Whole run took ${elapsed} s; load average (1, 5, 15 min) at start ${ctx.loadAtStart.join(" ")}, at end ${loadAverage().join(" ")}`,
+    "",
+    "Rates are autocannon's mean of per-second samples (join+leave completions per second for rooms); latencies are per request (per join+leave). \"CPU ms/req\" is the server process's CPU time (user + system, from /proc) during the scenario divided by the requests it completed: unlike the rates, it does not depend on how much CPU the load generator takes from the same cores.",
+    flags.anchor
+      ? "Room loops: each loop owns a distinct player's token; one more idle client stays in the lobby throughout, so it is never disposed and re-created mid-run."
+      : "Room loops: each loop owns a distinct player's token; no idle client, so the lobby is disposed and re-created whenever it empties.",
+    "The baseline rows are the node:http and Express hello servers measured just before each service run; × node is against that node:http row. Each route with a target is judged against the Express hello measured again right before it (its CPU is named in the target column; × Express is the rate ratio to that same measurement): on this shared machine one process's CPU per request drifts by up to a third over a few minutes, so a baseline from minutes earlier would judge the drift, not the route. Route targets (access token ≥ 0.8, /users/me ≥ 0.6, returning login ≥ 0.4, new-player login ≥ 0.25 × Express hello) are judged on CPU per request (Express hello's CPU ms/req ÷ the route's), which other processes on the machine skew far less than rates. Room join with auth ≥ 0.9 × without is judged on rates (joins/s). The peers' targets are on rates, as in the issue; the scale and capacity targets are in their sections.",
+    flags.profile ? "\n**Profiled run: the service ran under --cpu-prof, so its numbers are lower than normal.**" : "",
+    "",
+    ...ctx.tables.flatMap((t) => [markdownTable(t), ""]),
+    ...ctx.sections.flatMap((sec) => [sec, ""]),
+    ...(ctx.profiles.length > 0 ? ["## CPU profiles", "", ...ctx.profiles.flatMap((p) => [p, ""])] : []),
+  ];
+  fs.mkdirSync(path.dirname(flags.out), { recursive: true });
+  const tmpFile = `${flags.out}.tmp`;
+  fs.writeFileSync(tmpFile, `${lines.join("\n").replace(/\n{3,}/g, "\n\n").trimEnd()}\n`);
+  fs.renameSync(tmpFile, flags.out);
+  log(`wrote ${path.relative(process.cwd(), flags.out)}`);
 }

@@ -1,3 +1,17 @@
+import type { Room } from "colyseus.js";
+import type { Session } from "./session";
+
+export interface GameClientEvents extends Record<string, unknown> {
+  /** A login, a refresh, or a logout changed the stored session (null after logout). */
+  sessionChanged: Session | null;
+  /** The server ended the session (logout elsewhere, a newer login, disabled user…): show the login screen. */
+  sessionEnded: { code: string };
+  /** The same player took this seat from a newer join; still logged in, just not here. */
+  seatReplaced: { room: Room; code: number };
+  /** The network dropped a room connection; `client.reconnect(reconnectionToken)` may bring it back. */
+  connectionLost: { room: Room; code: number; reconnectionToken: string };
+}
+
 export type Listener<T> = (payload: T) => void;
 
 /** A minimal typed emitter (the runtimes have no EventTarget). */

@@ -1,0 +1,95 @@
+/** The HTTP route scenarios of a service run: access-token, users-me, returning-login, new-login, new-login-normal. */
+import path from "node:path";
+import { nextCode, type Context, type RunId, type ScenarioId } from "../lib/context";
+import type { HttpLoad } from "../lib/http-load";
+import { measureHttp } from "../lib/measure";
+import type { Child } from "../lib/procs";
+import { fmt, type Row, type RunTable } from "../lib/report";
+import { login, startService } from "../lib/service";
+import type { Baselines } from "./baselines";
+
+/** × Express hello, judged on CPU per request (see the report's text). */
+const ROUTE_TARGETS = { "access-token": 0.8, "users-me": 0.6, "returning-login": 0.4, "new-login": 0.25 } as const;
+
+/** The routes measured on the run's service while it is up; `userToken` is a logged-in player's. */
+export async function measureRoutes(ctx: Context, run: RunId, table: RunTable, service: Child, base: string, userToken: string, baselines: Baselines): Promise<void> {
+  const { only } = ctx.flags;
+  if (only.includes("access-token")) {
+    table.rows.push(
+      await measureRoute(ctx, baselines, service, "access-token", "access-token", "GET /api/minigame/wechat/access_token (cached)", {
+        baseUrl: base,
+        path: "/api/minigame/wechat/access_token",
+      }),
+    );
+  }
+  if (only.includes("users-me")) {
+    table.rows.push(
+      await measureRoute(ctx, baselines, service, "users-me", "users-me", "GET /api/users/me (Bearer)", {
+        baseUrl: base,
+        path: "/api/users/me",
+        headers: { authorization: `Bearer ${userToken}` },
+      }),
+    );
+  }
+  if (only.includes("returning-login")) {
+    table.rows.push(
+      await measureRoute(ctx, baselines, service, "returning-login", "returning-login", "WeChat login, returning player (fresh code)", {
+        baseUrl: base,
+        path: () => `/api/minigame/wechat/login?jsCode=${nextCode(ctx, "returning")}`,
+      }),
+    );
+  }
+  if (only.includes("new-login")) {
+    const sqlite = run === "embedded" ? ", SQLITE_SYNCHRONOUS=FULL" : "";
+    table.rows.push(
+      await measureRoute(ctx, baselines, service, "new-login", "new-login", `WeChat login, new player${sqlite}`, {
+        baseUrl: base,
+        path: () => `/api/minigame/wechat/login?jsCode=newp${ctx.tag}x${ctx.seq++}`,
+      }),
+    );
+  }
+}
+
+/**
+ * The new-player login again, on a second service whose SQLite commits only sync at checkpoints;
+ * returns that service's process (stopped) for its CPU profile.
+ */
+export async function measureNewLoginNormal(
+  ctx: Context,
+  table: RunTable,
+  env: Record<string, string>,
+  tmp: string,
+  nodeArgs: string[],
+  baselines: Baselines,
+): Promise<Child> {
+  const normal = await startService(ctx, "service (embedded, SQLITE_SYNCHRONOUS=NORMAL)", { ...env, SQLITE_PATH: path.join(tmp, "normal.sqlite"), SQLITE_SYNCHRONOUS: "NORMAL" }, tmp, nodeArgs);
+  await login(ctx, normal.base, "warmup");
+  table.rows.push(
+    await measureRoute(ctx, baselines, normal.child, "new-login-normal", "new-login", "WeChat login, new player, SQLITE_SYNCHRONOUS=NORMAL", {
+      baseUrl: normal.base,
+      path: () => `/api/minigame/wechat/login?jsCode=newn${ctx.tag}x${ctx.seq++}`,
+    }),
+  );
+  await normal.child.stop();
+  return normal.child;
+}
+
+/** The route's row, judged against the Express hello measured right before it. */
+async function measureRoute(
+  ctx: Context,
+  baselines: Baselines,
+  target: Child,
+  id: ScenarioId,
+  judgedAs: keyof typeof ROUTE_TARGETS,
+  label: string,
+  load: Pick<HttpLoad, "baseUrl" | "path" | "headers">,
+): Promise<Row> {
+  const paired = await baselines.expressAgain();
+  const row = await measureHttp(ctx, label, target, load);
+  const helloCpu = paired.cpuMsPerReq ?? NaN;
+  row.id = id;
+  row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
+  row.vsExpress = row.m.reqPerSec / paired.m.reqPerSec;
+  row.target = { ratio: helloCpu / (row.cpuMsPerReq ?? NaN), min: ROUTE_TARGETS[judgedAs], against: `Express hello just before: ${fmt(helloCpu, 2)} ms, CPU` };
+  return row;
+}

@@ -1,0 +1,76 @@
+/** One service run (embedded defaults, or Redis + PostgreSQL): its baselines, then its route and room scenarios. */
+import path from "node:path";
+import { prepareBackends } from "../lib/backends";
+import { ROOT, log, type Context, type RunId } from "../lib/context";
+import { cpuProfiling, mainThreadProfile } from "../lib/cpu-profiles";
+import { isAborting, tempDir } from "../lib/lifecycle";
+import { formatProfile, summarizeProfile } from "../lib/profile";
+import type { Child } from "../lib/procs";
+import { textTable, type RunTable } from "../lib/report";
+import { getJson, login, startService } from "../lib/service";
+import { measureBaselines } from "./baselines";
+import { loginRoomPlayers, measureRoomJoins, startNoauthServer } from "./rooms";
+import { measureNewLoginNormal, measureRoutes } from "./routes";
+
+export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
+  const { flags } = ctx;
+  const title = run === "embedded" ? "Service: embedded defaults (SQLite + in-memory cache)" : "Service: Redis + PostgreSQL";
+  const table: RunTable = { title, rows: [], notes: [] };
+  const tmp = tempDir(`mgl-bench-${run}-`);
+
+  const backends = await prepareBackends(ctx, run, tmp);
+  if (typeof backends === "string") {
+    log(`skipping the ${run} run: ${backends}`);
+    table.notes.push(`skipped: ${backends}`);
+    process.stdout.write(`\n== ${title} ==\n  skipped: ${backends}\n`);
+    return table;
+  }
+  table.title = `${title} — ${backends.describe}`;
+
+  // Baselines right before this run's scenarios, so a busy neighbour skews both sides alike.
+  const baselines = await measureBaselines(ctx);
+  table.rows.push(baselines.node, baselines.express);
+
+  const profiling = cpuProfiling(ctx, run);
+  const noauth = flags.only.includes("rooms") ? await startNoauthServer(profiling.nodeArgs, backends.noauthRedisUrl) : undefined;
+
+  const { child: service, base } = await startService(ctx, `service (${run})`, { ...backends.env }, tmp, profiling.nodeArgs);
+  log(`${run}: service up (pid ${service.pid}) on ${base}`);
+
+  // Preparation: warm token cache, a user for /users/me, the returning player, the room players.
+  const accessToken = await getJson(`${base}/api/minigame/wechat/access_token`);
+  if (!accessToken.success) throw new Error(`access_token warm-up failed: ${JSON.stringify(accessToken)}`);
+  const me = await login(ctx, base, "benchuser1");
+  await login(ctx, base, "returning");
+  const roomTokens = noauth ? await loginRoomPlayers(ctx, base) : [];
+
+  await measureRoutes(ctx, run, table, service, base, me, baselines);
+  if (noauth) await measureRoomJoins(ctx, table, { child: service, base }, noauth, roomTokens, backends.noauthRedisUrl);
+  await service.stop();
+  let normalService: Child | undefined;
+  if (run === "embedded" && flags.only.includes("new-login-normal") && !isAborting()) {
+    normalService = await measureNewLoginNormal(ctx, table, backends.env, tmp, profiling.nodeArgs, baselines);
+  }
+  await baselines.stop();
+  if (noauth) await noauth.child.stop();
+  if (flags.profile) {
+    const profiled: [string, Child | undefined][] = [
+      ["the service", service],
+      ["the SQLITE_SYNCHRONOUS=NORMAL service", normalService],
+      ["the no-auth Colyseus server", noauth?.child],
+    ];
+    for (const [who, child] of profiled) {
+      if (!child) continue;
+      const file = mainThreadProfile(profiling.dir, child.pid);
+      if (!file) {
+        table.notes.push(`no CPU profile of ${who}'s main thread was written in ${profiling.dir}`);
+        continue;
+      }
+      const text = formatProfile(summarizeProfile(file, ROOT));
+      ctx.profiles.push(`#### CPU profile of ${who}, ${run} run (${path.relative(ROOT, file)})\n\n\`\`\`\n${text}\n\`\`\``);
+      process.stdout.write(`\nCPU profile of ${who}, ${run} run:\n${text}\n`);
+    }
+  }
+  process.stdout.write(`\n${textTable(table)}\n`);
+  return table;
+}

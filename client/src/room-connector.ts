@@ -1,0 +1,92 @@
+import { MatchMakeError, ServerError, type Room } from "colyseus.js";
+import { SEAT_REPLACED_CLOSE_CODE, SESSION_ENDED_CLOSE_CODE, isConnectionLoss } from "./close-codes";
+import type { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
+import { delay } from "./delay";
+import { ApiError } from "./errors";
+import type { Emitter, GameClientEvents } from "./events";
+import { NetworkError } from "./runtime";
+import type { SessionKeeper } from "./session-keeper";
+
+export type JoinMethod = "joinOrCreate" | "create" | "join" | "joinById";
+
+/** Seats taken with the session's access token; the server's closes of them become the client's events. */
+export class RoomConnector {
+  constructor(
+    private readonly colyseus: RuntimeColyseusClient,
+    private readonly sessions: SessionKeeper,
+    private readonly events: Emitter<GameClientEvents>,
+  ) {}
+
+  async matchmake<T>(method: JoinMethod, roomNameOrId: string, options: Record<string, unknown>, rootSchema?: any): Promise<Room<T>> {
+    const once = async (token: string) => {
+      const generation = this.sessions.generation;
+      return this.watch(await this.colyseus[method]<T>(roomNameOrId, { ...options, accessToken: token }, rootSchema), generation);
+    };
+    const attempt = async (token: string) => {
+      try {
+        return await once(token);
+      } catch (err) {
+        // The seat lapsed before our socket reached it (a slow network, or the room closing meanwhile): nothing is held, ask again once.
+        if (!isSeatExpired(err)) throw err;
+        return once(this.sessions.requireSession().token);
+      }
+    };
+    const token = await this.sessions.validToken();
+    try {
+      return await attempt(token);
+    } catch (err) {
+      const failure = toApiError(err);
+      if (!(await this.sessions.recover(failure, token))) throw failure;
+      try {
+        return await attempt(this.sessions.requireSession().token);
+      } catch (again) {
+        throw toApiError(again);
+      }
+    }
+  }
+
+  /** Backoff 0.25 s doubling to 2 s, given up once the session changed. */
+  async reconnect<T>(reconnectionToken: string, rootSchema: any, attempts: number): Promise<Room<T>> {
+    const generation = this.sessions.generation;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return this.watch(await this.colyseus.reconnect<T>(reconnectionToken, rootSchema), generation);
+      } catch (err) {
+        if (attempt >= attempts || generation !== this.sessions.generation) throw toApiError(err);
+        await delay(Math.min(250 * 2 ** (attempt - 1), 2000));
+      }
+    }
+  }
+
+  private watch<T>(room: Room<T>, generation: number): Room<T> {
+    room.onLeave((code: number) => {
+      if (code === SESSION_ENDED_CLOSE_CODE) {
+        this.sessions.endedByRoomClose(generation);
+      } else if (code === SEAT_REPLACED_CLOSE_CODE) {
+        this.events.emit("seatReplaced", { room, code });
+      } else if (isConnectionLoss(code)) {
+        this.events.emit("connectionLost", { room, code, reconnectionToken: room.reconnectionToken });
+      }
+    });
+    return room;
+  }
+}
+
+/** colyseus.js errors as ApiErrors: the server's room auth answers `ServerError(status, code)`. */
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof NetworkError) return new ApiError(0, "network_error", err.message);
+  if (err instanceof MatchMakeError || err instanceof ServerError) {
+    const status = typeof err.code === "number" ? err.code : 0;
+    const stable = /^[a-z][a-z0-9_]*$/.test(err.message);
+    // Codes ≥ 1000 are WebSocket closes (e.g. 4002) or Colyseus's own matchmaking codes (4210…).
+    const fallback = status >= 1000 && !(err instanceof MatchMakeError) ? "room_connect_failed" : "matchmake_failed";
+    return new ApiError(status >= 1000 ? 0 : status, stable ? err.message : fallback, err.message, { colyseusCode: status });
+  }
+  return new ApiError(0, "room_connect_failed", err instanceof Error ? err.message : String(err));
+}
+
+/** colyseus 0.16's MATCHMAKE_EXPIRED (4214): "seat reservation expired". */
+function isSeatExpired(err: unknown): boolean {
+  return err instanceof ServerError && err.code === 4214;
+}
