@@ -16,6 +16,7 @@ import { loadAverage, writeReport } from "./lib/report";
 import { buildService } from "./lib/service";
 import { CAPACITY, capacityStep } from "./scenarios/capacity";
 import { peersStep } from "./scenarios/peers";
+import { roomTrafficStep } from "./scenarios/room-traffic";
 import { scaleStep } from "./scenarios/scale";
 import { serviceRun } from "./scenarios/service-run";
 
@@ -35,7 +36,9 @@ const HELP = `npm run bench [-- flags]
                           (default all; the baselines always run, before each service run that has a scenario;
                           peers: @colyseus/auth and better-auth from bench/peers (npm ci there on first use);
                           scale: CPU per request of 2 processes vs 1 over Redis + PostgreSQL;
-                          capacity: idle authenticated lobby clients one process holds, and its idle RSS)
+                          capacity: idle authenticated lobby clients one process holds, and its idle RSS;
+                          room-traffic: rooms of 10 players sending 10 messages/s each, grown until p99 > 50 ms
+                          or the process saturates, on Redis + PostgreSQL: players per process and per core)
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -158,6 +161,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("peers") && !isAborting()) ctx.sections.push(await peersStep(ctx));
   if (flags.only.includes("scale") && !isAborting()) ctx.sections.push(await scaleStep(ctx));
   if (flags.only.includes("capacity") && !isAborting()) ctx.sections.push(await capacityStep(ctx));
+  if (flags.only.includes("room-traffic") && !isAborting()) ctx.sections.push(await roomTrafficStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

@@ -27,9 +27,15 @@ export async function startService(
   env: Record<string, string>,
   cwd: string,
   extraArgs: string[],
+  /** A wrapper entry (bench/servers/*.cjs) that starts the service itself, found through BENCH_SERVICE_ROOT. */
+  wrapper?: string,
 ): Promise<{ child: Child; base: string; port: number }> {
   const port = Number(env.PORT ?? (await freePort()));
-  const entry = ctx.flags.build ? [path.join(BUILD_DIR, "src/server/index.js")] : [...TSX_IMPORT, path.join(ROOT, "src/server/index.ts")];
+  const entry = wrapper
+    ? [...(ctx.flags.build ? [] : TSX_IMPORT), wrapper]
+    : ctx.flags.build
+      ? [path.join(BUILD_DIR, "src/server/index.js")]
+      : [...TSX_IMPORT, path.join(ROOT, "src/server/index.ts")];
   const child = startNode({
     name,
     args: [...extraArgs, ...entry],
@@ -40,6 +46,7 @@ export async function startService(
       RATE_LIMIT_ENABLED: "false",
       JWT_SECRET: ctx.jwtSecret,
       ...env,
+      ...(wrapper ? { BENCH_SERVICE_ROOT: ctx.flags.build ? BUILD_DIR : ROOT } : {}),
       PORT: String(port),
     },
     // A temp cwd, so a developer's .env in the repo cannot change what is measured.

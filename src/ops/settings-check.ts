@@ -3,6 +3,7 @@
  * own validator over the settings the production processes will read, every problem at once.
  */
 import fs from "node:fs";
+import { describeUserStore } from "../adapters/store/describe-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
 import { operatorEnvironment, processCount, readSettings, settingsFiles, type Env } from "../config/settings-files";
 
@@ -41,7 +42,7 @@ function describe(config: AppConfig, instances: number): string {
   return [
     `${config.env} mode`,
     `${instances} process${instances === 1 ? "" : "es"} from port ${config.port}`,
-    config.store.kind === "postgres" ? "users in PostgreSQL" : `users in SQLite at ${config.store.path}`,
+    describeUserStore(config.store),
     config.cache.kind === "redis" ? "Redis cache" : "in-memory cache",
   ].join(", ");
 }

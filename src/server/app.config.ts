@@ -3,6 +3,7 @@
  * does, and tests boot this same definition with @colyseus/testing.
  */
 import config from "@colyseus/tools";
+import { describeUserStore } from "../adapters/store/describe-user-store";
 import { matchMaker, type Server } from "@colyseus/core";
 import type express from "express";
 import type http from "node:http";
@@ -145,7 +146,7 @@ function describeStartup(services: Services): string {
     config.simulator === "embedded"
       ? `platform simulator at ${services.simulator?.url} serving ${services.platformDefinitions.map((p) => p.name).join(", ")}`
       : `platforms: ${services.platformDefinitions.map((p) => `${p.name} → ${config.platforms[p.name].apiBaseUrl}`).join(", ")}`,
-    config.store.kind === "sqlite" ? `users in SQLite at ${config.store.path}` : "users in PostgreSQL",
+    describeUserStore(config.store),
     config.cache.kind === "memory" ? "in-memory cache (single process)" : "Redis cache",
   ];
   if (config.jwt.isDevelopmentSecret) parts.push("built-in development JWT secret");

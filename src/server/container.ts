@@ -73,7 +73,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     }
 
     const now = overrides.now;
-    const storeSetting = config.store.kind === "postgres" ? "DATABASE_URL" : "SQLITE_PATH";
+    const storeSetting = config.store.kind === "sqlite" ? "SQLITE_PATH" : "DATABASE_URL";
     const rawStore = await opening("the user store", storeSetting, () => createUserStore(config.store, now ? { now: () => new Date(now()) } : {}));
     cleanups.push(() => rawStore.close());
     const recentUsers = new RecentUsers({ ...config.userCache, now: overrides.now });

@@ -3,7 +3,10 @@ import { z } from "zod";
 import { int } from "../config-types";
 
 export const storageShape = {
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^(postgres(ql)?:\/\/|mongodb(\+srv)?:\/\/[^/?#\s]+)/, "must be a postgres://, mongodb:// or mongodb+srv:// URL")
+    .optional(),
   DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(800),
   DATABASE_POOL_ACQUIRE_TIMEOUT_MS: int(100, 60_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(800),
@@ -21,7 +24,7 @@ export function storageConfig(s: StorageSettings) {
   return {
     store: s.DATABASE_URL
       ? ({
-          kind: "postgres",
+          kind: s.DATABASE_URL.startsWith("mongodb") ? ("mongodb" as const) : ("postgres" as const),
           url: s.DATABASE_URL,
           connectTimeoutMs: s.DATABASE_CONNECT_TIMEOUT_MS,
           acquireTimeoutMs: s.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,

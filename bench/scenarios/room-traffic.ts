@@ -1,0 +1,107 @@
+/**
+ * The room-traffic step: rooms of 10 authenticated players exchanging chat-sized messages at 10 Hz,
+ * grown in one service process (Redis presence and driver, PostgreSQL) until the p99 delivery
+ * latency passes 50 ms or the process saturates; players held per process and per core.
+ */
+import path from "node:path";
+import { prepareBackends } from "../lib/backends";
+import { log, ROOT, TSX_IMPORT, type Context } from "../lib/context";
+import { cpuProfiling, mainThreadProfile } from "../lib/cpu-profiles";
+import { isAborting, tempDir } from "../lib/lifecycle";
+import { sleep } from "../lib/procs";
+import { formatProfile, summarizeProfile } from "../lib/profile";
+import { rampRoomTraffic } from "../lib/room-traffic";
+import { fmt, section, simpleTable, skippedSection } from "../lib/report";
+import { startService } from "../lib/service";
+
+export const TRAFFIC = {
+  roomSize: 10,
+  hz: 10,
+  /** Characters of text per message: a chat line (the lobby allows 200). */
+  textLength: 60,
+  p99LimitMs: 50,
+  /** Service CPU share of one core at which the process counts as saturated. */
+  saturatedShare: 0.95,
+  workers: 4,
+  /** Total rooms after each step. */
+  schedule: [10, 20, 40, 60, 80, 100, 130, 160, 200, 250, 300, 400, 500],
+} as const;
+
+export async function roomTrafficStep(ctx: Context): Promise<string> {
+  const title = "Rooms under traffic: 10 players per room, 10 messages/s each (Redis + PostgreSQL)";
+  const tmp = tempDir("mgl-bench-traffic-");
+  const backends = await prepareBackends(ctx, "redis-pg", tmp);
+  if (typeof backends === "string") return skippedSection(title, backends);
+  const profiling = cpuProfiling(ctx, "room-traffic");
+  const wrapper = path.join(ROOT, "bench/servers/room-traffic-service.cjs");
+  const { child, base } = await startService(ctx, "service (room traffic)", backends.env, tmp, profiling.nodeArgs, wrapper);
+  await sleep(1000);
+  log("room traffic: ramping rooms of 10 talking players…");
+  const measureSec = Math.min(ctx.flags.durationSec, 10);
+  const { steps, stoppedBecause } = await rampRoomTraffic({
+    baseUrl: base,
+    service: child,
+    tsxImport: TSX_IMPORT,
+    workers: TRAFFIC.workers,
+    schedule: [...TRAFFIC.schedule],
+    roomSize: TRAFFIC.roomSize,
+    hz: TRAFFIC.hz,
+    textLength: TRAFFIC.textLength,
+    measureSec,
+    p99LimitMs: TRAFFIC.p99LimitMs,
+    saturatedShare: TRAFFIC.saturatedShare,
+    tag: ctx.tag,
+    log,
+    aborted: isAborting,
+  });
+  await child.stop();
+  if (ctx.flags.profile) {
+    const file = mainThreadProfile(profiling.dir, child.pid);
+    if (file) ctx.profiles.push(`#### CPU profile of the service, room-traffic step (the whole ramp)\n\n\`\`\`\n${formatProfile(summarizeProfile(file, ROOT))}\n\`\`\``);
+  }
+
+  const within = (s: (typeof steps)[number]) => s.p99 <= TRAFFIC.p99LimitMs && s.serviceCpuShare < TRAFFIC.saturatedShare && s.errors === 0 && s.deliveredShare >= 0.98;
+  const held = steps.filter(within).at(-1);
+  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "–");
+  const table = simpleTable(
+    ["Rooms", "players", "messages/s in", "deliveries/s", "delivered", "p50 ms", "p99 ms", "max ms", "service CPU (core)", "CPU µs/message", "generators (cores)", "Redis+PG (cores)", "others (cores)", "RSS MiB", "join p99 ms", "errors"],
+    steps.map((s) => [
+      fmt(s.rooms),
+      fmt(s.players),
+      fmt(s.sentPerSec),
+      fmt(s.deliveredPerSec),
+      `${(s.deliveredShare * 100).toFixed(1)}%`,
+      s.p50.toFixed(1),
+      s.p99.toFixed(1),
+      s.max.toFixed(0),
+      pct(s.serviceCpuShare),
+      s.cpuUsPerMessage.toFixed(0),
+      s.generatorCores.toFixed(2),
+      s.databaseCores.toFixed(2),
+      s.otherCores.toFixed(2),
+      fmt(s.rssMiB),
+      s.joinP99.toFixed(0),
+      String(s.errors),
+    ]),
+  );
+  const perCore = held && held.serviceCpuShare > 0 ? held.players / held.serviceCpuShare : NaN;
+  const summary = simpleTable(
+    ["Figure", "value"],
+    [
+      ["players held by one process (p99 ≤ 50 ms, not saturated, no errors)", held ? `${fmt(held.players)} (${fmt(held.rooms)} rooms), p99 ${held.p99.toFixed(1)} ms` : "none"],
+      ["service CPU at that step", held ? `${pct(held.serviceCpuShare)} of a core, ${held.cpuUsPerMessage.toFixed(0)} µs per message (relayed to 10)` : "–"],
+      ["players per core (held ÷ the cores the process used)", held ? fmt(perCore) : "–"],
+      ["the ramp stopped because", stoppedBecause],
+    ],
+  );
+  const firstError = steps.find((s) => s.firstError)?.firstError;
+  return section(
+    title,
+    [
+      `A room type a studio would write on AuthenticatedRoom ("traffic", bench/servers/room-traffic-service.cjs: the service as it starts, plus this room): up to ${TRAFFIC.roomSize} players, the lobby's state shape, and a \`say\` message (${TRAFFIC.textLength}-character text and a timestamp) relayed at once to every player of the room with the sender from \`client.auth\` (no moderation or 1-per-second flood rule: game traffic, not typed chat). Each player sends ${TRAFFIC.hz} messages/s on its own phase, so a room carries ${TRAFFIC.roomSize * TRAFFIC.hz} messages in and ${TRAFFIC.roomSize * TRAFFIC.roomSize * TRAFFIC.hz} deliveries out per second. Every player is a distinct logged-in user (join with its token, one seat each); a room's players all live in one of ${TRAFFIC.workers} generator processes (colyseus.js), which times every delivery from send to receipt on one clock.`,
+      `One process with REDIS_URL (presence, driver and cache on Redis) and PostgreSQL. Rooms are added in steps (${TRAFFIC.schedule.join(", ")}); after each, a ${measureSec} s window is measured. The ramp stops at the first step whose p99 passes ${TRAFFIC.p99LimitMs} ms, whose service CPU reaches ${TRAFFIC.saturatedShare * 100}% of a core, or that loses messages or players. Players per core divides the players held by the service CPU they took, so it is what a core given to this process alone would carry; on this 2-core machine the generators (a column of their own) compete with the service, and their own receive work is inside the latency.`,
+    ],
+    { markdown: `${summary.markdown}\n\n${table.markdown}`, text: `${summary.text}\n\n${table.text}` },
+    firstError ? [`first failure: ${firstError}`] : [],
+  );
+}
