@@ -4,6 +4,7 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
+import { openMongoUserStore } from "./mongo/open-mongo";
 import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./sql/kysely-user-store";
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
 import { SqliteGroupCommit } from "./sql/sqlite-group-commit";
@@ -13,6 +14,11 @@ import { failFastWhenUnavailable } from "./unavailable-errors";
 export async function createUserStore(config: AppConfig["store"], options: KyselyUserStoreOptions = {}): Promise<UserStore> {
   if (config.kind === "sqlite") {
     const store = openSqlite(config.path, config.synchronous ?? "FULL", options);
+    await migrateOrClose(store);
+    return failFastWhenUnavailable(store);
+  }
+  if (config.kind === "mongodb") {
+    const store = await openMongoUserStore(config.url, config, options);
     await migrateOrClose(store);
     return failFastWhenUnavailable(store);
   }
@@ -26,7 +32,7 @@ export async function createUserStore(config: AppConfig["store"], options: Kysel
 
 const MIGRATION_QUERY_TIMEOUT_MS = 60_000;
 
-async function migrateOrClose(store: KyselyUserStore): Promise<void> {
+async function migrateOrClose(store: UserStore): Promise<void> {
   try {
     await store.migrate();
   } catch (err) {

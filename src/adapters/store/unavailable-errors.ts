@@ -2,18 +2,30 @@ import { AppError } from "../../core/errors";
 import type { UserStore } from "../../core/ports/user-store";
 
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN"]);
+/** The MongoDB driver's names for "no server answers now" (its errors carry no SQLSTATE-like code). */
+const MONGO_UNAVAILABLE = new Set([
+  "MongoServerSelectionError",
+  "MongooseServerSelectionError",
+  "MongoNetworkError",
+  "MongoNetworkTimeoutError",
+  "MongoPoolClearedError",
+  "MongoWaitQueueTimeoutError",
+  "MongoNotConnectedError",
+]);
 const TRANSIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|database is locked/i;
 
 /**
  * True for failures that mean "the database cannot answer now" rather than "this query is wrong":
  * network errors, PostgreSQL connection exceptions (class 08), shutdown / cannot-connect (57P0x),
- * statement timeouts (57014) and SQLite's busy lock.
+ * statement timeouts (57014), SQLite's busy lock, the MongoDB driver's network and server-selection
+ * failures, and the MongoDB store giving up on a user that kept changing under a write.
  */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | undefined;
   const code = typeof e?.code === "string" ? e.code : "";
   if (NETWORK_CODES.has(code) || code.startsWith("08") || code.startsWith("57P0") || code === "57014") return true;
-  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return true;
+  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || code === "STORE_CONTENTION") return true;
+  if (typeof (err as Error)?.name === "string" && MONGO_UNAVAILABLE.has((err as Error).name)) return true;
   return typeof e?.message === "string" && TRANSIENT_MESSAGES.test(e.message);
 }
 

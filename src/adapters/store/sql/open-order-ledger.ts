@@ -13,6 +13,8 @@ import { KyselyOrderLedger, type OrderDatabase } from "./kysely-order-ledger";
 import { createPostgresPool } from "./postgres-pool";
 
 export async function openOrderLedger(config: AppConfig["store"]): Promise<KyselyOrderLedger> {
+  // Said at once rather than left to a SQL driver's confusing error on a mongodb:// URL.
+  if (config.kind === "mongodb") throw new Error("the order ledger has no MongoDB implementation yet: it needs SQLite or PostgreSQL");
   let db: Kysely<OrderDatabase>;
   if (config.kind === "sqlite") {
     if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });

@@ -1,0 +1,164 @@
+/**
+ * The MongoDB store's collections. Every uniqueness rule is a collection of insert-only "claim"
+ * documents whose `_id` is the normalized key, so each relies on the `_id` index alone:
+ *
+ *   users           the user as of its newest written version (the head; `_id` = user id)
+ *   user_versions   one claim per change, `_id` = "<userId>:<version>", holding the whole new user
+ *   user_identities `_id` = "<platform>:<platformId>"   (the identity belongs to `userId`)
+ *   user_usernames  `_id` = lower-cased username
+ *   user_emails     `_id` = lower-cased email
+ *
+ * Why claims rather than unique secondary indexes, transactions or conditional updates: the store
+ * must behave the same on MongoDB and on FerretDB 1.x (what CI runs), which has no transactions,
+ * reports a duplicate key without naming the index, answers a unique clash caused by an update with
+ * code 1, and runs updates as read-modify-write, so a filter on a version decides nothing under
+ * concurrency. Only an insert into `_id` is race-free on both. Filters are `{ _id }` wherever a hot
+ * path reads: FerretDB's SQLite backend pushes down no other filter (anything else is a scan).
+ */
+import { Schema, type Connection, type Model } from "mongoose";
+
+/** Everything stored about a user; `usernameNorm` / `emailNorm` name the claims it holds. */
+export interface UserDoc {
+  _id: string;
+  username: string;
+  usernameNorm: string;
+  email: string;
+  emailNorm: string;
+  passwordHash: string;
+  passwordSetAt: Date | null;
+  nickname: string | null;
+  avatar: string | null;
+  openid: string | null;
+  guildId: string | null;
+  status: number;
+  disabledReason: string | null;
+  disabledUntil: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+  /** Set by deleteUser's first step: the user reads as gone, its claims are free to take. */
+  deletingAt: Date | null;
+}
+
+export interface VersionClaim {
+  _id: string;
+  userId: string;
+  version: number;
+  user: UserDoc;
+  at: Date;
+}
+
+export interface IdentityClaim {
+  _id: string;
+  userId: string;
+  platform: string;
+  platformId: string;
+  /** When the identity was linked, as exported (a new user's identities share its creation time). */
+  createdAt: Date;
+  /** When this claim was inserted, by the server's wall clock: how old an unowned claim is. */
+  at: Date;
+}
+
+/** A username or email claim. */
+export interface KeyClaim {
+  _id: string;
+  userId: string;
+  /** When this claim was inserted, by the server's wall clock. */
+  at: Date;
+}
+
+export interface MongoModels {
+  users: Model<UserDoc>;
+  versions: Model<VersionClaim>;
+  identities: Model<IdentityClaim>;
+  usernames: Model<KeyClaim>;
+  emails: Model<KeyClaim>;
+}
+
+/**
+ * No `select: false`, `collation`, `sparse`, partial or TTL index anywhere: FerretDB answers each
+ * with "not implemented" (a hidden field would also add a projection to find-and-modify, which it
+ * refuses). No `__v`: the user's own `version` is the one that counts.
+ */
+const OPTIONS = { versionKey: false, _id: false, strict: true, autoIndex: false, autoCreate: false } as const;
+
+const nullableString = { type: String, default: null };
+const nullableDate = { type: Date, default: null };
+
+const userFields = {
+  _id: { type: String, required: true },
+  username: { type: String, required: true },
+  usernameNorm: { type: String, required: true },
+  email: { type: String, required: true },
+  emailNorm: { type: String, required: true },
+  passwordHash: { type: String, required: true },
+  passwordSetAt: nullableDate,
+  nickname: nullableString,
+  avatar: nullableString,
+  openid: nullableString,
+  guildId: nullableString,
+  status: { type: Number, required: true },
+  disabledReason: nullableString,
+  disabledUntil: nullableDate,
+  createdAt: { type: Date, required: true },
+  updatedAt: { type: Date, required: true },
+  version: { type: Number, required: true },
+  deletingAt: nullableDate,
+};
+
+export function defineModels(connection: Connection): MongoModels {
+  const userSchema = new Schema<UserDoc>(userFields, OPTIONS);
+  const versionSchema = new Schema<VersionClaim>(
+    {
+      _id: { type: String, required: true },
+      userId: { type: String, required: true },
+      version: { type: Number, required: true },
+      user: { type: new Schema<UserDoc>(userFields, OPTIONS), required: true },
+      at: { type: Date, required: true },
+    },
+    OPTIONS,
+  );
+  // Plain indexes, for listing and erasing a user's claims (never for uniqueness).
+  versionSchema.index({ userId: 1 });
+  const identitySchema = new Schema<IdentityClaim>(
+    {
+      _id: { type: String, required: true },
+      userId: { type: String, required: true },
+      platform: { type: String, required: true },
+      platformId: { type: String, required: true },
+      createdAt: { type: Date, required: true },
+      at: { type: Date, required: true },
+    },
+    OPTIONS,
+  );
+  identitySchema.index({ userId: 1 });
+  const keySchema = () => {
+    const schema = new Schema<KeyClaim>(
+      { _id: { type: String, required: true }, userId: { type: String, required: true }, at: { type: Date, required: true } },
+      OPTIONS,
+    );
+    schema.index({ userId: 1 });
+    return schema;
+  };
+  return {
+    users: connection.model("User", userSchema, "users"),
+    versions: connection.model("UserVersion", versionSchema, "user_versions"),
+    identities: connection.model("UserIdentity", identitySchema, "user_identities"),
+    usernames: connection.model("UserUsername", keySchema(), "user_usernames"),
+    emails: connection.model("UserEmail", keySchema(), "user_emails"),
+  };
+}
+
+/** Case-insensitive keys as the SQL stores compare them (lower() on both sides). */
+export function normalizeKey(value: string): string {
+  return value.toLowerCase();
+}
+
+/** The separator cannot appear in the platform part, so no two identities share a key. */
+export function identityKey(platform: string, platformId: string): string {
+  return `${encodeURIComponent(platform)}:${platformId}`;
+}
+
+export function versionKey(userId: string, version: number): string {
+  return `${userId}:${version}`;
+}

@@ -1,0 +1,38 @@
+/**
+ * Opens the MongoDB store with the same failure budget as PostgreSQL's pool (postgres-pool.ts): a
+ * server that is down or silent fails a request within the connect or query timeout, and
+ * unavailable-errors.ts turns that into a 503; the driver keeps probing and heals by itself.
+ */
+import mongoose from "mongoose";
+import { MongoUserStore, type MongoUserStoreOptions } from "./mongo-user-store";
+
+export interface MongoTimeouts {
+  /** Finding a server that answers (and opening a connection to it). */
+  connectTimeoutMs: number;
+  /** How long a request may wait for a free pooled connection. */
+  acquireTimeoutMs: number;
+  /** One operation's reply; a silent server costs a request no more than this. */
+  queryTimeoutMs: number;
+}
+
+export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
+  const connection = mongoose.createConnection(url, {
+    // Fail instead of queueing while disconnected: mongoose would otherwise hold a request for
+    // bufferTimeoutMS (10 s) waiting for the server to come back.
+    bufferCommands: false,
+    autoIndex: false,
+    autoCreate: false,
+    serverSelectionTimeoutMS: timeouts.connectTimeoutMs,
+    connectTimeoutMS: timeouts.connectTimeoutMs,
+    waitQueueTimeoutMS: timeouts.acquireTimeoutMs,
+    socketTimeoutMS: timeouts.queryTimeoutMs,
+    // The monitor notices a server back within this when nothing else asks (a request asks sooner).
+    heartbeatFrequencyMS: 2000,
+    maxPoolSize: 10,
+  });
+  // A connection error after the first connect is reported by the operation that meets it; without
+  // a listener it would reach the process's uncaughtException handler and shut the server down.
+  connection.on("error", () => undefined);
+  await connection.asPromise();
+  return new MongoUserStore(connection, options);
+}
