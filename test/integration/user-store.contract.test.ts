@@ -396,6 +396,31 @@ for (const impl of implementations) {
         assertUser(winner ?? null);
         assert.deepEqual(await store.findById(user.id), winner);
       });
+
+      it("lets exactly one of 30 concurrent updates of the same version win", async () => {
+        // The shape that loses writes where an update's filter is checked apart from its write
+        // (FerretDB 1.x runs updates as read-modify-write): many writers, one document, one version.
+        const user = await store.createUser(draft(), []);
+        const results = await Promise.all(Array.from({ length: 30 }, (_, i) => store.updateProfile(user.id, { nickname: `n${i}` }, 1)));
+        const winners = results.filter((r): r is User => r !== "version_conflict" && r !== null);
+        assert.equal(winners.length, 1, JSON.stringify(results.map((r) => (typeof r === "string" ? r : r?.nickname))));
+        assert.deepEqual(await store.findById(user.id), winners[0]);
+        assert.equal(await store.updateProfile(user.id, { nickname: "late" }, 1), "version_conflict");
+      });
+    });
+
+    it("applies each of 30 concurrent unconditional changes exactly once: none is lost", async () => {
+      const user = await store.createUser(draft(), []);
+      const at = "2025-01-01T00:00:00.000Z";
+      const results = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          i % 2 === 0 ? store.disableUser(user.id, { reason: `r${i}`, until: null }, at) : store.enableUser(user.id, at),
+        ),
+      );
+      const versions = results.map((r) => r?.version).sort((a, b) => (a ?? 0) - (b ?? 0));
+      assert.deepEqual(versions, Array.from({ length: 30 }, (_, i) => i + 2), "each change got its own version");
+      const last = results.find((r) => r?.version === 31);
+      assert.deepEqual(await store.findById(user.id), last);
     });
 
     it("setStatus changes the status and bumps the version", async () => {
