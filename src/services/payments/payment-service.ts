@@ -1,0 +1,204 @@
+/**
+ * A player's payments: the balance, spending coins on an item, their orders. The order is written
+ * `pending` with its bill number before the platform is asked, so a crash or a timeout leaves a
+ * record the reconciler can finish; every later step is a ledger claim, so a replayed or concurrent
+ * request (in this process or another) never deducts twice and never delivers twice.
+ */
+import crypto from "node:crypto";
+import { AppError, type ErrorCode } from "../../core/errors";
+import { WalletRefusal } from "../../core/ports/coin-wallet";
+import type { Order, OrderState } from "../../core/ports/order-ledger";
+import { OrderDelivery } from "./order-delivery";
+import {
+  billNumberOf,
+  DEFAULT_PAYMENT_TIMINGS,
+  NO_PAYMENT_EVENTS,
+  requireKeys,
+  requireWallet,
+  walletCall,
+  type KeptPlayerKey,
+  type PaymentDeps,
+  type PaymentPlayer,
+  type PaymentTimings,
+} from "./payment-deps";
+
+export interface SpendRequest {
+  orderId: string;
+  itemId: string;
+  coins: number;
+}
+
+export interface SpendResult {
+  order: Order;
+  /** True for the request that created the order (201); false for a replay (200). */
+  created: boolean;
+}
+
+/** Failure codes a refusal leaves on a failed order; a replay answers the same error. */
+const FAILURE_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(["insufficient_balance", "payment_login_required", "payment_refused", "platform_misconfigured"]);
+
+export class PaymentService {
+  readonly delivery: OrderDelivery;
+  private readonly timings: PaymentTimings;
+  private readonly now: () => number;
+  /** Requests of this process working on an order, by (user, orderId): replays here wait for them. */
+  private readonly inflight = new Map<string, { request: SpendRequest; done: Promise<unknown> }>();
+
+  constructor(
+    private readonly deps: PaymentDeps,
+    timings: Partial<PaymentTimings> = {},
+  ) {
+    this.timings = { ...DEFAULT_PAYMENT_TIMINGS, ...timings };
+    this.now = deps.now ?? Date.now;
+    this.delivery = new OrderDelivery(deps, this.timings);
+  }
+
+  async balance(player: PaymentPlayer): Promise<{ balance: number }> {
+    const keys = requireKeys(this.deps, player.platform, player.appId);
+    const wallet = requireWallet(this.deps, player.platform);
+    const kept = await this.requireKept(player);
+    return this.deps.withAccessToken(player.platform, player.appId, (token) => wallet.balance(walletCall(player, keys, kept, token)));
+  }
+
+  /** Spends coins on an item: 201 once, then the same order for every replay of the same orderId. */
+  async spendCoins(player: PaymentPlayer, request: SpendRequest): Promise<SpendResult> {
+    requireKeys(this.deps, player.platform, player.appId);
+    const key = `${player.userId}\0${request.orderId}`;
+    const running = this.inflight.get(key);
+    if (running) {
+      if (!sameRequest(running.request, request)) throw conflict(request.orderId);
+      await running.done.catch(() => undefined);
+      return this.replay(player, request, false);
+    }
+    const done = this.spendOnce(player, request);
+    this.inflight.set(key, { request, done });
+    try {
+      return await done;
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+
+  async getOrder(userId: string, orderId: string): Promise<Order> {
+    const order = await this.deps.ledger.findByOrderId(userId, orderId);
+    if (!order) throw new AppError("order_not_found", { data: { orderId } });
+    return order;
+  }
+
+  listOrders(userId: string, state?: OrderState, limit?: number): Promise<Order[]> {
+    return this.deps.ledger.listByUser(userId, { state, limit });
+  }
+
+  private async spendOnce(player: PaymentPlayer, request: SpendRequest): Promise<SpendResult> {
+    const existing = await this.deps.ledger.findByOrderId(player.userId, request.orderId);
+    if (existing) return this.replay(player, request, true, existing);
+    const kept = await this.requireKept(player);
+    const keys = requireKeys(this.deps, player.platform, player.appId);
+    const id = crypto.randomUUID();
+    const { order, created } = await this.deps.ledger.create({
+      id,
+      platform: player.platform,
+      appId: player.appId,
+      userId: player.userId,
+      openid: kept.openid,
+      orderId: request.orderId,
+      kind: "coin_spend",
+      itemId: request.itemId,
+      coins: request.coins,
+      platformOrderId: billNumberOf(id),
+      env: keys.env,
+      createdAt: new Date(this.now()).toISOString(),
+    });
+    if (!created) return this.replay(player, request, true, order);
+    (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(order);
+    return { order: answerable(await this.settle(order, kept, true)), created: true };
+  }
+
+  /**
+   * A request for an orderId already used: the same order when the body matches (driving it on if
+   * it is still pending and no one here works on it), 409 otherwise. A failed order answers its error.
+   */
+  private async replay(player: PaymentPlayer, request: SpendRequest, drive: boolean, known?: Order): Promise<SpendResult> {
+    let order = known ?? (await this.deps.ledger.findByOrderId(player.userId, request.orderId));
+    if (!order) throw new AppError("order_not_found", { data: { orderId: request.orderId } });
+    if (order.kind !== "coin_spend" || order.itemId !== request.itemId || order.coins !== request.coins) throw conflict(request.orderId);
+    if (drive && order.state === "pending" && Date.parse(order.updatedAt) < this.now() - this.timings.settleAfterMs) {
+      // Left pending by a request that is gone (a timeout, a crash): the same bill number again.
+      const kept = await this.deps.keptKey(player);
+      if (kept && kept.openid === order.openid) order = await this.settle(order, kept, false);
+    } else if (order.state === "paid") {
+      order = await this.delivery.deliver(order);
+    }
+    order = (await this.delivery.settled(order.id)) ?? order;
+    return { order: answerable(order), created: false };
+  }
+
+  /**
+   * Asks the platform to deduct (again, with the same bill number, when retrying) and records the
+   * outcome. A refusal on the first attempt proves nothing was taken: the order fails. On a retry a
+   * refusal about the session or the keys comes before the platform looks at the bill number, so an
+   * earlier attempt may still have deducted: the order stays pending for the reconciler.
+   */
+  async settle(order: Order, kept: KeptPlayerKey, firstAttempt: boolean): Promise<Order> {
+    const keys = requireKeys(this.deps, order.platform, order.appId);
+    const wallet = requireWallet(this.deps, order.platform);
+    const player = { userId: order.userId, platform: order.platform, appId: order.appId };
+    const at = () => new Date(this.now()).toISOString();
+    try {
+      await this.deps.withAccessToken(order.platform, order.appId, (token) =>
+        wallet.pay(walletCall(player, { ...keys, env: order.env }, kept, token), { billNo: order.platformOrderId, amount: order.coins, itemId: order.itemId }),
+      );
+    } catch (err) {
+      const decisive = err instanceof WalletRefusal && (firstAttempt || err.code === "insufficient_balance" || err.code === "payment_refused");
+      if (!decisive) {
+        this.deps.logger.warn({ err, event: "payment_unconfirmed", order: order.id, orderId: order.orderId }, "the platform did not confirm a deduction; the order stays pending");
+        throw new AppError("payment_unconfirmed", { data: { order: publicOrder(order) }, cause: err });
+      }
+      const failed = await this.deps.ledger.transition(order.id, "pending", "failed", { at: at(), failure: err.code });
+      if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
+      return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
+    }
+    const paid = await this.deps.ledger.transition(order.id, "pending", "paid", { at: at() });
+    if (paid) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(paid);
+    const current = paid ?? (await this.deps.ledger.findById(order.id)) ?? order;
+    return this.delivery.deliver(current);
+  }
+
+  private async requireKept(player: PaymentPlayer): Promise<KeptPlayerKey> {
+    const kept = await this.deps.keptKey(player);
+    if (!kept) throw new AppError("session_key_missing", { data: { platform: player.platform } });
+    return kept;
+  }
+}
+
+function sameRequest(a: SpendRequest, b: SpendRequest): boolean {
+  return a.itemId === b.itemId && a.coins === b.coins;
+}
+
+function conflict(orderId: string): AppError {
+  return new AppError("order_conflict", { data: { orderId } });
+}
+
+/** A failed order is answered as the error that failed it (402, 502…), with the order; others as they are. */
+function answerable(order: Order): Order {
+  if (order.state === "failed" && order.failure && FAILURE_ERRORS.has(order.failure)) {
+    throw new AppError(order.failure as ErrorCode, { data: { order: publicOrder(order) } });
+  }
+  if (order.state === "pending") throw new AppError("payment_unconfirmed", { data: { order: publicOrder(order) } });
+  return order;
+}
+
+/** The order as clients see it (contract: orderId, itemId, coins, state, platform, platformOrderId, timestamps). */
+export function publicOrder(order: Order): Record<string, unknown> {
+  return {
+    orderId: order.orderId,
+    kind: order.kind,
+    itemId: order.itemId,
+    coins: order.coins,
+    state: order.state,
+    platform: order.platform,
+    platformOrderId: order.platformOrderId,
+    createdAt: order.createdAt,
+    updatedAt: order.updatedAt,
+  };
+}
