@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import jwt from "jsonwebtoken";
 import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
 import { useHarness } from "../support/app-harness";
-import { backends } from "../support/backends";
+import { storeBackends as backends } from "../support/backends";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

@@ -4,7 +4,7 @@ import { Client, type Room } from "colyseus.js";
 import { AuthenticatedRoom, type PlayerClient } from "../../rooms/AuthenticatedRoom";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { startHarness, type Harness } from "../support/app-harness";
-import { backends } from "../support/backends";
+import { storeBackends as backends } from "../support/backends";
 import { leaveRooms } from "../support/rooms";
 
 let seq = 0;

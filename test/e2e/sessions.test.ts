@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { useHarness } from "../support/app-harness";
-import { backends } from "../support/backends";
+import { storeBackends as backends } from "../support/backends";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
