@@ -8,6 +8,7 @@ import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
 import { SessionKeeper } from "./session-keeper";
+import type { SubscribeGrants } from "./subscribe";
 
 export type { GameClientEvents } from "./events";
 
@@ -133,6 +134,15 @@ export class GameClient {
    */
   async logout(): Promise<boolean> {
     return this.sessions.endDeliberately(() => this.request("POST", "/api/auth/logout"), false);
+  }
+
+  /**
+   * Shows the platform's subscribe prompt (call it from a tap) and resolves what the player chose per
+   * template; each "accept" lets the server send one message of it. Nothing is sent to the server.
+   */
+  requestSubscribe(templateIds: string[]): Promise<SubscribeGrants> {
+    const prompt = this.runtime.requestSubscribe?.bind(this.runtime);
+    return prompt ? prompt(templateIds) : Promise.reject(new Error(`${this.runtime.platform}: this runtime has no subscribe prompt`));
   }
 
   /** Deletes the player's account (`DELETE /api/users/me`) and forgets the session; throws if the server refused. */

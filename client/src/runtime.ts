@@ -2,6 +2,7 @@
  * The one port between the client and where it runs. A mini-game runtime (wx, tt, qq, ks) and
  * the browser each implement it; nothing else in the client touches a global.
  */
+import type { SubscribeGrants } from "./subscribe";
 
 /** The codes a platform's login gives; the server exchanges them for the player's identity. */
 export interface LoginCodes {
@@ -57,6 +58,8 @@ export interface Runtime {
   request(request: HttpRequest): Promise<HttpResponse>;
   connectSocket(url: string, headers: Record<string, string>): RuntimeSocket;
   readonly storage: RuntimeStorage;
+  /** The platform's subscribe prompt (subscribe.ts); absent where there is none (the browser). */
+  requestSubscribe?(templateIds: string[]): Promise<SubscribeGrants>;
 }
 
 export type PlatformName = "wechat" | "douyin" | "qq" | "kuaishou";

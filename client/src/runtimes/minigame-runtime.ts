@@ -1,3 +1,4 @@
+import { promptSubscribe, type SubscribePromptApi } from "../subscribe";
 import { NetworkError, parseBody, type HttpRequest, type HttpResponse, type LoginCodes, type PlatformName, type Runtime, type RuntimeSocket } from "../runtime";
 
 /**
@@ -5,7 +6,7 @@ import { NetworkError, parseBody, type HttpRequest, type HttpResponse, type Logi
  * (callback objects with `success` / `fail`); the tests type their fakes against the published
  * WeChat and Douyin typings and check they fit this.
  */
-export interface MiniGameApi {
+export interface MiniGameApi extends SubscribePromptApi {
   login(options: {
     force?: boolean;
     success?(result: { code?: string; anonymousCode?: string; isLogin?: boolean }): void;
@@ -85,6 +86,7 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
         });
       }),
     connectSocket: (url, headers) => wrapSocketTask(api, url, headers),
+    requestSubscribe: (templateIds) => promptSubscribe(api, platform, templateIds),
     storage: {
       get: (key) => {
         const value = api.getStorageSync(key);
