@@ -4,11 +4,14 @@
  * refused) and a server pointed at the embedded simulator needs no payment settings at all.
  * They are public on purpose: they open nothing but the simulator.
  */
+import crypto from "node:crypto";
 import type { PaymentKeys } from "../../core/ports/coin-wallet";
 
 export interface SimulatorPaymentKeys extends Omit<PaymentKeys, "env"> {
   /** The message-push Token the console would show (WeChat URL verification and push `signature`). */
   pushToken: string;
+  /** Safe mode's EncodingAESKey: 43 base64 characters, the console's shape. */
+  pushEncodingAesKey: string;
 }
 
 export function simulatorPaymentKeys(platform: string, appId: string): SimulatorPaymentKeys {
@@ -18,5 +21,6 @@ export function simulatorPaymentKeys(platform: string, appId: string): Simulator
     appKey: `sim-${platform}-live-key-${appId}`,
     sandboxAppKey: `sim-${platform}-sandbox-key-${appId}`,
     pushToken: `sim-${platform}-push-token-${appId}`,
+    pushEncodingAesKey: crypto.createHash("sha256").update(`sim-${platform}-aes-${appId}`).digest("base64").slice(0, 43),
   };
 }
