@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PaymentKeys } from "../../src/core/ports/coin-wallet";
-import { decryptPush, encryptPush, pushSignature, readPush, verifiesUrl, type PushOutcome } from "../../src/platforms/wechat/wechat-push";
+import { decryptPush, encryptPush, pushSignature, readPush, verifiesUrl, type PushKeys, type PushOutcome } from "../../src/platforms/wechat/wechat-push";
 import { ItemPurchaseSim } from "../../src/simulator/payments/item-purchase-sim";
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
 
@@ -98,7 +98,7 @@ describe("WeChat item-purchase push", () => {
       [push, safePush] = [...r.pushes].sort((a) => (a.query.has("encrypt_type") ? 1 : -1));
       await r.close();
     });
-    const read = (p: Captured, overrides: { keys?: PaymentKeys; appId?: string; now?: number; push?: typeof pushKeys } = {}): PushOutcome =>
+    const read = (p: Captured, overrides: { keys?: PaymentKeys; appId?: string; now?: number; push?: PushKeys } = {}): PushOutcome =>
       readPush(overrides.appId ?? APP, overrides.push ?? pushKeys, overrides.keys ?? paymentKeys, p.query, p.body, overrides.now ?? nowSec());
 
     it("refuses a forged signature", () => {
