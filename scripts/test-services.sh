@@ -14,7 +14,8 @@ FERRETDB_VERSION="v1.24.2" # keep in step with tools/ferretdb/go.mod
 FERRETDB_ADDR="127.0.0.1:27017"
 # Outside the clone, keyed by version and by the tool's own sources: a fresh clone reuses it, a
 # change to tools/ferretdb/ rebuilds.
-tool_hash="$(cat tools/ferretdb/go.mod tools/ferretdb/go.sum tools/ferretdb/*.go | sha256sum | cut -c1-12)"
+# (test/support/ferretdb.ts finds the binary by the same rule.)
+tool_hash="$(cat tools/ferretdb/go.mod tools/ferretdb/go.sum $(LC_ALL=C ls tools/ferretdb/*.go) | sha256sum | cut -c1-12)"
 FERRETDB_BIN="${XDG_CACHE_HOME:-$HOME/.cache}/minigame-server/ferretdb-$FERRETDB_VERSION-$tool_hash"
 
 fail() { echo "test-services: FAILED at step '$1': $2" >&2; exit 1; }
