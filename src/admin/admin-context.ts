@@ -2,7 +2,7 @@
  * What `npm run admin` works with: the server's own store, cache and session rules, from the same
  * settings, plus a line to the running servers' presence so kicks reach every process.
  */
-import { RedisPresence } from "@colyseus/redis-presence";
+import { createColyseusPresence } from "../adapters/cache/colyseus-redis";
 import { createCache } from "../adapters/cache/create-cache";
 import { createUserStore } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
@@ -38,7 +38,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   });
   // The servers' rooms learn of ended sessions, and their user caches of changed users, on the
   // Colyseus presence channel (Redis).
-  const presence = config.cache.kind === "redis" ? new RedisPresence(config.cache.url) : undefined;
+  const presence = config.cache.kind === "memory" ? undefined : createColyseusPresence(config.cache, config.cacheKeyPrefix);
   const announcements: Promise<unknown>[] = [];
   const tellServers = (userId: string, message: unknown) => {
     if (!presence) return;

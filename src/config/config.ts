@@ -34,10 +34,15 @@ export type Settings = z.output<typeof settingsSchema>;
 function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   const problem = (key: string, message: string) => ctx.addIssue({ code: "custom", path: [key], message });
   const instances = s.INSTANCES ?? 1;
-  if (instances > 1 && !s.REDIS_URL) problem("REDIS_URL", "INSTANCES > 1 requires REDIS_URL (the in-memory cache is per process)");
+  const sharedRedis = Boolean(s.REDIS_URL || s.REDIS_CLUSTER_NODES);
+  if (s.REDIS_URL && s.REDIS_CLUSTER_NODES) problem("REDIS_CLUSTER_NODES", "set either REDIS_URL or REDIS_CLUSTER_NODES, not both");
+  if (instances > 1 && !sharedRedis) problem("REDIS_URL", "INSTANCES > 1 requires REDIS_URL (the in-memory cache is per process)");
   if (instances > 1 && !s.DATABASE_URL) problem("DATABASE_URL", "INSTANCES > 1 requires DATABASE_URL (SQLite is per machine and per process lock)");
   if (instances > 1 && !s.PUBLIC_ADDRESS) {
     problem("PUBLIC_ADDRESS", "INSTANCES > 1 requires PUBLIC_ADDRESS (e.g. game.example.com/{port}) so room seats reach the right process");
+  } else if (s.NODE_ENV === "production" && sharedRedis && !s.PUBLIC_ADDRESS) {
+    // Shared Redis means rooms may be listed by other hosts: a seat for a room here must name this host.
+    problem("PUBLIC_ADDRESS", "required in production with shared Redis (e.g. game.example.com/a or game.example.com/a/{port}) so seats reach the host holding the room");
   }
   if (s.REFRESH_TOKEN_TTL_SEC <= s.ACCESS_TOKEN_TTL_SEC) problem("REFRESH_TOKEN_TTL_SEC", "must be longer than ACCESS_TOKEN_TTL_SEC");
   for (const { key, message } of platformCredentialProblems(s)) problem(key, message);

@@ -43,6 +43,6 @@ function describe(config: AppConfig, instances: number): string {
     `${config.env} mode`,
     `${instances} process${instances === 1 ? "" : "es"} from port ${config.port}`,
     describeUserStore(config.store),
-    config.cache.kind === "redis" ? "Redis cache" : "in-memory cache",
+    { redis: "Redis cache", "redis-cluster": "Redis Cluster cache", memory: "in-memory cache" }[config.cache.kind],
   ].join(", ");
 }

@@ -7,7 +7,6 @@ import { describeUserStore } from "../adapters/store/describe-user-store";
 import { matchMaker, type Server } from "@colyseus/core";
 import type express from "express";
 import type http from "node:http";
-import { createColyseusRedis } from "../adapters/cache/colyseus-redis";
 import { createApiRouter } from "../api/api-router";
 import { opsRoutes } from "../api/ops-routes";
 import { buildOpenApiDocument } from "../api/openapi/build-openapi";
@@ -16,6 +15,8 @@ import type { AppConfig } from "../config/config";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
+import { colyseusLogger } from "./colyseus-logger";
+import { createSharedRooms } from "./shared-rooms";
 import { installMatchmakeHandler } from "./matchmake-handler";
 import { clientIpResolver, compileTrust } from "../net/client-ip";
 import { CorsPolicy } from "../net/cors-policy";
@@ -47,9 +48,9 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let guard: RoomSessionGuard | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
-  // With Redis, rooms and presence are shared by every process (pass the URL, not an ioredis
-  // instance: the Colyseus packages bundle their own ioredis and would ignore ours).
-  const redisUrl = settings.cache.kind === "redis" ? settings.cache.url : undefined;
+  // With Redis, rooms and presence are shared by every process, and dead or returning hosts are
+  // handled in the background (shared-rooms.ts, host-health.ts: what Colyseus 0.16 leaves to players).
+  const sharedRooms = createSharedRooms(settings, logger);
   // One client-address rule and one CORS rule, for the API, matchmaking and the room sockets alike.
   const trust = compileTrust(settings.trustProxy);
   const clientIp = clientIpResolver(trust);
@@ -61,7 +62,9 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
     options: {
       greet: false,
       publicAddress: settings.publicAddress,
-      ...(redisUrl ? createColyseusRedis(redisUrl, settings.cacheKeyPrefix) : {}),
+      // Colyseus's own messages as JSON lines, not console text.
+      logger: colyseusLogger(logger),
+      ...sharedRooms.serverOptions,
     },
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
@@ -111,6 +114,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         lobbyMaxClients: settings.lobbyMaxClients,
       });
       gameServer.define("lobby", LobbyRoom);
+      sharedRooms.start();
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
       // Counted here, after Colyseus wrapped the server's request listeners, so matchmaking counts too.
@@ -118,6 +122,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
       gameServer.onBeforeShutdown(async () => {
         draining = true;
+        sharedRooms.stop(); // before Colyseus unlists this process, so nothing lists it again
         guard?.stop(); // while the presence connection is still open
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
@@ -147,7 +152,7 @@ function describeStartup(services: Services): string {
       ? `platform simulator at ${services.simulator?.url} serving ${services.platformDefinitions.map((p) => p.name).join(", ")}`
       : `platforms: ${services.platformDefinitions.map((p) => `${p.name} → ${config.platforms[p.name].apiBaseUrl}`).join(", ")}`,
     describeUserStore(config.store),
-    config.cache.kind === "memory" ? "in-memory cache (single process)" : "Redis cache",
+    { memory: "in-memory cache (single process)", redis: "Redis cache", "redis-cluster": "Redis Cluster cache" }[config.cache.kind],
   ];
   if (config.jwt.isDevelopmentSecret) parts.push("built-in development JWT secret");
   return parts.join("; ");

@@ -1,7 +1,6 @@
 /** Process entry: load settings, listen. Everything else lives in app.config.ts. */
-import { listen } from "@colyseus/tools";
-import { createApp } from "./app.config";
 import { ConfigError, loadConfig } from "../config/config";
+import { handColyseusTimeouts } from "./colyseus-environment";
 import { StartupError } from "./container";
 import { createLogger } from "../logging/logger";
 
@@ -17,6 +16,14 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger({ level: settings.logLevel });
+  // Colyseus fixes its timeouts when it is loaded, so it is loaded only after they are set.
+  handColyseusTimeouts(settings.colyseus);
+  // require, not import(): under tsx an import() would load Colyseus's ESM build beside the CommonJS
+  // one app.config.ts uses, two matchmakers in one process.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { listen } = require("@colyseus/tools") as typeof import("@colyseus/tools");
+  const { createApp } = require("./app.config") as typeof import("./app.config");
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const app = createApp(settings, { logger });
   // listen() adds NODE_APP_INSTANCE (pm2) to the port and tells pm2 "ready"; the transport binds HOST.
   const server = await listen(app.definition, settings.port);

@@ -1,7 +1,7 @@
 import type { Cache, CacheEntry } from "../core/ports/cache";
 
 /** Cache key of a player's platform session key: one per user, like the session tokens (spec 5.5). */
-export const sessionKeyKey = (userId: string) => `session_key:${userId}`;
+export const sessionKeyKey = (userId: string) => `session_key:{${userId}}`;
 
 /** What the server keeps from a login so it can decrypt, verify and check on the player's behalf. */
 export interface KeptSessionKey {

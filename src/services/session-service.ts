@@ -12,10 +12,10 @@ import { requireActive } from "./user-access";
 export type { SessionGrade } from "./token-signer";
 
 /** Cache keys named by spec 5.5. */
-export const accessTokenKey = (userId: string) => `access_token:${userId}`;
-export const refreshTokenKey = (userId: string) => `refresh_token:${userId}`;
+export const accessTokenKey = (userId: string) => `access_token:{${userId}}`;
+export const refreshTokenKey = (userId: string) => `refresh_token:{${userId}}`;
 /** The pair a rotation produced, kept for the grace window so a retried refresh gets the same answer. */
-const rotationKey = (userId: string, refreshJti: string) => `refresh_rotation:${userId}:${refreshJti}`;
+const rotationKey = (userId: string, refreshJti: string) => `refresh_rotation:{${userId}}:${refreshJti}`;
 
 export interface IssuedSession {
   token: string;

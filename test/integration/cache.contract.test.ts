@@ -12,6 +12,7 @@ import { AppError } from "../../src/core/errors";
 import { MemoryCache } from "../../src/adapters/cache/memory-cache";
 import { createCache } from "../../src/adapters/cache/create-cache";
 import { RedisCache } from "../../src/adapters/cache/redis-cache";
+import { redisCluster, redisClusterSkipReason } from "../support/redis-cluster";
 import { testRedisUrl, uniquePrefix } from "../support/services";
 import { TcpProxy } from "../support/tcp-proxy";
 
@@ -68,6 +69,26 @@ if (testRedisUrl) {
   });
 }
 
+if (!redisClusterSkipReason) {
+  const prefix = uniquePrefix("cache-contract-cluster");
+  let nodes: string[] = [];
+  implementations.push({
+    name: "RedisCache on a Redis Cluster",
+    async make() {
+      nodes = (await redisCluster()).urls;
+      return { cache: await createCache({ kind: "redis-cluster", nodes }, prefix), advance: sleep };
+    },
+    // The cluster is the run's own and goes with it.
+    cleanup: async () => undefined,
+    get exitScript() {
+      return `
+      const { createCache } = require("./src/adapters/cache/create-cache");
+      createCache({ kind: "redis-cluster", nodes: ${JSON.stringify(nodes)} }, ${JSON.stringify(prefix)})
+        .then((cache) => cache.set("exit", "v", 5).then(() => cache.close()));`;
+    },
+  });
+}
+
 async function deleteByPrefix(url: string, prefix: string): Promise<void> {
   const raw = new Redis(url);
   try {
@@ -111,13 +132,13 @@ for (const impl of implementations) {
 
     it("getMany reads several keys at once, in order, with null for missing and expired ones", async () => {
       await cache.setMany([
-        { key: "many:a", value: "1", ttlSec: 60 },
-        { key: "many:short", value: "2", ttlSec: 1 },
+        { key: "{many}:a", value: "1", ttlSec: 60 },
+        { key: "{many}:short", value: "2", ttlSec: 1 },
       ]);
-      await cache.set("many:c", "3", 60);
-      assert.deepEqual(await cache.getMany(["many:c", "many:missing", "many:a", "many:short"]), ["3", null, "1", "2"]);
+      await cache.set("{many}:c", "3", 60);
+      assert.deepEqual(await cache.getMany(["{many}:c", "{many}:missing", "{many}:a", "{many}:short"]), ["3", null, "1", "2"]);
       await advance(1100);
-      assert.deepEqual(await cache.getMany(["many:a", "many:short"]), ["1", null]);
+      assert.deepEqual(await cache.getMany(["{many}:a", "{many}:short"]), ["1", null]);
       assert.deepEqual(await cache.getMany([]), []);
     });
 
@@ -129,24 +150,24 @@ for (const impl of implementations) {
     });
 
     it("expires keys, counters and locks when their time is up", async () => {
-      await cache.set("exp:a", "x", 1);
+      await cache.set("{exp}:a", "x", 1);
       await cache.setMany([
-        { key: "exp:b", value: "y", ttlSec: 1 },
-        { key: "exp:c", value: "z", ttlSec: 60 },
+        { key: "{exp}:b", value: "y", ttlSec: 1 },
+        { key: "{exp}:c", value: "z", ttlSec: 60 },
       ]);
-      await cache.increment("exp:n", 1);
-      assert.equal((await cache.increment("exp:n", 1)).count, 2);
-      assert.equal(await cache.setIfAbsent("exp:lock", "a", 1000), true);
+      await cache.increment("{exp}:n", 1);
+      assert.equal((await cache.increment("{exp}:n", 1)).count, 2);
+      assert.equal(await cache.setIfAbsent("{exp}:lock", "a", 1000), true);
 
       await advance(1100); // the one real wait for Redis
 
-      assert.equal(await cache.get("exp:a"), null);
-      assert.equal(await cache.ttlMs("exp:a"), null);
-      assert.equal(await cache.get("exp:b"), null);
-      assert.equal(await cache.get("exp:c"), "z");
-      assert.equal((await cache.increment("exp:n", 1)).count, 1, "a new window starts");
-      assert.equal(await cache.setIfAbsent("exp:lock", "b", 1000), true, "an expired lock can be taken");
-      assert.equal(await cache.get("exp:lock"), "b");
+      assert.equal(await cache.get("{exp}:a"), null);
+      assert.equal(await cache.ttlMs("{exp}:a"), null);
+      assert.equal(await cache.get("{exp}:b"), null);
+      assert.equal(await cache.get("{exp}:c"), "z");
+      assert.equal((await cache.increment("{exp}:n", 1)).count, 1, "a new window starts");
+      assert.equal(await cache.setIfAbsent("{exp}:lock", "b", 1000), true, "an expired lock can be taken");
+      assert.equal(await cache.get("{exp}:lock"), "b");
     });
 
     it("rejects non-positive and non-integer TTLs without writing", async () => {
@@ -171,27 +192,27 @@ for (const impl of implementations) {
     });
 
     it("setMany hands back what each key held just before it, null where absent", async () => {
-      await cache.set("prev:a", "old-a", 60);
+      await cache.set("{prev}:a", "old-a", 60);
       const previous = await cache.setMany([
-        { key: "prev:a", value: "new-a", ttlSec: 60 },
-        { key: "prev:b", value: "new-b", ttlSec: 60 },
+        { key: "{prev}:a", value: "new-a", ttlSec: 60 },
+        { key: "{prev}:b", value: "new-b", ttlSec: 60 },
       ]);
       assert.deepEqual(previous, ["old-a", null]);
-      assert.deepEqual(await cache.setMany([{ key: "prev:b", value: "newer-b", ttlSec: 60 }]), ["new-b"]);
-      assert.deepEqual(await cache.getMany(["prev:a", "prev:b"]), ["new-a", "newer-b"]);
+      assert.deepEqual(await cache.setMany([{ key: "{prev}:b", value: "newer-b", ttlSec: 60 }]), ["new-b"]);
+      assert.deepEqual(await cache.getMany(["{prev}:a", "{prev}:b"]), ["new-a", "newer-b"]);
     });
 
     it("setMany writes every entry with its own TTL", async () => {
       await cache.setMany([
-        { key: "many:a", value: "1", ttlSec: 30 },
-        { key: "many:b", value: "2", ttlSec: 600 },
-        { key: "many:c", value: "3", ttlSec: 3600 },
+        { key: "{many}:a", value: "1", ttlSec: 30 },
+        { key: "{many}:b", value: "2", ttlSec: 600 },
+        { key: "{many}:c", value: "3", ttlSec: 3600 },
       ]);
       await cache.setMany([]);
-      assert.equal(await cache.get("many:a"), "1");
-      assert.equal(await cache.get("many:b"), "2");
-      assert.equal(await cache.get("many:c"), "3");
-      for (const [key, sec] of [["many:a", 30], ["many:b", 600], ["many:c", 3600]] as const) {
+      assert.equal(await cache.get("{many}:a"), "1");
+      assert.equal(await cache.get("{many}:b"), "2");
+      assert.equal(await cache.get("{many}:c"), "3");
+      for (const [key, sec] of [["{many}:a", 30], ["{many}:b", 600], ["{many}:c", 3600]] as const) {
         const ttl = await cache.ttlMs(key);
         assert.ok(ttl !== null && ttl > sec * 1000 - 2000 && ttl <= sec * 1000, `${key} ttl ${ttl}`);
       }
@@ -207,38 +228,38 @@ for (const impl of implementations) {
     });
 
     it("replaceIfEquals writes all entries only when the guard matches", async () => {
-      await cache.set("rie:guard", "old", 60);
+      await cache.set("{rie}:guard", "old", 60);
       const entries = [
-        { key: "rie:guard", value: "new", ttlSec: 120 },
-        { key: "rie:other", value: "x", ttlSec: 30 },
+        { key: "{rie}:guard", value: "new", ttlSec: 120 },
+        { key: "{rie}:other", value: "x", ttlSec: 30 },
       ];
-      assert.equal(await cache.replaceIfEquals("rie:guard", "stale", entries), false);
-      assert.equal(await cache.get("rie:guard"), "old");
-      assert.equal(await cache.get("rie:other"), null);
-      assert.equal(await cache.replaceIfEquals("rie:missing", "old", entries), false);
-      assert.equal(await cache.get("rie:other"), null);
+      assert.equal(await cache.replaceIfEquals("{rie}:guard", "stale", entries), false);
+      assert.equal(await cache.get("{rie}:guard"), "old");
+      assert.equal(await cache.get("{rie}:other"), null);
+      assert.equal(await cache.replaceIfEquals("{rie}:missing", "old", entries), false);
+      assert.equal(await cache.get("{rie}:other"), null);
 
-      assert.equal(await cache.replaceIfEquals("rie:guard", "old", entries), true);
-      assert.equal(await cache.get("rie:guard"), "new");
-      assert.equal(await cache.get("rie:other"), "x");
-      const ttl = await cache.ttlMs("rie:other");
+      assert.equal(await cache.replaceIfEquals("{rie}:guard", "old", entries), true);
+      assert.equal(await cache.get("{rie}:guard"), "new");
+      assert.equal(await cache.get("{rie}:other"), "x");
+      const ttl = await cache.ttlMs("{rie}:other");
       assert.ok(ttl !== null && ttl > 28_000 && ttl <= 30_000, `ttl ${ttl}`);
     });
 
     it("replaceIfEquals lets exactly one of 20 concurrent rotations win", async () => {
-      await cache.set("race:guard", "v1", 60);
+      await cache.set("{race}:guard", "v1", 60);
       const results = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          cache.replaceIfEquals("race:guard", "v1", [
-            { key: "race:guard", value: `v2-${i}`, ttlSec: 60 },
-            { key: "race:winner", value: String(i), ttlSec: 60 },
+          cache.replaceIfEquals("{race}:guard", "v1", [
+            { key: "{race}:guard", value: `v2-${i}`, ttlSec: 60 },
+            { key: "{race}:winner", value: String(i), ttlSec: 60 },
           ]),
         ),
       );
       assert.equal(results.filter(Boolean).length, 1);
       const winner = results.indexOf(true);
-      assert.equal(await cache.get("race:guard"), `v2-${winner}`);
-      assert.equal(await cache.get("race:winner"), String(winner));
+      assert.equal(await cache.get("{race}:guard"), `v2-${winner}`);
+      assert.equal(await cache.get("{race}:winner"), String(winner));
     });
 
     it("setIfAbsent lets exactly one of 20 concurrent callers take the key", async () => {

@@ -14,7 +14,7 @@ import { testRedisUrl, uniquePrefix } from "../support/services";
 
   it("subscribes while connecting, then delivers, every time", async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
-      const { presence, driver } = createColyseusRedis(testRedisUrl!, uniquePrefix("presence"));
+      const { presence, driver } = createColyseusRedis({ kind: "redis", url: testRedisUrl! }, uniquePrefix("presence"));
       const sub = (presence as unknown as { sub: EventEmitter }).sub;
       const errors: Error[] = [];
       sub.on("error", (err: Error) => errors.push(err));

@@ -12,7 +12,7 @@ const FIRST_CONNECT_WAIT_MS = 5000;
  */
 export async function createCache(config: AppConfig["cache"], prefix: string, logger?: CacheLogger): Promise<Cache> {
   if (config.kind === "memory") return new MemoryCache({ logger });
-  const cache = new RedisCache(config.url, { keyPrefix: prefix, logger });
+  const cache = new RedisCache(config.kind === "redis" ? config.url : { nodes: config.nodes }, { keyPrefix: prefix, logger });
   try {
     await cache.waitUntilReady(FIRST_CONNECT_WAIT_MS);
   } catch (err) {

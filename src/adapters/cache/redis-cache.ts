@@ -1,12 +1,16 @@
 /**
- * The cache shared by all instances. Conditional writes are Lua scripts so they are atomic on the
- * server; every connection or timeout failure becomes `service_unavailable` so a request fails fast
- * with 503 instead of hanging while Redis is away.
+ * The cache shared by all instances, on one Redis or a Redis Cluster. Conditional writes are Lua
+ * scripts so they are atomic on the server; every connection or timeout failure becomes
+ * `service_unavailable` so a request fails fast with 503 instead of hanging while Redis is away.
+ * On a cluster an atomic write (setMany, replaceIfEquals) must keep to one hash slot, which the
+ * session keys do through their `{userId}` hash tag; reads and deletes of several keys are split
+ * by slot.
  */
-import Redis from "ioredis";
 import type { Cache, CacheEntry } from "../../core/ports/cache";
 import { AppError } from "../../core/errors";
 import { assertPositiveInteger } from "./memory-cache";
+import { groupBySlot } from "./hash-slot";
+import { connectRedis, describeTarget, isCluster, type RedisClient, type RedisTarget } from "./redis-connection";
 
 export interface CacheLogger {
   warn(obj: object, msg: string): void;
@@ -58,25 +62,37 @@ if count == 1 or ttl < 0 then
 end
 return {count, ttl}`;
 
-interface ScriptedRedis extends Redis {
+interface ScriptedCommands {
   cacheDeleteIfEquals(key: string, expected: string): Promise<number>;
   cacheReplaceIfEquals(numKeys: number, ...args: (string | number)[]): Promise<number>;
   cacheIncrement(key: string, windowMs: number): Promise<[number, number]>;
   cacheSetMany(numKeys: number, ...args: (string | number)[]): Promise<(string | null)[]>;
 }
 
+type ScriptedRedis = RedisClient & ScriptedCommands;
+
+/** Atomic writes touching several hash slots of a cluster: a programming error, not an outage. */
+export class CrossSlotWriteError extends Error {
+  constructor(keys: readonly string[]) {
+    super(`an atomic cache write must keep to one Redis Cluster hash slot; give these keys one {hash tag}: ${keys.join(", ")}`);
+    this.name = "CrossSlotWriteError";
+  }
+}
+
 export class RedisCache implements Cache {
   private readonly redis: ScriptedRedis;
+  private readonly cluster: boolean;
   private lastError: Error | undefined;
   private lastWarnAt = 0;
   private suppressedWarnings = 0;
 
   constructor(
-    private readonly url: string,
+    private readonly target: RedisTarget,
     private readonly options: RedisCacheOptions = {},
   ) {
     const timeout = options.commandTimeoutMs ?? 2000;
-    const redis = new Redis(url, {
+    this.cluster = isCluster(target);
+    const redis = connectRedis(target, {
       keyPrefix: options.keyPrefix ?? "",
       // Queue only until the first connect so boot-time commands wait; afterwards fail at once.
       enableOfflineQueue: true,
@@ -112,7 +128,7 @@ export class RedisCache implements Cache {
       const timer = setTimeout(() => {
         redis.off("ready", onReady);
         const reason = this.lastError ? `: ${this.lastError.message}` : "";
-        reject(new Error(`Redis at ${redactUrl(this.url)} did not answer within ${timeoutMs} ms${reason}`, { cause: this.lastError }));
+        reject(new Error(`Redis at ${describeTarget(this.target)} did not answer within ${timeoutMs} ms${reason}`, { cause: this.lastError }));
       }, timeoutMs);
       const onReady = () => {
         clearTimeout(timer);
@@ -128,7 +144,16 @@ export class RedisCache implements Cache {
 
   async getMany(keys: readonly string[]): Promise<(string | null)[]> {
     if (keys.length === 0) return [];
-    return this.run(() => this.redis.mget(...keys));
+    if (!this.cluster) return this.run(() => this.redis.mget(...keys));
+    // One MGET per slot, in parallel; the answers put back in the order asked.
+    const values: (string | null)[] = new Array(keys.length).fill(null);
+    await Promise.all(
+      groupBySlot(keys).map(async (positions) => {
+        const found = await this.run(() => this.redis.mget(...positions.map((i) => keys[i])));
+        positions.forEach((at, j) => (values[at] = found[j]));
+      }),
+    );
+    return values;
   }
 
   async set(key: string, value: string, ttlSec: number): Promise<void> {
@@ -141,13 +166,15 @@ export class RedisCache implements Cache {
     if (entries.length === 0) return [];
     // GET then SET per key in one script: atomic, one round trip, any Redis version (SET … GET needs 6.2).
     const keys = entries.map((e) => e.key);
+    this.assertOneSlot(keys);
     const args = entries.flatMap((e) => [e.value, e.ttlSec]);
     return this.run(() => this.redis.cacheSetMany(keys.length, ...keys, ...args));
   }
 
   async delete(...keys: string[]): Promise<void> {
     if (keys.length === 0) return;
-    await this.run(() => this.redis.del(...keys));
+    const groups = this.cluster ? groupBySlot(keys).map((g) => g.map((i) => keys[i])) : [keys];
+    await Promise.all(groups.map((group) => this.run(() => this.redis.del(...group))));
   }
 
   async deleteIfEquals(key: string, expected: string): Promise<boolean> {
@@ -157,6 +184,7 @@ export class RedisCache implements Cache {
   async replaceIfEquals(guardKey: string, expected: string, entries: CacheEntry[]): Promise<boolean> {
     for (const e of entries) assertPositiveInteger("ttlSec", e.ttlSec);
     const keys = [guardKey, ...entries.map((e) => e.key)];
+    this.assertOneSlot(keys);
     const args = [expected, ...entries.flatMap((e) => [e.value, e.ttlSec])];
     return (await this.run(() => this.redis.cacheReplaceIfEquals(keys.length, ...keys, ...args))) === 1;
   }
@@ -197,8 +225,12 @@ export class RedisCache implements Cache {
     this.redis.disconnect();
   }
 
+  private assertOneSlot(keys: readonly string[]): void {
+    if (this.cluster && groupBySlot(keys).length > 1) throw new CrossSlotWriteError(keys);
+  }
+
   private async run<T>(command: () => Promise<T>): Promise<T> {
-    const connection = this.redis.stream;
+    const connection = this.connection();
     try {
       return await command();
     } catch (err) {
@@ -217,7 +249,12 @@ export class RedisCache implements Cache {
    * command went out on is replaced, never one that has since taken its place.
    */
   private reconnectAfterTimeout(connection: unknown): void {
-    if (this.redis.status === "ready" && this.redis.stream === connection) this.redis.disconnect(true);
+    if (this.redis.status === "ready" && this.connection() === connection) this.redis.disconnect(true);
+  }
+
+  /** The socket of one Redis; a cluster has one per node and reconnects them as a whole. */
+  private connection(): unknown {
+    return "stream" in this.redis ? this.redis.stream : this.redis;
   }
 
   private onError(err: Error): void {
@@ -230,18 +267,8 @@ export class RedisCache implements Cache {
       this.suppressedWarnings++;
       return;
     }
-    logger.warn({ err, url: redactUrl(this.url), suppressed: this.suppressedWarnings }, "Redis cache connection error");
+    logger.warn({ err, url: describeTarget(this.target), suppressed: this.suppressedWarnings }, "Redis cache connection error");
     this.lastWarnAt = now;
     this.suppressedWarnings = 0;
-  }
-}
-
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return "(unparseable Redis URL)";
   }
 }

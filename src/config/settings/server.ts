@@ -31,8 +31,14 @@ export const serverShape = {
   NODE_APP_INSTANCE: int(0, 255).default(0),
   PUBLIC_ADDRESS: z
     .string()
-    .regex(/^[^\s/:]+(:(\d+|\{port\}))?(\/\S*)?$/, "must be host[:port][/path] without a scheme, e.g. game.example.com/{port}")
+    .refine(
+      isValidPublicAddress,
+      "must be host[:port][/path] without a scheme or trailing slash, {port} at most once: game.example.com/{port}, game.example.com/a/{port} or game.example.com/a",
+    )
     .optional(),
+  ROOM_SEAT_RESERVATION_SEC: int(1, 600).default(15),
+  PRESENCE_REQUEST_TIMEOUT_MS: int(100, 60_000).default(2000),
+  HOST_CHECK_INTERVAL_MS: int(0, 600_000).default(1000),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
   SHUTDOWN_ACCEPT_WINDOW_MS: int(0, 30_000).default(1000),
   METRICS_ENABLED: bool.default(true),
@@ -60,6 +66,15 @@ export function serverConfig(s: ServerSettings, simulator: "embedded" | "off") {
     lobbyMaxClients: s.LOBBY_MAX_CLIENTS,
     /** Address room seats point clients at (host[:port][/path]); `{port}` becomes this process's port. */
     publicAddress: s.PUBLIC_ADDRESS?.replace("{port}", String(processPort)),
+    /** Colyseus's own timeouts; see colyseus-environment.ts for how they reach it. */
+    colyseus: {
+      /** How long a reserved seat waits for its client's WebSocket. */
+      seatReservationSec: s.ROOM_SEAT_RESERVATION_SEC,
+      /** How long a request to another process (create a room, reserve a seat, health check) may take. */
+      presenceRequestTimeoutMs: s.PRESENCE_REQUEST_TIMEOUT_MS,
+    },
+    /** Period of the dead/returning host checks with shared Redis (0 turns them off); see host-health.ts. */
+    hostCheckIntervalMs: s.HOST_CHECK_INTERVAL_MS,
     shutdownTimeoutMs: s.SHUTDOWN_TIMEOUT_MS,
     /** After SIGTERM, keep accepting this long so queued connections are served rather than reset. */
     shutdownAcceptWindowMs: s.SHUTDOWN_ACCEPT_WINDOW_MS,
@@ -69,6 +84,19 @@ export function serverConfig(s: ServerSettings, simulator: "embedded" | "off") {
     /** Serve the browser playground at /; by default only next to the embedded simulator. */
     playgroundEnabled: s.PLAYGROUND_ENABLED ?? simulator === "embedded",
   };
+}
+
+/**
+ * host[:port][/path], as Colyseus puts it into seat URLs (`wss://<address>/<processId>/<roomId>`):
+ * a host name, IPv4 or [IPv6] address; a port or {port}; path segments of URL-safe characters or
+ * {port}. Behind one registered domain each host gets its own path (game.example.com/a or
+ * game.example.com/a/{port} with several processes per host).
+ */
+export function isValidPublicAddress(value: string): boolean {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::(\d{1,5}|\{port\}))?((?:\/(?:[A-Za-z0-9._~-]+|\{port\}))*)$/.exec(value);
+  if (!match) return false;
+  if (match[2] && match[2] !== "{port}" && Number(match[2]) > 65535) return false;
+  return (value.match(/\{port\}/g) ?? []).length <= 1;
 }
 
 /** "true"/"false", a hop count, or a comma-separated list of trusted proxy addresses/subnets. */

@@ -1,6 +1,6 @@
 /** Settings of what the process keeps: the user store, the shared cache and the per-process user copies. */
 import { z } from "zod";
-import { int } from "../config-types";
+import { int, splitList } from "../config-types";
 
 export const storageShape = {
   DATABASE_URL: z
@@ -15,6 +15,10 @@ export const storageShape = {
   USER_CACHE_TTL_MS: int(0, 60_000).default(5000),
   USER_CACHE_MAX_ENTRIES: int(1, 1_000_000).default(20_000),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL").optional(),
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .refine((v) => splitList(v).length > 0 && splitList(v).every((u) => /^rediss?:\/\/[^/\s]+:\d+\/?$/.test(u)), "must be a comma list of redis://host:port seed nodes")
+    .optional(),
   CACHE_KEY_PREFIX: z.string().max(64).default(""),
 };
 
@@ -33,7 +37,14 @@ export function storageConfig(s: StorageSettings) {
       : ({ kind: "sqlite", path: s.SQLITE_PATH, synchronous: s.SQLITE_SYNCHRONOUS } as const),
     /** Per-process cache of active user records for token verification (0 ms turns it off). */
     userCache: { ttlMs: s.USER_CACHE_TTL_MS, maxEntries: s.USER_CACHE_MAX_ENTRIES },
-    cache: s.REDIS_URL ? ({ kind: "redis", url: s.REDIS_URL } as const) : ({ kind: "memory" } as const),
+    cache: cacheConfig(s),
     cacheKeyPrefix: s.CACHE_KEY_PREFIX,
   };
+}
+
+/** Redis Cluster (seed nodes; the rest are discovered), one Redis, or this process's memory. */
+function cacheConfig(s: StorageSettings) {
+  if (s.REDIS_CLUSTER_NODES) return { kind: "redis-cluster", nodes: splitList(s.REDIS_CLUSTER_NODES) } as const;
+  if (s.REDIS_URL) return { kind: "redis", url: s.REDIS_URL } as const;
+  return { kind: "memory" } as const;
 }
