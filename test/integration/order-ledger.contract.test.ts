@@ -10,9 +10,10 @@ import os from "node:os";
 import path from "node:path";
 import type { AppConfig } from "../../src/config/config";
 import type { NewOrder, OrderLedger } from "../../src/core/ports/order-ledger";
-import { openOrderLedger } from "../../src/adapters/store/sql/open-order-ledger";
+import { createOrderLedger } from "../../src/adapters/store/create-order-ledger";
+import { createTestMongoDatabase } from "../support/mongo";
 import { createTestDatabase } from "../support/postgres";
-import { testDatabaseUrl } from "../support/services";
+import { testDatabaseUrl, testMongoUrl } from "../support/services";
 
 interface Implementation {
   name: string;
@@ -37,6 +38,17 @@ if (testDatabaseUrl) {
     async prepare() {
       const db = await createTestDatabase(baseUrl);
       return { config: { kind: "postgres", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 2000 }, release: () => db.drop() };
+    },
+  });
+}
+
+if (testMongoUrl) {
+  const baseUrl = testMongoUrl;
+  implementations.push({
+    name: "MongoDB",
+    async prepare() {
+      const db = createTestMongoDatabase(baseUrl);
+      return { config: { kind: "mongodb", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 5000 }, release: () => db.drop() };
     },
   });
 }
@@ -72,7 +84,7 @@ for (const impl of implementations) {
 
     before(async () => {
       ({ config, release } = await impl.prepare());
-      ledger = await openOrderLedger(config);
+      ledger = await createOrderLedger(config);
     });
     after(async () => {
       await ledger?.close();
@@ -81,7 +93,7 @@ for (const impl of implementations) {
 
     it("migrates again without harm, from another connection too", async () => {
       await ledger.migrate();
-      const second = await openOrderLedger(config);
+      const second = await createOrderLedger(config);
       await second.close();
     });
 

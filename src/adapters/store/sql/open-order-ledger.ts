@@ -12,7 +12,7 @@ import type { AppConfig } from "../../../config/config";
 import { KyselyOrderLedger, type OrderDatabase } from "./kysely-order-ledger";
 import { createPostgresPool } from "./postgres-pool";
 
-export async function openOrderLedger(config: AppConfig["store"]): Promise<KyselyOrderLedger> {
+export async function openOrderLedger(config: Extract<AppConfig["store"], { kind: "sqlite" | "postgres" }>): Promise<KyselyOrderLedger> {
   // Said at once rather than left to a SQL driver's confusing error on a mongodb:// URL.
   if (config.kind === "mongodb") throw new Error("the order ledger has no MongoDB implementation yet: it needs SQLite or PostgreSQL");
   let db: Kysely<OrderDatabase>;

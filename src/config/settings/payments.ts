@@ -1,0 +1,134 @@
+/**
+ * Settings of virtual payments (docs/payments.md). The keys a platform's console issues an app
+ * (WeChat: offer id, AppKeys, message-push Token and EncodingAESKey; Douyin: the payment secret) are
+ * per platform and per app: `WECHAT_PAY_*` / `DOUYIN_PAY_*` for the app of the platform settings,
+ * a `payments` object in an APPS_FILE entry for the others. Payments stay off for an app until its
+ * keys are set, so a deployment that sells nothing sets none. With the embedded simulator the
+ * default app uses the simulator's own keys unless they are set.
+ */
+import { z } from "zod";
+import type { PaymentKeys } from "../../core/ports/coin-wallet";
+import { simulatorPaymentKeys } from "../../simulator/payments/payment-keys";
+import { int, type SettingProblem } from "../config-types";
+
+/** Steps of a coin spend a test can crash the process at (SIGKILL fault tests). Test-only. */
+export const PAYMENT_CRASH_POINTS = ["after_pay_sent", "after_paid", "during_delivery"] as const;
+export type PaymentCrashPoint = (typeof PAYMENT_CRASH_POINTS)[number];
+
+const key = z.string().trim().min(1).optional();
+const payEnv = z.enum(["sandbox", "live"]).default("sandbox");
+
+export const paymentsShape = {
+  WECHAT_PAY_ENV: payEnv,
+  WECHAT_PAY_OFFER_ID: key,
+  WECHAT_PAY_ZONE_ID: z.string().trim().min(1).default("1"),
+  WECHAT_PAY_APP_KEY: key,
+  WECHAT_PAY_SANDBOX_APP_KEY: key,
+  WECHAT_PUSH_TOKEN: key,
+  WECHAT_PUSH_AES_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}$/, "must be the console's 43-character EncodingAESKey").optional(),
+  DOUYIN_PAY_ENV: payEnv,
+  DOUYIN_PAY_ZONE_ID: z.string().trim().min(1).default("1"),
+  DOUYIN_PAY_SECRET: key,
+  DOUYIN_WALLET_API_BASE_URL: z.string().regex(/^https?:\/\//, "must be an http(s) URL").optional(),
+  PAYMENT_RECONCILE_INTERVAL_SEC: int(1, 86_400).default(60),
+  PAYMENT_DELIVERY_LEASE_MS: int(1000, 600_000).default(30_000),
+  PAYMENT_SETTLE_AFTER_MS: int(0, 3_600_000).default(15_000),
+  /** Test-only: the process kills itself (SIGKILL) at this step of a coin spend. Refused in production. */
+  PAYMENT_CRASH_POINT: z.enum(PAYMENT_CRASH_POINTS).optional(),
+};
+
+type PaymentsSettings = z.output<z.ZodObject<typeof paymentsShape>>;
+
+/** An APPS_FILE entry's `payments` object (beside appId and appSecret), for one platform. */
+export const appPaymentsSchema = z.strictObject({
+  env: z.enum(["sandbox", "live"]).default("sandbox"),
+  offerId: z.string().trim().min(1).optional(),
+  zoneId: z.string().trim().min(1).default("1"),
+  appKey: z.string().trim().min(1).optional(),
+  sandboxAppKey: z.string().trim().min(1).optional(),
+  pushToken: z.string().trim().min(1).optional(),
+  pushAesKey: z.string().regex(/^[A-Za-z0-9+/]{43}$/).optional(),
+});
+export type AppPaymentsSettings = z.output<typeof appPaymentsSchema>;
+
+/** One app's payment settings on one platform, as the services see them. */
+export interface AppPayments {
+  /** Present once the keys the wallet needs are set: the wallet routes work. */
+  wallet?: PaymentKeys;
+  /** Present once the push Token is set (WeChat): the item-purchase push is accepted. */
+  push?: { token: string; encodingAesKey?: string };
+}
+
+/** The wallet keys, or undefined while one the env needs is missing (payments stay off). */
+function walletKeys(platform: string, p: AppPaymentsSettings): PaymentKeys | undefined {
+  const env = p.env === "live" ? 0 : 1;
+  if (platform === "douyin") return p.appKey ? { offerId: "", zoneId: p.zoneId, env, appKey: p.appKey, sandboxAppKey: p.appKey } : undefined;
+  const signing = env === 0 ? p.appKey : p.sandboxAppKey;
+  if (!p.offerId || !signing) return undefined;
+  return { offerId: p.offerId, zoneId: p.zoneId, env, appKey: p.appKey ?? "", sandboxAppKey: p.sandboxAppKey ?? "" };
+}
+
+export function appPayments(platform: string, p: AppPaymentsSettings): AppPayments {
+  return {
+    wallet: walletKeys(platform, p),
+    push: platform === "wechat" && p.pushToken ? { token: p.pushToken, encodingAesKey: p.pushAesKey } : undefined,
+  };
+}
+
+/** The default app's payment settings per platform, from the environment (simulator keys when embedded and unset). */
+function defaultAppPayments(s: PaymentsSettings, simulatorAppIds: Record<string, string> | undefined): Record<string, AppPaymentsSettings> {
+  const sim = (platform: string) => (simulatorAppIds?.[platform] ? simulatorPaymentKeys(platform, simulatorAppIds[platform]) : undefined);
+  const wx = sim("wechat");
+  const dy = sim("douyin");
+  return {
+    wechat: {
+      env: s.WECHAT_PAY_ENV,
+      offerId: s.WECHAT_PAY_OFFER_ID ?? wx?.offerId,
+      zoneId: s.WECHAT_PAY_ZONE_ID,
+      appKey: s.WECHAT_PAY_APP_KEY ?? wx?.appKey,
+      sandboxAppKey: s.WECHAT_PAY_SANDBOX_APP_KEY ?? wx?.sandboxAppKey,
+      pushToken: s.WECHAT_PUSH_TOKEN ?? wx?.pushToken,
+      pushAesKey: s.WECHAT_PUSH_AES_KEY ?? wx?.pushEncodingAesKey,
+    },
+    douyin: { env: s.DOUYIN_PAY_ENV, zoneId: s.DOUYIN_PAY_ZONE_ID, appKey: s.DOUYIN_PAY_SECRET ?? dy?.appKey },
+  };
+}
+
+/**
+ * `simulatorAppIds`: the default app's id per platform when the embedded simulator plays the
+ * platforms (its keys then fill what is unset); undefined otherwise.
+ */
+export function paymentsConfig(s: PaymentsSettings, simulatorAppIds: Record<string, string> | undefined) {
+  const defaults = defaultAppPayments(s, simulatorAppIds);
+  return {
+    payments: {
+      /** The default app's payment settings per platform (other apps: their APPS_FILE entry). */
+      defaultApp: Object.fromEntries(Object.entries(defaults).map(([platform, p]) => [platform, appPayments(platform, p)])) as Record<string, AppPayments>,
+      douyinWalletBaseUrl: s.DOUYIN_WALLET_API_BASE_URL?.replace(/\/+$/, ""),
+      reconcileIntervalSec: s.PAYMENT_RECONCILE_INTERVAL_SEC,
+      deliveryLeaseMs: s.PAYMENT_DELIVERY_LEASE_MS,
+      settleAfterMs: s.PAYMENT_SETTLE_AFTER_MS,
+      crashPoint: s.PAYMENT_CRASH_POINT,
+    },
+  };
+}
+
+/** Production: no crash point; no key that is a placeholder (the file's apps are checked by the caller with `appPaymentSecrets`). */
+export function paymentProductionProblems(s: PaymentsSettings, isPlaceholder: (value: string) => boolean): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  if (s.PAYMENT_CRASH_POINT) problems.push({ key: "PAYMENT_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
+  const secrets = ["WECHAT_PAY_APP_KEY", "WECHAT_PAY_SANDBOX_APP_KEY", "WECHAT_PUSH_TOKEN", "DOUYIN_PAY_SECRET", "WECHAT_PAY_OFFER_ID"] as const;
+  for (const name of secrets) {
+    const value = s[name];
+    if (value && isPlaceholder(value)) problems.push({ key: name, message: "still a placeholder" });
+  }
+  return problems;
+}
+
+/** Every key of an APPS_FILE entry's payments, named `<app>.<platform>.payments.<field>`, for the placeholder rule. */
+export function appPaymentSecrets(where: string, p: AppPaymentsSettings | undefined): Array<{ where: string; value: string }> {
+  if (!p) return [];
+  return (["offerId", "appKey", "sandboxAppKey", "pushToken"] as const)
+    .filter((field) => p[field] !== undefined)
+    .map((field) => ({ where: `${where}.payments.${field}`, value: p[field] as string }));
+}
