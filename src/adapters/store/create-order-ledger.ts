@@ -10,6 +10,7 @@ import { openMongoOrderLedger } from "./mongo/mongo-order-ledger";
 import { openOrderLedger } from "./sql/open-order-ledger";
 
 export async function createOrderLedger(config: AppConfig["store"]): Promise<OrderLedger> {
+  if (config.kind === "sqlite") return openOrderLedger(config);
   if (config.kind === "mongodb") return openMongoOrderLedger(config.url, config);
-  return openOrderLedger(config);
+  return openOrderLedger({ ...config, kind: "postgres" });
 }

@@ -8,11 +8,13 @@ import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
-import type { AppConfig } from "../../../config/config";
 import { KyselyOrderLedger, type OrderDatabase } from "./kysely-order-ledger";
-import { createPostgresPool } from "./postgres-pool";
+import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
 
-export async function openOrderLedger(config: Extract<AppConfig["store"], { kind: "sqlite" | "postgres" }>): Promise<KyselyOrderLedger> {
+/** A SQL database's settings: SQLite's file, or PostgreSQL's URL and timeouts. */
+export type SqlStoreConfig = { kind: "sqlite"; path: string; synchronous?: "FULL" | "NORMAL" } | ({ kind: "postgres"; url: string } & PostgresTimeouts);
+
+export async function openOrderLedger(config: SqlStoreConfig): Promise<KyselyOrderLedger> {
   // Said at once rather than left to a SQL driver's confusing error on a mongodb:// URL.
   if (config.kind === "mongodb") throw new Error("the order ledger has no MongoDB implementation yet: it needs SQLite or PostgreSQL");
   let db: Kysely<OrderDatabase>;
