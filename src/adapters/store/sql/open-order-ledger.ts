@@ -15,8 +15,6 @@ import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
 export type SqlStoreConfig = { kind: "sqlite"; path: string; synchronous?: "FULL" | "NORMAL" } | ({ kind: "postgres"; url: string } & PostgresTimeouts);
 
 export async function openOrderLedger(config: SqlStoreConfig): Promise<KyselyOrderLedger> {
-  // Said at once rather than left to a SQL driver's confusing error on a mongodb:// URL.
-  if (config.kind === "mongodb") throw new Error("the order ledger has no MongoDB implementation yet: it needs SQLite or PostgreSQL");
   let db: Kysely<OrderDatabase>;
   if (config.kind === "sqlite") {
     if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
