@@ -1,6 +1,7 @@
-import { Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
+import { matchMaker, Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
 import type { Deferred } from "@colyseus/core";
-import { AppError } from "../src/core/errors";
+import { AppError, ERROR_CODES } from "../src/core/errors";
+import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
 import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
@@ -9,6 +10,8 @@ import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 /** What `client.auth` holds in every room: who the player is, from the verified token. */
 export interface PlayerAuth {
   userId: string;
+  /** The game (app key) the player's session is of: the room must be of the same. */
+  app: string;
   sid: string;
   username: string;
   nickname: string | null;
@@ -33,6 +36,13 @@ export const SEAT_REPLACED_CLOSE_CODE = 4409;
 const TOKEN_OPTIONS = ["accessToken", "token"] as const;
 
 /**
+ * The join option onAuth sets to the token's app, over whatever the client sent. Define every
+ * room with `.filterBy(APP_FILTER)` so matchmaking only finds rooms of the player's app.
+ */
+export const APP_OPTION = "app";
+export const APP_FILTER = [APP_OPTION];
+
+/**
  * Colyseus retries joinOrCreate (up to 5 times, when a seat reservation races) with the same
  * options object and calls onAuth again. The token is gone from it by then, so the first
  * verdict is remembered per options object.
@@ -50,6 +60,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
 {
   /** Seconds a dropped client may reconnect, while its session is live; 0 turns reconnection off. */
   protected reconnectionSeconds = 20;
+  /** The app (key) of the player whose join created the room; only its players are seated. */
+  app = DEFAULT_APP;
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
   /** Clients closed because the player joined again: they leave for good, with no reconnection. */
   private readonly replacedSeats = new WeakSet<Client>();
@@ -66,6 +78,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     // whatever onJoin the subclass defines, so a room cannot opt out by overriding onJoin.
     const subclassJoin = this.onJoin;
     this.onJoin = (client: PlayerClient, options?: unknown, auth?: PlayerAuth) => {
+      // Matchmaking by APP_FILTER and onAuth's check keep other apps out; this holds for any way in.
+      if (playerOf(client).app !== this.app) throw new ServerError(ERROR_CODES.app_mismatch.status, "app_mismatch");
       this.seatsChanged(); // Colyseus has just added the client
       this.replaceEarlierSeats(client);
       return subclassJoin?.call(this, client, options, auth);
@@ -82,8 +96,13 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       await limiter.hitAddress("matchmake", ip, rateLimit.ipMax, rateLimit.windowSec);
       const { auth } = await sessions.verifyAccessToken(token);
       await limiter.hit(`user:matchmake:${auth.userId}`, rateLimit.userMax, rateLimit.windowSec);
-      const verdict: PlayerAuth = { userId: auth.userId, sid: auth.sid, username: auth.username, nickname: auth.nickname };
-      if (options && typeof options === "object") verdicts.set(options, verdict);
+      await refuseOtherAppsRoom(context, auth.app);
+      const verdict: PlayerAuth = { userId: auth.userId, app: auth.app, sid: auth.sid, username: auth.username, nickname: auth.nickname };
+      if (options && typeof options === "object") {
+        // Matchmaking filters rooms by this option (APP_FILTER): the token decides it, never the client.
+        (options as Record<string, unknown>)[APP_OPTION] = auth.app;
+        verdicts.set(options, verdict);
+      }
       return verdict;
     } catch (err) {
       throw toServerError(err);
@@ -91,7 +110,9 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   }
 
   /** Call from `onCreate` in subclasses (via super.onCreate) so the session guard knows the room. */
-  override onCreate(_options: unknown): void | Promise<void> {
+  override onCreate(options: unknown): void | Promise<void> {
+    const app = options && typeof options === "object" ? (options as Record<string, unknown>)[APP_OPTION] : undefined;
+    if (typeof app === "string") this.app = app;
     roomServices().guard.register(this);
   }
 
@@ -181,7 +202,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   protected async moderate(client: PlayerClient, text: string, scene: TextScene = "chat"): Promise<boolean> {
     const { moderation, logger } = roomServices();
     try {
-      await moderation.requireAcceptable(playerOf(client).userId, text, scene);
+      const { userId, app } = playerOf(client);
+      await moderation.requireAcceptable(userId, app, text, scene);
       return true;
     } catch (err) {
       if (!(err instanceof AppError)) logger.error({ err }, "content moderation failed unexpectedly");
@@ -195,7 +217,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   private async isLiveSession(auth: PlayerAuth | undefined): Promise<boolean> {
     if (!auth) return false;
     try {
-      return (await roomServices().sessions.liveSessionId(auth.userId)) === auth.sid;
+      return (await roomServices().sessions.liveSessionId(auth.userId, auth.app)) === auth.sid;
     } catch {
       return false; // cache unreachable: refuse rather than let a possibly ended session back in
     }
@@ -214,6 +236,18 @@ function takeToken(options: unknown, bearer: string | undefined, context: Colyse
   }
   const header = context.headers?.authorization;
   return found ?? bearer ?? bearerToken(Array.isArray(header) ? header[0] : header);
+}
+
+/**
+ * A join by room id names the room itself: refused when it is another app's (joinOrCreate, join and
+ * create only ever find the token's app's rooms, through APP_FILTER).
+ */
+async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): Promise<void> {
+  const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
+  if (method !== "joinById" || !roomId) return;
+  const listing = (await matchMaker.getRoomById(decodeURIComponent(roomId))) as Record<string, unknown> | undefined;
+  const roomApp = listing?.[APP_OPTION] ?? DEFAULT_APP;
+  if (listing && roomApp !== app) throw new AppError("app_mismatch");
 }
 
 /** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */

@@ -19,6 +19,8 @@ export const SESSION_ENDED_CLOSE_CODE = 4401;
 
 /** What the guard needs from a room: drop the given user's clients that are not of the live session. */
 export interface GuardedRoom {
+  /** The room's app: a player's live session there is the one of this app. */
+  readonly app: string;
   revokeStaleSessions(userId: string, liveSid: string | null): void;
   /** Whether a client of this user is in the room or waiting to reconnect to it. */
   holdsUser(userId: string): boolean;
@@ -130,8 +132,14 @@ export class RoomSessionGuard {
     // need the live session, so the others skip the cache read (a cost that grew with processes).
     if (!this.anyRoomHolds(userId)) return;
     try {
-      const liveSid = await this.sessions.liveSessionId(userId);
-      for (const room of this.rooms) room.revokeStaleSessions(userId, liveSid);
+      // Each app has its own session: a room compares its clients with the session of its app.
+      const liveSids = new Map<string, Promise<string | null>>();
+      for (const room of this.rooms) {
+        if (!room.holdsUser(userId)) continue;
+        let liveSid = liveSids.get(room.app);
+        if (!liveSid) liveSids.set(room.app, (liveSid = this.sessions.liveSessionId(userId, room.app)));
+        room.revokeStaleSessions(userId, await liveSid);
+      }
     } catch (err) {
       this.logger.warn({ err, userId }, "could not re-check room sessions");
     }

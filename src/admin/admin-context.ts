@@ -47,7 +47,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     );
   };
   const store = announceUserChanges(rawStore, (userId) => tellServers(userId, userChangedMessage(userId)));
-  const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec });
+  const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec, apps: config.apps.map((a) => a.key) });
   sessions.onSessionChange((userId) => tellServers(userId, userId));
   const limiter = new RateLimiter(cache, config.rateLimit.enabled);
   const accounts = new AccountService(store, sessions, limiter, logger, {

@@ -1,4 +1,5 @@
 import { Router, type Request } from "express";
+import { DEFAULT_APP } from "../core/apps";
 import type { AccountService } from "../services/account-service";
 import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
@@ -24,13 +25,14 @@ export function authRoutes(deps: AccountRouteDeps): Router {
   router.post("/register", async (req, res) => {
     await perIp("register", req);
     const input = parseInput(register, req.body);
-    sendOk(res, await deps.accounts.register(input), "Registered", 201);
+    // Accounts sign in to the default app: a password names no platform app id to tell the game by.
+    sendOk(res, await deps.accounts.register(input, DEFAULT_APP), "Registered", 201);
   });
 
   router.post("/login", async (req, res) => {
     await perIp("login", req);
     const { identifier, password } = parseInput(loginBody, req.body);
-    sendOk(res, await deps.accounts.login(identifier, password), "Login succeeded");
+    sendOk(res, await deps.accounts.login(identifier, password, DEFAULT_APP), "Login succeeded");
   });
 
   router.post("/refresh", async (req, res) => {
@@ -42,7 +44,7 @@ export function authRoutes(deps: AccountRouteDeps): Router {
 
   router.post("/logout", requireAuth(deps.sessions), async (_req, res) => {
     const { auth } = authOf(res);
-    await deps.sessions.logout(auth.userId, auth.sid);
+    await deps.sessions.logout(auth.userId, auth.app, auth.sid);
     sendOk(res, {}, "Logged out");
   });
   return router;
@@ -54,12 +56,14 @@ export function userRoutes(deps: AccountRouteDeps): Router {
   router.use(requireAuth(deps.sessions));
 
   router.get("/me", (_req, res) => {
-    sendOk(res, authOf(res).user);
+    const { user, auth } = authOf(res);
+    sendOk(res, { ...user, app: auth.app });
   });
 
   router.patch("/me", async (req, res) => {
     const { version, ...changes } = parseInput(profilePatchBody, req.body);
-    sendOk(res, await deps.accounts.updateProfile(authOf(res).auth.userId, changes, version), "Profile updated");
+    const { auth } = authOf(res);
+    sendOk(res, await deps.accounts.updateProfile(auth.userId, auth.app, changes, version), "Profile updated");
   });
 
   router.put("/me/password", async (req, res) => {

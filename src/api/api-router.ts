@@ -33,6 +33,7 @@ export function createApiRouter(services: Services): Router {
     "/minigame",
     minigameRoutes({
       platforms: services.platformDefinitions,
+      apps: services.platformApps,
       login: services.login,
       platformTokens: services.platformTokens,
       internalKey: services.config.accessTokenRoute.key,

@@ -1,18 +1,21 @@
 import { Router, type RequestHandler } from "express";
 import { AppError } from "../core/errors";
 import type { PlatformDefinition } from "../platforms/platform";
+import type { PlatformApps } from "../services/platform-apps";
 import type { LoginService } from "../services/login-service";
 import type { PlatformTokenService } from "../services/platform-token-service";
 import type { RateLimiter } from "../services/rate-limiter";
 import { constantTimeEqual } from "../core/credentials";
 import { sendOk } from "./envelope";
-import { invalidateTokenBody } from "./schemas";
+import { appIdQuery, invalidateTokenBody } from "./schemas";
 import { parseInput } from "./validate";
 
 export const INTERNAL_KEY_HEADER = "x-internal-key";
 
 export interface MinigameRouteDeps {
   platforms: readonly PlatformDefinition[];
+  /** Finds the app a request names by its platform app id (`appId`), the default app without one. */
+  apps: PlatformApps;
   login: LoginService;
   platformTokens: PlatformTokenService;
   /** When set, the access-token routes require this value in the X-Internal-Key header. */
@@ -34,17 +37,20 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
     router.get(`/${platform.name}/login`, async (req, res) => {
       await deps.limiter.hitAddress("login", req.ip ?? "", deps.limits.ipMax, deps.limits.windowSec);
       const codes = parseInput(platform.loginQuerySchema, req.query);
-      const data = await deps.login.loginWithPlatform(platform.name, codes);
+      const { app } = deps.apps.resolve(platform.name, parseInput(appIdQuery, req.query).appId);
+      const data = await deps.login.loginWithPlatform(platform.name, app, codes);
       sendOk(res, data, "Login succeeded");
     });
 
-    router.get(`/${platform.name}/access_token`, ...guards, async (_req, res) => {
-      sendOk(res, await deps.platformTokens.getAccessToken(platform.name), "OK");
+    router.get(`/${platform.name}/access_token`, ...guards, async (req, res) => {
+      const { app } = deps.apps.resolve(platform.name, parseInput(appIdQuery, req.query).appId);
+      sendOk(res, await deps.platformTokens.getAccessToken(platform.name, app), "OK");
     });
 
     router.post(`/${platform.name}/access_token/invalidate`, ...guards, async (req, res) => {
       const { access_token } = parseInput(invalidateTokenBody, req.body);
-      sendOk(res, await deps.platformTokens.invalidate(platform.name, access_token), "OK");
+      const { app } = deps.apps.resolve(platform.name, parseInput(appIdQuery, req.query).appId);
+      sendOk(res, await deps.platformTokens.invalidate(platform.name, app, access_token), "OK");
     });
   }
   return router;

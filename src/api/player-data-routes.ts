@@ -34,24 +34,27 @@ export function playerDataRoutes(deps: PlayerDataRouteDeps): Router {
     if (playerData.openData) {
       router.post(`/${name}/decrypt`, auth, async (req: Request, res: Response) => {
         const { encryptedData, iv } = parseInput(decryptBody, req.body);
-        sendOk(res, await deps.playerData.decrypt(authOf(res).auth.userId, name, encryptedData, iv), "Decrypted");
+        const { auth } = authOf(res);
+        sendOk(res, await deps.playerData.decrypt(auth.userId, auth.app, name, encryptedData, iv), "Decrypted");
       });
       router.post(`/${name}/signature/verify`, auth, async (req: Request, res: Response) => {
         const { rawData, signature } = parseInput(signatureVerifyBody, req.body);
-        sendOk(res, await deps.playerData.verifySignature(authOf(res).auth.userId, name, rawData, signature), "Checked");
+        const { auth } = authOf(res);
+        sendOk(res, await deps.playerData.verifySignature(auth.userId, auth.app, name, rawData, signature), "Checked");
       });
     }
     if (playerData.sessionCheck) {
       router.get(`/${name}/session_key/check`, auth, async (_req: Request, res: Response) => {
         await perUser("session_check", res);
-        sendOk(res, await deps.playerData.checkSessionKey(authOf(res).auth.userId, name), "Checked");
+        const { auth } = authOf(res);
+        sendOk(res, await deps.playerData.checkSessionKey(auth.userId, auth.app, name), "Checked");
       });
     }
     if (playerData.phoneNumber) {
       router.post(`/${name}/phone_number`, auth, async (req: Request, res: Response) => {
         const { code } = parseInput(phoneNumberBody, req.body);
         await perUser("phone_number", res);
-        sendOk(res, await deps.playerData.phoneNumber(name, code), "OK");
+        sendOk(res, await deps.playerData.phoneNumber(authOf(res).auth.app, name, code), "OK");
       });
     }
   }

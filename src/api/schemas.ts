@@ -110,6 +110,14 @@ export const userSchema = z.strictObject({
   version: z.int().min(1).max(MAX_INT32).meta({ description: "Starts at 1, +1 on every change; send it back in PATCH /api/users/me", example: 1 }),
 });
 
+/** GET /users/me: the user, and the app of the token's session. */
+export const meSchema = userSchema.extend({
+  app: z.string().meta({
+    description: "The app (game) of this session: `default` for the server's <PLATFORM>_APP_ID app, else its key in APPS_FILE",
+    example: "default",
+  }),
+});
+
 const tokenFields = {
   token: z.string().meta({
     description: "JWT access token (HS256). Send it as `Authorization: Bearer <token>` and as the `accessToken` room join option",
@@ -224,6 +232,19 @@ export function platformTokenErrorFields(platform: string): z.ZodRawShape {
 }
 
 /* Platform token healing and player data (issue 12). */
+
+/** Which app a mini-game route is for: the platform's own app id, as the game reads it at run time. */
+export const appIdQuery = z.object({
+  appId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "The platform's app id of the game (WeChat: `wx.getAccountInfoSync().miniProgram.appId`); without it, the default app " +
+        "(the server's <PLATFORM>_APP_ID). An app id the server does not serve is 400 `unknown_app`, and nothing is sent to the platform.",
+    ),
+});
 
 export const invalidateTokenBody = z.object({
   access_token: z.string().min(1, "is required").max(2048).describe("The platform access token a platform call just rejected"),

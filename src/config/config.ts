@@ -10,7 +10,7 @@
  * production-rules.ts. All problems are collected, one per setting, and reported together so an
  * operator fixes them in one pass.
  *
- * Settings live per area in settings/ (server, sessions, storage, platforms), each a zod shape and the
+ * Settings live per area in settings/ (server, sessions, storage, platforms, apps), each a zod shape and the
  * part of `AppConfig` it produces. Adding a setting: one line in its area's shape, one field in that
  * area's config function, one commented line in arena.env.
  */
@@ -18,6 +18,7 @@ import { z } from "zod";
 import { splitList, type Env } from "./config-types";
 import { placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
+import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
@@ -25,7 +26,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -46,6 +47,9 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   }
   if (s.REFRESH_TOKEN_TTL_SEC <= s.ACCESS_TOKEN_TTL_SEC) problem("REFRESH_TOKEN_TTL_SEC", "must be longer than ACCESS_TOKEN_TTL_SEC");
   for (const { key, message } of platformCredentialProblems(s)) problem(key, message);
+  const embedded = simulatorMode(s) === "embedded";
+  const apps = appsProblems(s, enabledPlatforms(s), (p) => platformSetting(s, p, "APP_ID") ?? (embedded ? p.simulatorApp.appId : undefined));
+  if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -55,6 +59,7 @@ function toAppConfig(s: Settings) {
     ...sessionsConfig(s),
     ...storageConfig(s),
     ...platforms,
+    ...appsConfig(s, platforms.platforms),
   };
 }
 
@@ -65,6 +70,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     previousSecrets: splitList(s.JWT_PREVIOUS_SECRETS),
     simulator: simulatorMode(s),
     platformSecrets: enabledPlatforms(s).map((p) => ({ key: `${settingsPrefix(p)}_APP_SECRET`, value: platformSetting(s, p, "APP_SECRET") })),
+    appSecrets: appSecrets(s),
     accessTokenRouteKey: s.ACCESS_TOKEN_ROUTE_KEY,
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
   });

@@ -16,6 +16,8 @@ export interface ProductionFacts {
   simulator: "embedded" | "off";
   /** `<NAME>_APP_SECRET` of every enabled platform. */
   platformSecrets: Array<{ key: string; value?: string }>;
+  /** The app secrets of APPS_FILE, each named `<app key>.<platform>`. */
+  appSecrets?: Array<{ where: string; value: string }>;
   accessTokenRouteKey?: string;
   accessTokenRoutePublic: boolean;
 }
@@ -29,6 +31,8 @@ export function productionProblems(f: ProductionFacts): SettingProblem[] {
   if (f.previousSecrets.some(isWeakSecret)) problem("JWT_PREVIOUS_SECRETS", "every entry must be a strong secret");
   if (f.simulator === "embedded") problem("PLATFORM_SIMULATOR", "the simulator is not allowed in production");
   for (const { key, value } of f.platformSecrets) if (value && isPlaceholder(value)) problem(key, "still a placeholder");
+  const placeholders = (f.appSecrets ?? []).filter((s) => isPlaceholder(s.value)).map((s) => `${s.where}: appSecret is still a placeholder`);
+  if (placeholders.length > 0) problem("APPS_FILE", placeholders.join("; "));
   if (!f.accessTokenRouteKey && !f.accessTokenRoutePublic) {
     problem(
       "ACCESS_TOKEN_ROUTE_KEY",

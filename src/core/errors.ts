@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   platform_unavailable: { status: 502, message: "The platform could not be reached; retry later" },
   platform_identity_missing: { status: 502, message: "The platform returned no usable user identity" },
   unknown_platform: { status: 404, message: "Unknown platform" },
+  unknown_app: { status: 400, message: "This server does not serve that app id on this platform" },
+  app_mismatch: { status: 403, message: "The access token belongs to another app than this room's" },
   token_missing: { status: 401, message: "An access token is required" },
   token_invalid: { status: 401, message: "The access token is invalid" },
   token_expired: { status: 401, message: "The access token has expired" },

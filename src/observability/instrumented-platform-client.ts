@@ -2,8 +2,8 @@ import { AppError } from "../core/errors";
 import type { PlatformClient } from "../platforms/platform";
 import type { Metrics } from "./metrics";
 
-/** Times every platform call and records its outcome (ok or our error code). */
-export function instrumentPlatformClient(client: PlatformClient, metrics: Metrics): PlatformClient {
+/** Times every platform call of one app (our key) and records its outcome (ok or our error code). */
+export function instrumentPlatformClient(client: PlatformClient, app: string, metrics: Metrics): PlatformClient {
   const timed = async <T>(call: string, run: () => Promise<T>): Promise<T> => {
     const started = process.hrtime.bigint();
     let outcome = "ok";
@@ -13,7 +13,7 @@ export function instrumentPlatformClient(client: PlatformClient, metrics: Metric
       outcome = err instanceof AppError ? err.code : "error";
       throw err;
     } finally {
-      metrics.platformCall(client.platform, call, outcome, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.platformCall(client.platform, app, call, outcome, Number(process.hrtime.bigint() - started) / 1e9);
     }
   };
   const checkSessionKey = client.checkSessionKey?.bind(client);

@@ -19,34 +19,34 @@ export class Metrics {
   );
   private readonly logins = new client.Counter({
     name: "logins_total",
-    help: "Logins by platform (or account) and outcome (ok or an error code)",
-    labelNames: ["platform", "outcome"] as const,
+    help: "Logins by platform (or account), app and outcome (ok or an error code)",
+    labelNames: ["platform", "app", "outcome"] as const,
     registers: [this.registry],
   });
   private readonly platformCalls = new client.Histogram({
     name: "platform_call_duration_seconds",
-    help: "Calls to the platforms' server APIs by endpoint and outcome",
-    labelNames: ["platform", "call", "outcome"] as const,
+    help: "Calls to the platforms' server APIs by app, endpoint and outcome",
+    labelNames: ["platform", "app", "call", "outcome"] as const,
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [this.registry],
   });
   private readonly tokenCache = new client.Counter({
     name: "platform_access_token_requests_total",
-    help: "Platform access-token requests: served from cache (hit) or fetched upstream (fetch)",
-    labelNames: ["platform", "result"] as const,
+    help: "Platform access-token requests by app: served from cache (hit) or fetched upstream (fetch)",
+    labelNames: ["platform", "app", "result"] as const,
     registers: [this.registry],
   });
 
   private readonly tokenInvalidations = new client.Counter({
     name: "platform_access_token_invalidations_total",
     help: "Cached platform access tokens deleted because a platform call rejected them",
-    labelNames: ["platform"] as const,
+    labelNames: ["platform", "app"] as const,
     registers: [this.registry],
   });
   private readonly tokenForces = new client.Counter({
     name: "platform_access_token_forced_refreshes_total",
     help: "Forced stable-token refreshes after a rejection: done, or blocked by the 20-a-day / 30 s limit",
-    labelNames: ["platform", "outcome"] as const,
+    labelNames: ["platform", "app", "outcome"] as const,
     registers: [this.registry],
   });
 
@@ -72,30 +72,30 @@ export class Metrics {
   }
 
   private readonly loginSeries = new Map<string, client.Counter.Internal>();
-  private readonly platformCallSeries = new Map<string, client.Histogram.Internal<"platform" | "call" | "outcome">>();
+  private readonly platformCallSeries = new Map<string, client.Histogram.Internal<"platform" | "app" | "call" | "outcome">>();
 
   /** One login: per-login series are cached like the per-request ones (outcomes are error codes, a fixed set). */
-  loginFinished(platform: string, outcome: string): void {
-    seriesOf(this.loginSeries, this.logins, [platform, outcome]).inc();
+  loginFinished(platform: string, app: string, outcome: string): void {
+    seriesOf(this.loginSeries, this.logins, [platform, app, outcome]).inc();
   }
 
-  platformCall(platform: string, call: string, outcome: string, seconds: number): void {
-    seriesOf(this.platformCallSeries, this.platformCalls, [platform, call, outcome]).observe(seconds);
+  platformCall(platform: string, app: string, call: string, outcome: string, seconds: number): void {
+    seriesOf(this.platformCallSeries, this.platformCalls, [platform, app, call, outcome]).observe(seconds);
   }
 
   private readonly tokenCacheSeries = new Map<string, client.Counter.Internal>();
 
   /** On every access-token request: cached like the per-request series. */
-  accessTokenServed(platform: string, result: "hit" | "fetch"): void {
-    seriesOf(this.tokenCacheSeries, this.tokenCache, [platform, result]).inc();
+  accessTokenServed(platform: string, app: string, result: "hit" | "fetch"): void {
+    seriesOf(this.tokenCacheSeries, this.tokenCache, [platform, app, result]).inc();
   }
 
-  platformTokenInvalidated(platform: string): void {
-    this.tokenInvalidations.inc({ platform });
+  platformTokenInvalidated(platform: string, app: string): void {
+    this.tokenInvalidations.inc({ platform, app });
   }
 
-  platformTokenForced(platform: string, outcome: "done" | "blocked"): void {
-    this.tokenForces.inc({ platform, outcome });
+  platformTokenForced(platform: string, app: string, outcome: "done" | "blocked"): void {
+    this.tokenForces.inc({ platform, app, outcome });
   }
 
   contentChecked(platform: string, verdict: string, source: string): void {

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { describeUserStore } from "../adapters/store/describe-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
+import { describeApps } from "../config/settings/apps";
 import { operatorEnvironment, processCount, readSettings, settingsFiles, type Env } from "../config/settings-files";
 
 export type SettingsCheck =
@@ -44,5 +45,6 @@ function describe(config: AppConfig, instances: number): string {
     `${instances} process${instances === 1 ? "" : "es"} from port ${config.port}`,
     describeUserStore(config.store),
     { redis: "Redis cache", "redis-cluster": "Redis Cluster cache", memory: "in-memory cache" }[config.cache.kind],
+    describeApps(config.apps),
   ].join(", ");
 }

@@ -23,6 +23,7 @@ import { CorsPolicy } from "../net/cors-policy";
 import { createLogger, type Logger } from "../logging/logger";
 import { playgroundRoutes } from "../playground/playground-routes";
 import { RoomTransport } from "./room-transport";
+import { APP_FILTER } from "../../rooms/AuthenticatedRoom";
 import { LobbyRoom } from "../../rooms/LobbyRoom";
 import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
@@ -113,7 +114,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         moderation: ready.moderation,
         lobbyMaxClients: settings.lobbyMaxClients,
       });
-      gameServer.define("lobby", LobbyRoom);
+      gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       sharedRooms.start();
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);

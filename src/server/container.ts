@@ -11,14 +11,15 @@ import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import { instrumentPlatformClient } from "../observability/instrumented-platform-client";
 import { Metrics } from "../observability/metrics";
-import type { PlatformClient, PlatformDefinition, PlatformSettings } from "../platforms/platform";
+import type { PlatformDefinition, PlatformSettings } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
-import { LoginService, type PlatformLogin } from "../services/login-service";
+import { LoginService } from "../services/login-service";
 import { ModerationService } from "../services/moderation-service";
 import { RateLimiter } from "../services/rate-limiter";
 import { PlatformTokenService } from "../services/platform-token-service";
-import { PlayerDataService, type PlayerDataPlatform } from "../services/player-data-service";
+import { PlatformApps, type PlatformApp } from "../services/platform-apps";
+import { PlayerDataService } from "../services/player-data-service";
 import { SessionKeyCustody } from "../services/session-key-custody";
 import { RecentUsers } from "../services/recent-users";
 import { SessionService } from "../services/session-service";
@@ -46,6 +47,8 @@ export interface Services {
   moderation: ModerationService;
   /** The enabled platforms (PLATFORMS), in registry order. */
   platformDefinitions: readonly PlatformDefinition[];
+  /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
+  platformApps: PlatformApps;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -63,13 +66,16 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
   try {
     const enabled = platformDefinitions.filter((d) => d.name in config.platforms);
     let simulator: RunningSimulator | undefined;
-    let platformSettings = config.platforms;
+    let apps = config.apps;
     if (config.simulator === "embedded") {
-      // The embedded simulator serves every registered platform and accepts whatever app credentials are configured.
-      const apps = defaultSimulatorApps().map((app) => ({ ...app, ...pick(config.platforms[app.platform]) }));
-      simulator = await startSimulator({ host: "127.0.0.1", port: 0, apps });
+      // The embedded simulator serves every registered platform and accepts whatever app credentials are
+      // configured: the default app's in place of its own, and every other app's beside them.
+      const others = config.apps.slice(1).flatMap((app) => Object.entries(app.platforms).map(([platform, s]) => ({ platform, appId: s.appId, appSecret: s.appSecret })));
+      const simulated = [...defaultSimulatorApps().map((app) => ({ ...app, ...pick(config.platforms[app.platform]) })), ...others];
+      simulator = await startSimulator({ host: "127.0.0.1", port: 0, apps: simulated });
       cleanups.push(() => simulator!.close());
-      platformSettings = pointAt(simulator.url, config.platforms);
+      const url = simulator.url;
+      apps = apps.map((app) => ({ ...app, platforms: pointAt(url, app.platforms) }));
     }
 
     const now = overrides.now;
@@ -90,47 +96,48 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       refreshTtlSec: config.jwt.refreshTtlSec,
       now: overrides.now,
     });
-    const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec, recentUsers });
+    const appKeys = config.apps.map((a) => a.key);
+    const sessions = new SessionService(signer, cache, store, { refreshGraceSec: config.refreshGraceSec, recentUsers, apps: appKeys });
     const sessionKeys = new SessionKeyCustody(cache, config.jwt.refreshTtlSec);
 
     const words = await opening("the content-check word list", "CONTENT_CHECK_WORDS_FILE", () => readWordList(config.contentCheck));
     const metrics = new Metrics();
-    const platformLogins = new Map<string, PlatformLogin>();
-    const tokenClients = new Map<string, { client: PlatformClient; appId: string }>();
-    const playerDataPlatforms = new Map<string, PlayerDataPlatform>();
-    for (const definition of enabled) {
-      const settings = platformSettings[definition.name];
-      const rawClient = definition.createClient({
-        settings,
-        timeoutMs: config.platformTimeoutMs,
-        busyRetries: config.platformBusyRetries,
-        logger,
-        retryDelayMs: overrides.retryDelayMs,
-      });
-      const client = instrumentPlatformClient(rawClient, metrics);
-      platformLogins.set(definition.name, { definition, client });
-      tokenClients.set(definition.name, { client, appId: settings.appId });
-      playerDataPlatforms.set(definition.name, { definition, client, appId: settings.appId });
+    // One client per app and platform: each carries its own credentials, nothing is switched per call.
+    const entries: PlatformApp[] = [];
+    for (const { key: app, platforms } of apps) {
+      for (const definition of enabled) {
+        const settings = platforms[definition.name];
+        if (!settings) continue;
+        const rawClient = definition.createClient({
+          settings,
+          timeoutMs: config.platformTimeoutMs,
+          busyRetries: config.platformBusyRetries,
+          logger,
+          retryDelayMs: overrides.retryDelayMs,
+        });
+        entries.push({ app, appId: settings.appId, definition, client: instrumentPlatformClient(rawClient, app, metrics) });
+      }
     }
+    const platformApps = new PlatformApps(entries, appKeys);
 
-    const login = new LoginService(platformLogins, store, sessions, sessionKeys, logger, {
+    const login = new LoginService(platformApps, store, sessions, sessionKeys, logger, {
       exposeSessionKey: config.exposeSessionKey,
       placeholderEmailDomain: config.placeholderEmailDomain,
       now: overrides.now,
       metrics,
       recentUsers,
+      linkAppsByUnionid: config.linkAppsByUnionid,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
-    const platformTokens = new PlatformTokenService(tokenClients, cache, logger, {
+    const platformTokens = new PlatformTokenService(platformApps, cache, logger, {
       refreshMarginSec: config.platformTokenRefreshMarginSec,
       lockWaitMs: config.platformTimeoutMs * (config.platformBusyRetries + 1) + 2000,
       now: overrides.now,
       metrics,
     });
-    const playerData = new PlayerDataService(playerDataPlatforms, sessionKeys, platformTokens);
-    const checkingClients = new Map([...platformLogins].map(([name, { client }]) => [name, client]));
+    const playerData = new PlayerDataService(platformApps, sessionKeys, platformTokens);
     const contentCheck = config.contentCheck;
-    const moderation = new ModerationService(checkingClients, store, sessionKeys, platformTokens, words, logger, {
+    const moderation = new ModerationService(platformApps, store, sessionKeys, platformTokens, words, logger, {
       enabled: contentCheck.enabled,
       fallback: contentCheck.fallback,
       cacheTtlSec: contentCheck.cacheTtlSec,
@@ -167,6 +174,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       playerData,
       moderation,
       platformDefinitions: enabled,
+      platformApps,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),

@@ -39,7 +39,8 @@ export class AccountService {
     this.now = options.now ?? Date.now;
   }
 
-  async register(input: { username: string; email: string; password: string }): Promise<SessionWithUser> {
+  /** Registers an account and starts its session in `app`. */
+  async register(input: { username: string; email: string; password: string }, app: string): Promise<SessionWithUser> {
     const createdAt = new Date(this.now()).toISOString();
     let user: User;
     try {
@@ -60,10 +61,10 @@ export class AccountService {
       throw err;
     }
     this.logger.info({ event: "user_registered", userId: user.id }, "account registered");
-    return this.startSession(user, "new_login");
+    return this.startSession(user, app, "new_login");
   }
 
-  async login(identifier: { username: string } | { email: string }, password: string): Promise<SessionWithUser> {
+  async login(identifier: { username: string } | { email: string }, password: string, app: string): Promise<SessionWithUser> {
     const credentials =
       "username" in identifier
         ? await this.store.findCredentialsByUsername(identifier.username)
@@ -75,12 +76,13 @@ export class AccountService {
     const valid = await verifyPassword(password, chosen);
     if (!credentials?.passwordSetAt || !valid) throw new AppError("invalid_credentials");
     if (credentials.user.status !== USER_STATUS_ACTIVE) throw await userDisabledError(this.store, credentials.user.id);
-    return this.startSession(credentials.user, "new_login");
+    return this.startSession(credentials.user, app, "new_login");
   }
 
-  async updateProfile(userId: string, changes: ProfileChanges, expectedVersion: number): Promise<User> {
+  /** `app` is the session's: its platform credentials check the nickname. */
+  async updateProfile(userId: string, app: string, changes: ProfileChanges, expectedVersion: number): Promise<User> {
     // A nickname is shown to every other player: the platform checks it as profile text (scene 1).
-    if (changes.nickname && this.moderation) await this.moderation.requireAcceptable(userId, changes.nickname, "profile");
+    if (changes.nickname && this.moderation) await this.moderation.requireAcceptable(userId, app, changes.nickname, "profile");
     const result = await this.store.updateProfile(userId, changes, expectedVersion);
     if (result === "version_conflict") throw new AppError("version_conflict");
     if (!result) throw new AppError("user_disabled");
@@ -90,7 +92,7 @@ export class AccountService {
   /**
    * A mini-game user's password is random and unknown, so the first one may be set without it,
    * but only from a fresh login: a stolen older token cannot become a permanent login.
-   * Changing a password ends the session and starts a new one.
+   * Changing a password ends the sessions of every app and starts a new one in the session's app.
    */
   async changePassword(auth: AuthContext, input: { currentPassword?: string; newPassword: string }): Promise<SessionWithUser> {
     // A password is a way in from anywhere: an anonymous device login must not be able to add one.
@@ -112,7 +114,9 @@ export class AccountService {
     const user = await this.store.setPassword(auth.userId, await hashPassword(input.newPassword), new Date(this.now()).toISOString());
     if (!user) throw new AppError("user_disabled");
     this.logger.info({ event: "password_changed", userId: user.id }, "password changed");
-    return this.startSession(user, "password_change");
+    // A session another game of the studio holds may be the one the new password is meant to shut out.
+    await this.sessions.endSession(user.id, "password_change");
+    return this.startSession(user, auth.app, "password_change");
   }
 
   /**
@@ -189,9 +193,9 @@ export class AccountService {
     return credentials;
   }
 
-  private async startSession(user: User, reason: "new_login" | "password_change"): Promise<SessionWithUser> {
+  private async startSession(user: User, app: string, reason: "new_login" | "password_change"): Promise<SessionWithUser> {
     // Registration, a password login and a password change all prove the password: full grade.
-    const { token, refreshToken, expiresIn } = await this.sessions.startSession(user, "full", reason);
+    const { token, refreshToken, expiresIn } = await this.sessions.startSession(user, app, "full", reason);
     return { token, refreshToken, expiresIn, user };
   }
 }

@@ -1,3 +1,4 @@
+import { parseIdentityNamespace } from "../core/apps";
 import { AppError } from "../core/errors";
 import type { UserRecord, UserRestriction, UserStore } from "../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../core/user";
@@ -12,6 +13,8 @@ export interface UserOverview {
   identities: PlatformIdentityKey[];
   /** Whether a session (access or refresh token) is live in the cache. */
   sessionLive: boolean;
+  /** The apps in which a session is live. */
+  sessionApps: string[];
 }
 
 export type AdminAction = "find" | "disable" | "enable" | "end-sessions" | "erase" | "export";
@@ -30,14 +33,15 @@ export class AdminService {
   ) {}
 
   /**
-   * A user by id, username, email or `platform:platformId`. An `@` means an email; a known platform
-   * name before the first `:` means an identity; otherwise an id, then a username.
+   * A user by id, username, email or `platform:platformId` (another app's: `platform@appId:openid`).
+   * An `@` means an email unless a known platform name precedes it and a `:` follows; a known
+   * platform (namespace) before the first `:` means an identity; otherwise an id, then a username.
    */
   async resolve(reference: string): Promise<User> {
     const ref = reference.trim();
     const colon = ref.indexOf(":");
     let user: User | null = null;
-    if (colon > 0 && this.platformNames.includes(ref.slice(0, colon))) {
+    if (colon > 0 && this.platformNames.includes(parseIdentityNamespace(ref.slice(0, colon)).platform)) {
       user = await this.store.findByIdentity({ platform: ref.slice(0, colon), platformId: ref.slice(colon + 1) });
     } else if (ref.includes("@")) {
       user = (await this.store.findCredentialsByEmail(ref.toLowerCase()))?.user ?? null;
@@ -83,21 +87,22 @@ export class AdminService {
   }
 
   /** Everything stored about the user, never the password hash: the data-access right. */
-  async export(reference: string, by: string): Promise<UserRecord & { sessionLive: boolean }> {
+  async export(reference: string, by: string): Promise<UserRecord & { sessionLive: boolean; sessionApps: string[] }> {
     const { id } = await this.resolve(reference);
     const record = await this.store.exportUser(id);
     if (!record) throw new AppError("user_disabled", { message: "No such user" });
     this.record(by, "export", id);
-    return { ...record, sessionLive: (await this.sessions.liveSessionId(id)) !== null };
+    const sessionApps = await this.sessions.liveApps(id);
+    return { ...record, sessionLive: sessionApps.length > 0, sessionApps };
   }
 
   private async overview(user: User): Promise<UserOverview> {
-    const [restriction, identities, sid] = await Promise.all([
+    const [restriction, identities, sessionApps] = await Promise.all([
       this.store.findRestriction(user.id),
       this.store.listIdentities(user.id),
-      this.sessions.liveSessionId(user.id),
+      this.sessions.liveApps(user.id),
     ]);
-    return { user, restriction, identities, sessionLive: sid !== null };
+    return { user, restriction, identities, sessionLive: sessionApps.length > 0, sessionApps };
   }
 
   private record(by: string, action: AdminAction, userId: string, detail: Record<string, unknown> = {}): void {

@@ -3,17 +3,13 @@ import { AccountTakenError, IdentityTakenError, type UserStore } from "../core/p
 import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core/user";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import type { LoginCodes, PlatformClient, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
+import type { LoginCodes, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
+import type { PlatformApp, PlatformApps } from "./platform-apps";
 import type { RecentUsers } from "./recent-users";
 import type { SessionKeyCustody } from "./session-key-custody";
 import type { SessionService } from "./session-service";
 import { userDisabledError } from "./user-access";
 import { newPlatformUser } from "./user-factory";
-
-export interface PlatformLogin {
-  definition: PlatformDefinition;
-  client: PlatformClient;
-}
 
 export interface LoginServiceOptions {
   exposeSessionKey: boolean;
@@ -22,6 +18,8 @@ export interface LoginServiceOptions {
   metrics?: Metrics;
   /** Recently seen active users of this process: a returning player's login then skips the store. */
   recentUsers?: RecentUsers;
+  /** LINK_APPS_BY_UNIONID: a unionid already linked in one app of the studio leads to the same user in another. */
+  linkAppsByUnionid?: boolean;
 }
 
 /** The `data` of a successful mini-game login: the platform's fields plus our token and user. */
@@ -34,12 +32,22 @@ export type PlatformLoginResponse = Record<string, unknown> & {
 
 const MAX_CREATE_ATTEMPTS = 3;
 
+/** Where a login's ids are stored (see identityNamespace in core/apps.ts). */
+interface Namespaces {
+  /** This app's openids and anonymous ids. */
+  own: string;
+  /** The unionid: studio-wide when apps are linked by it, else the app's own. */
+  union: string;
+  /** Whether the unionid is stored beside the openid: only when another app can find the player by it. */
+  linkUnion: boolean;
+}
+
 /** Mini-game login: exchange the code, find or create the local user, start a session. */
 export class LoginService {
   private readonly now: () => number;
 
   constructor(
-    private readonly platforms: ReadonlyMap<string, PlatformLogin>,
+    private readonly apps: PlatformApps,
     private readonly store: UserStore,
     private readonly sessions: SessionService,
     private readonly custody: SessionKeyCustody,
@@ -49,21 +57,21 @@ export class LoginService {
     this.now = options.now ?? Date.now;
   }
 
-  async loginWithPlatform(platformName: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
+  /** Logs a player of `app` in on `platformName`; the app is our key (PlatformApps.resolve finds it from an app id). */
+  async loginWithPlatform(platformName: string, app: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
     try {
-      const response = await this.login(platformName, codes);
-      this.options.metrics?.loginFinished(platformName, "ok");
+      const response = await this.login(this.apps.get(platformName, app), codes);
+      this.options.metrics?.loginFinished(platformName, app, "ok");
       return response;
     } catch (err) {
-      this.options.metrics?.loginFinished(platformName, err instanceof AppError ? err.code : "error");
+      this.options.metrics?.loginFinished(platformName, app, err instanceof AppError ? err.code : "error");
       throw err;
     }
   }
 
-  private async login(platformName: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
-    const platform = this.platforms.get(platformName);
-    if (!platform) throw new AppError("unknown_platform");
-    const { definition, client } = platform;
+  private async login(platform: PlatformApp, codes: LoginCodes): Promise<PlatformLoginResponse> {
+    const { definition, client, app } = platform;
+    const platformName = definition.name;
 
     let result;
     try {
@@ -83,33 +91,57 @@ export class LoginService {
       });
     }
 
-    const user = await this.findOrCreateUser(platformName, found.key, result.identity);
+    const user = await this.findOrCreateUser(platformName, this.namespaces(platform), found, result.identity);
     // Refused before a token exists: a disabled player never holds one, not even briefly.
     if (user.status !== USER_STATUS_ACTIVE) throw this.withEmptySession(await userDisabledError(this.store, user.id));
     // Kept whether or not the response shows it: the player-data routes need it on the server.
     // Written with the session's tokens, in the same cache round trip.
     const { openid, sessionKey } = result.identity;
-    const kept = await this.custody.entryFor(user.id, { platform: platformName, openid, sessionKey });
+    const kept = await this.custody.entryFor(user.id, app, { platform: platformName, openid, sessionKey });
     // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
     const grade = found.field === "anonymousOpenid" ? "anonymous" : "full";
-    const session = await this.sessions.startSession(user, grade, "new_login", kept ? [kept] : []);
-    this.logger.info({ event: "login", platform: platformName, userId: user.id }, "mini-game login");
+    const session = await this.sessions.startSession(user, app, grade, "new_login", kept ? [kept] : []);
+    this.logger.info({ event: "login", platform: platformName, app, userId: user.id }, "mini-game login");
     return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
   }
 
-  private async findOrCreateUser(platform: string, key: string, identity: PlatformIdentity): Promise<User> {
-    const primary: PlatformIdentityKey = { platform, platformId: key };
+  /**
+   * The namespaces of this app's ids. Apps are linked by unionid only where the platform has several
+   * apps: with one, nothing new is stored and a login finds exactly whom it found before apps existed.
+   */
+  private namespaces(platform: PlatformApp): Namespaces {
+    const own = this.apps.namespaceOf(platform);
+    const linked = (this.options.linkAppsByUnionid ?? true) && this.apps.appsOf(platform.definition.name).length > 1;
+    return { own, union: linked ? platform.definition.name : own, linkUnion: linked };
+  }
+
+  private async findOrCreateUser(
+    platform: string,
+    ns: Namespaces,
+    found: { key: string; field: UserKeyField },
+    identity: PlatformIdentity,
+  ): Promise<User> {
+    const { key } = found;
+    const primary: PlatformIdentityKey = { platform: found.field === "unionid" ? ns.union : ns.own, platformId: key };
     // With both codes (Douyin), the anonymous id is a second key of the same player.
     const anonymous: PlatformIdentityKey | undefined =
       identity.anonymousOpenid && identity.anonymousOpenid !== key
-        ? { platform, platformId: identity.anonymousOpenid }
+        ? { platform: ns.own, platformId: identity.anonymousOpenid }
         : undefined;
+    // The studio-wide key: the same player arriving from another game of the studio is found by it.
+    const union: PlatformIdentityKey | undefined =
+      ns.linkUnion && identity.unionid && found.field !== "unionid" ? { platform: ns.union, platformId: identity.unionid } : undefined;
 
     for (let attempt = 1; ; attempt++) {
       const existing = await this.findByIdentity(primary);
       if (existing) {
         if (anonymous) await this.linkAnonymousIfFree(existing.id, anonymous);
+        if (union) await this.linkUnionIfFree(existing.id, union);
         return existing;
+      }
+      if (union) {
+        const linked = await this.joinByUnionid(primary, union, anonymous);
+        if (linked) return linked;
       }
       if (anonymous) {
         const migrated = await this.migrateAnonymousUser(primary, anonymous);
@@ -117,7 +149,8 @@ export class LoginService {
       }
       try {
         const draft = newPlatformUser(platform, key, this.options.placeholderEmailDomain, new Date(this.now()));
-        const created = await this.store.createUser(draft, anonymous ? [primary, anonymous] : [primary]);
+        const identities = [primary, ...(anonymous ? [anonymous] : []), ...(union ? [union] : [])];
+        const created = await this.store.createUser(draft, identities);
         this.logger.info({ event: "user_created", platform, userId: created.id }, "user created");
         return created;
       } catch (err) {
@@ -149,6 +182,27 @@ export class LoginService {
     }
     // The openid was attached concurrently (to this user or another): the caller looks it up again.
     return null;
+  }
+
+  /**
+   * A player new to this app whose unionid is already linked (they play another game of the studio):
+   * the same user, now also found by this app's openid. Null when no user has the unionid, or the
+   * openid was linked concurrently (the caller looks again).
+   */
+  private async joinByUnionid(primary: PlatformIdentityKey, union: PlatformIdentityKey, anonymous?: PlatformIdentityKey): Promise<User | null> {
+    const owner = await this.store.findByIdentity(union);
+    if (!owner) return null;
+    const joined = await this.store.attachIdentity(owner.id, primary, { asPrimary: false });
+    if (!joined) return null;
+    if (anonymous) await this.linkAnonymousIfFree(owner.id, anonymous);
+    this.logger.info({ event: "user_joined_app", namespace: primary.platform, userId: owner.id }, "player of another app of the studio, linked by unionid");
+    return joined;
+  }
+
+  /** Users from before the link (or from before a second app) get their unionid on their next login. Cheap: the recent-users copy answers. */
+  private async linkUnionIfFree(userId: string, union: PlatformIdentityKey): Promise<void> {
+    if (await this.findByIdentity(union)) return; // linked already (to this user, or to another: left alone)
+    await this.store.attachIdentity(userId, union, { asPrimary: false });
   }
 
   private async linkAnonymousIfFree(userId: string, anonymous: PlatformIdentityKey): Promise<void> {

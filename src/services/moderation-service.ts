@@ -3,7 +3,9 @@ import { AppError } from "../core/errors";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
+import { parseIdentityNamespace } from "../core/apps";
 import type { PlatformClient, TextScene, TextVerdict } from "../platforms/platform";
+import type { PlatformApps } from "./platform-apps";
 import type { PlatformTokenService } from "./platform-token-service";
 import type { SessionKeyCustody } from "./session-key-custody";
 import { TtlLru } from "./ttl-lru";
@@ -33,7 +35,7 @@ export interface ModerationOptions {
 
 /** Metric label of players the word list checks because they have no platform identity. */
 const NO_PLATFORM = "none";
-/** Which platform checks a player changes only when an identity is linked: a minute's staleness is harmless. */
+/** Which platform checks a player (per app) changes only when an identity is linked: a minute's staleness is harmless. */
 const ROUTE_TTL_MS = 60_000;
 const ROUTE_ENTRIES = 10_000;
 
@@ -51,11 +53,11 @@ const verdictKey = (platform: string, scene: TextScene, text: string) =>
 export class ModerationService {
   /** Platform verdicts for identical text, so repeats (spam, "gg", a copied nickname) cost no platform quota. */
   private readonly verdicts: TtlLru<TextVerdict>;
-  /** Which platform checks each player, so a chat message costs no store query. */
+  /** Which platform checks each player in each app, so a chat message costs no store query. */
   private readonly routes: TtlLru<Route>;
 
   constructor(
-    private readonly clients: ReadonlyMap<string, PlatformClient>,
+    private readonly apps: PlatformApps,
     private readonly store: UserStore,
     private readonly custody: SessionKeyCustody,
     private readonly tokens: PlatformTokenService,
@@ -68,10 +70,10 @@ export class ModerationService {
     this.routes = new TtlLru(ROUTE_ENTRIES, ROUTE_TTL_MS, now);
   }
 
-  /** The verdict on a player's text; never throws for a risky one (see `requireAcceptable`). */
-  async check(userId: string, text: string, scene: TextScene): Promise<ModerationResult> {
+  /** The verdict on a player's text in `app` (checked with that app's credentials); never throws for a risky one (see `requireAcceptable`). */
+  async check(userId: string, app: string, text: string, scene: TextScene): Promise<ModerationResult> {
     if (!this.options.enabled) return { verdict: "pass", source: "off", platform: null };
-    const route = await this.routeFor(userId);
+    const route = await this.routeFor(userId, app);
     const result = await this.decide(route, text, scene);
     this.options.metrics?.contentChecked(result.platform ?? NO_PLATFORM, result.verdict, result.source);
     if (result.verdict === "risky") {
@@ -81,8 +83,8 @@ export class ModerationService {
   }
 
   /** Throws `content_moderated` (422) for risky text; "review" passes (the platforms ask for human review, not a block). */
-  async requireAcceptable(userId: string, text: string, scene: TextScene): Promise<ModerationResult> {
-    const result = await this.check(userId, text, scene);
+  async requireAcceptable(userId: string, app: string, text: string, scene: TextScene): Promise<ModerationResult> {
+    const result = await this.check(userId, app, text, scene);
     if (result.verdict === "risky") throw new AppError("content_moderated");
     return result;
   }
@@ -97,7 +99,7 @@ export class ModerationService {
     if (cached) return { verdict: cached, source: "cache", platform };
     try {
       const openid = await this.openidFor(route);
-      const verdict = await this.tokens.withPlatformToken(platform, (accessToken) => checkText({ accessToken, openid, text, scene }));
+      const verdict = await this.tokens.withPlatformToken(platform, route.app, (accessToken) => checkText({ accessToken, openid, text, scene }));
       this.verdicts.set(key, verdict);
       return { verdict, source: "platform", platform };
     } catch (err) {
@@ -117,28 +119,37 @@ export class ModerationService {
     return this.words.matches(text) ? "risky" : "pass";
   }
 
-  /** The platform of the player's oldest identity on an enabled platform; none for password-only players. */
-  private async routeFor(userId: string): Promise<Route> {
-    const known = this.routes.get(userId);
+  /**
+   * The platform of the player's oldest identity of this app (its namespace: see identityNamespace)
+   * on a platform the app is on; none for password-only players.
+   */
+  private async routeFor(userId: string, app: string): Promise<Route> {
+    const routeKey = `${userId}\0${app}`;
+    const known = this.routes.get(routeKey);
     if (known) return known;
     const identities = await this.store.listIdentities(userId);
-    const identity = identities.find((i) => this.clients.has(i.platform));
-    const route: Route = identity
-      ? { platform: identity.platform, client: this.clients.get(identity.platform), userId, platformId: identity.platformId }
-      : { platform: null, userId, platformId: "" };
-    this.routes.set(userId, route);
+    const identity = identities.find((i) => {
+      const entry = this.apps.find(parseIdentityNamespace(i.platform).platform, app);
+      return entry !== undefined && this.apps.namespaceOf(entry) === i.platform;
+    });
+    const platform = identity ? parseIdentityNamespace(identity.platform).platform : null;
+    const route: Route = platform
+      ? { platform, app, client: this.apps.get(platform, app).client, userId, platformId: identity!.platformId }
+      : { platform: null, app, userId, platformId: "" };
+    this.routes.set(routeKey, route);
     return route;
   }
 
-  /** The openid of the player's latest login on that platform (WeChat wants a recent one), else the stored identity. */
+  /** The openid of the player's latest login to the app on that platform (WeChat wants a recent one), else the stored identity. */
   private async openidFor(route: Route): Promise<string> {
-    const kept = await this.custody.read(route.userId);
+    const kept = await this.custody.read(route.userId, route.app);
     return kept?.platform === route.platform && kept.openid ? kept.openid : route.platformId;
   }
 }
 
 interface Route {
   platform: string | null;
+  app: string;
   client?: PlatformClient;
   userId: string;
   platformId: string;

@@ -3,31 +3,14 @@ import { AppError } from "../core/errors";
 import type { Cache } from "../core/ports/cache";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import { PlatformTokenRejectedError, type PlatformClient } from "../platforms/platform";
+import { PlatformTokenRejectedError } from "../platforms/platform";
+import type { PlatformApp, PlatformApps } from "./platform-apps";
+import { cacheKeyOf, labels, parseToken, type CachedToken, type FailedToken } from "./platform-token-record";
 
 export interface PlatformTokenView {
   access_token: string;
   /** Seconds the token still has, not its original lifetime. */
   expires_in: number;
-}
-
-interface CachedToken {
-  accessToken: string;
-  /** Epoch ms when the platform says the token dies. */
-  expiresAt: number;
-  /** Epoch ms after which we fetch a new one; the cache TTL ends near it too. */
-  refreshAt: number;
-  /** Unique per upstream fetch, so a heal can tell a fresh answer from the entry that failed. */
-  fetchId?: string;
-}
-
-/**
- * A token a caller saw fail, and the cache entry that held it then (null if none). Any later
- * entry is a fresh answer, even if it repeats the token (a stable token the force limit kept).
- */
-interface FailedToken {
-  token: string;
-  staleEntry: string | null;
 }
 
 export interface PlatformTokenServiceOptions {
@@ -74,8 +57,8 @@ const BEIJING_OFFSET_MS = 8 * 3600_000;
 export class PlatformTokenService {
   private readonly inflight = new Map<string, Promise<CachedToken>>();
   /**
-   * Per cache key (one per platform), the entry last read or written: its text, decoded once (the
-   * same text is served for hours), and until when it may be served without reading the cache.
+   * Per cache key (one per platform and app), the entry last read or written: its text, decoded once
+   * (the same text is served for hours), and until when it may be served without reading the cache.
    */
   private readonly lastSeen = new Map<string, { raw: string; token: CachedToken | undefined; freshUntil: number }>();
   /** Moves on at every forgotten copy: a cache read that began before it must not keep its answer. */
@@ -87,7 +70,7 @@ export class PlatformTokenService {
   private readonly forceGapMs: number;
 
   constructor(
-    private readonly clients: ReadonlyMap<string, { client: PlatformClient; appId: string }>,
+    private readonly apps: PlatformApps,
     private readonly cache: Cache,
     private readonly logger: Logger,
     private readonly options: PlatformTokenServiceOptions,
@@ -109,16 +92,17 @@ export class PlatformTokenService {
     this.copyGeneration++;
   }
 
-  async getAccessToken(platform: string): Promise<PlatformTokenView> {
-    return this.view(await this.obtain(platform));
+  /** The token of `app` on `platform`: each app has its own, under its own cache key and lock. */
+  async getAccessToken(platform: string, app: string): Promise<PlatformTokenView> {
+    return this.view(await this.obtain(this.apps.get(platform, app)));
   }
 
   /**
-   * A caller reports that `failedToken` was rejected. Answers the current token: a newer one if the
-   * cache already moved on, otherwise one fetched by the healing rule.
+   * A caller reports that `failedToken` of this app was rejected. Answers the current token: a newer
+   * one if the cache already moved on, otherwise one fetched by the healing rule.
    */
-  async invalidate(platform: string, failedToken: string): Promise<PlatformTokenView> {
-    return this.view(await this.heal(platform, failedToken));
+  async invalidate(platform: string, app: string, failedToken: string): Promise<PlatformTokenView> {
+    return this.view(await this.heal(this.apps.get(platform, app), failedToken));
   }
 
   /**
@@ -126,54 +110,50 @@ export class PlatformTokenService {
    * (the client throws PlatformTokenRejectedError), the token is healed and the call retried once;
    * a second rejection is final, since a refresh cannot fix e.g. a token of the wrong kind.
    */
-  async withPlatformToken<T>(platform: string, call: (accessToken: string) => Promise<T>): Promise<T> {
-    const first = await this.obtain(platform);
+  async withPlatformToken<T>(platform: string, app: string, call: (accessToken: string) => Promise<T>): Promise<T> {
+    const entry = this.apps.get(platform, app);
+    const first = await this.obtain(entry);
     try {
       return await call(first.accessToken);
     } catch (err) {
       if (!(err instanceof PlatformTokenRejectedError)) throw err;
-      const healed = await this.heal(platform, first.accessToken);
+      const healed = await this.heal(entry, first.accessToken);
       // The force limit may leave us with the very token that failed: retrying it would only fail again.
       if (healed.accessToken === first.accessToken) throw err;
       return await call(healed.accessToken);
     }
   }
 
-  private async heal(platform: string, failedToken: string): Promise<CachedToken> {
-    const { key } = this.entry(platform);
+  private async heal(entry: PlatformApp, failedToken: string): Promise<CachedToken> {
+    const key = cacheKeyOf(entry);
     const raw = await this.cache.get(key);
     const holdsFailed = raw !== null && parseToken(raw)?.accessToken === failedToken;
     if (holdsFailed && (await this.cache.deleteIfEquals(key, raw))) {
+      const { platform, app } = labels(entry);
       this.tokenChanged(key);
-      this.options.metrics?.platformTokenInvalidated(platform);
-      this.logger.warn({ event: "platform_token_invalidated", platform }, "platform rejected the cached access token; fetching a new one");
+      this.options.metrics?.platformTokenInvalidated(platform, app);
+      this.logger.warn({ event: "platform_token_invalidated", platform, app }, "platform rejected the cached access token; fetching a new one");
     }
-    return this.obtain(platform, { token: failedToken, staleEntry: holdsFailed ? raw : null });
+    return this.obtain(entry, { token: failedToken, staleEntry: holdsFailed ? raw : null });
   }
 
-  private async obtain(platform: string, failed?: FailedToken): Promise<CachedToken> {
-    const { key, client, appId } = this.entry(platform);
+  private async obtain(entry: PlatformApp, failed?: FailedToken): Promise<CachedToken> {
+    const key = cacheKeyOf(entry);
     const cached = await this.readUsable(key, failed);
     if (cached) {
-      this.options.metrics?.accessTokenServed(platform, "hit");
+      this.options.metrics?.accessTokenServed(entry.definition.name, entry.app, "hit");
       return cached;
     }
     const flightKey = failed ? `${key}\0${failed.token}` : key;
     let pending = this.inflight.get(flightKey);
     if (!pending) {
-      pending = this.fetchUnderLock(key, client, appId, failed).finally(() => this.inflight.delete(flightKey));
+      pending = this.fetchUnderLock(key, entry, failed).finally(() => this.inflight.delete(flightKey));
       this.inflight.set(flightKey, pending);
     }
     return pending;
   }
 
-  private entry(platform: string) {
-    const entry = this.clients.get(platform);
-    if (!entry) throw new AppError("unknown_platform");
-    return { ...entry, key: `platform_access_token:${platform}:${entry.appId}` };
-  }
-
-  private async fetchUnderLock(key: string, client: PlatformClient, appId: string, failed?: FailedToken): Promise<CachedToken> {
+  private async fetchUnderLock(key: string, entry: PlatformApp, failed?: FailedToken): Promise<CachedToken> {
     const lockKey = `lock:${key}`;
     const owner = crypto.randomBytes(8).toString("hex");
     const deadline = this.now() + this.options.lockWaitMs;
@@ -183,7 +163,7 @@ export class PlatformTokenService {
           // Another process may have stored a token between our miss and our lock.
           const cached = await this.readUsable(key, failed);
           if (cached) return cached;
-          return await this.fetchAndStore(key, client, appId, failed);
+          return await this.fetchAndStore(key, entry, failed);
         } finally {
           await this.cache.deleteIfEquals(lockKey, owner).catch(() => undefined);
         }
@@ -192,27 +172,28 @@ export class PlatformTokenService {
       const cached = await this.readUsable(key, failed);
       if (cached) return cached;
       if (this.now() > deadline) {
-        throw new AppError("platform_unavailable", { data: { platform: client.platform, reason: "token_lock_timeout" } });
+        throw new AppError("platform_unavailable", { data: { platform: entry.definition.name, reason: "token_lock_timeout" } });
       }
     }
   }
 
-  private async fetchAndStore(key: string, client: PlatformClient, appId: string, failed?: FailedToken): Promise<CachedToken> {
+  private async fetchAndStore(key: string, entry: PlatformApp, failed?: FailedToken): Promise<CachedToken> {
+    const { client } = entry;
+    const { platform, app } = labels(entry);
+    const metrics = this.options.metrics;
     let fetched = await client.fetchAccessToken();
-    this.options.metrics?.accessTokenServed(client.platform, "fetch");
+    metrics?.accessTokenServed(platform, app, "fetch");
     // A stable-token API in normal mode still handing out the token that failed: only a force replaces it.
     if (failed && client.tokenApi === "stable" && fetched.accessToken === failed.token) {
-      if (await this.mayForceRefresh(client.platform, appId)) {
+      const forced = await this.mayForceRefresh(platform, entry.appId);
+      metrics?.platformTokenForced(platform, app, forced ? "done" : "blocked");
+      if (forced) {
         fetched = await client.fetchAccessToken({ forceRefresh: true });
-        this.options.metrics?.accessTokenServed(client.platform, "fetch");
-        this.options.metrics?.platformTokenForced(client.platform, "done");
-        this.logger.warn({ event: "platform_token_forced", platform: client.platform }, "forced a new stable access token");
+        metrics?.accessTokenServed(platform, app, "fetch");
+        this.logger.warn({ event: "platform_token_forced", platform, app }, "forced a new stable access token");
       } else {
-        this.options.metrics?.platformTokenForced(client.platform, "blocked");
-        this.logger.warn(
-          { event: "platform_token_force_blocked", platform: client.platform },
-          "the stable token was rejected but the force-refresh limit blocks a new one; serving the current token",
-        );
+        const message = "the stable token was rejected but the force-refresh limit blocks a new one; serving the current token";
+        this.logger.warn({ event: "platform_token_force_blocked", platform, app }, message);
       }
     }
     // The stable token can arrive with as little as 300 s left: the margin never eats the whole lifetime.
@@ -229,7 +210,7 @@ export class PlatformTokenService {
     await this.cache.set(key, raw, ttlSec);
     this.tokenChanged(key);
     this.lastSeen.set(key, { raw, token: Object.freeze(token), freshUntil: this.now() + this.copyTtlMs });
-    this.logger.info({ event: "platform_token_fetched", platform: client.platform, ttlSec }, "platform access token fetched");
+    this.logger.info({ event: "platform_token_fetched", platform, app, ttlSec }, "platform access token fetched");
     return token;
   }
 
@@ -274,7 +255,7 @@ export class PlatformTokenService {
     const last = this.lastSeen.get(key);
     if (last?.raw === raw) return last;
     const token = parseToken(raw);
-    // Frozen: callers share it. One entry per platform, so the map stays as small as the registry.
+    // Frozen: callers share it. One entry per platform and app, so the map stays as small as the config.
     if (token) Object.freeze(token);
     const seen = { raw, token, freshUntil: 0 };
     this.lastSeen.set(key, seen);
@@ -284,19 +265,6 @@ export class PlatformTokenService {
   private view(token: CachedToken): PlatformTokenView {
     return { access_token: token.accessToken, expires_in: Math.max(0, Math.floor((token.expiresAt - this.now()) / 1000)) };
   }
-}
-
-/** A corrupt entry is treated as a miss and overwritten by the next fetch. */
-function parseToken(raw: string): CachedToken | undefined {
-  try {
-    const parsed = JSON.parse(raw) as CachedToken;
-    if (typeof parsed.accessToken === "string" && typeof parsed.refreshAt === "number" && typeof parsed.expiresAt === "number") {
-      return parsed;
-    }
-  } catch {
-    // fall through
-  }
-  return undefined;
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,7 +1,8 @@
+import { perUserKey } from "../core/apps";
 import type { Cache, CacheEntry } from "../core/ports/cache";
 
-/** Cache key of a player's platform session key: one per user, like the session tokens (spec 5.5). */
-export const sessionKeyKey = (userId: string) => `session_key:{${userId}}`;
+/** Cache key of a player's platform session key: one per user and app, like the session tokens (spec 5.5). */
+export const sessionKeyKey = (userId: string, app: string) => perUserKey("session_key", userId, app);
 
 /** What the server keeps from a login so it can decrypt, verify and check on the player's behalf. */
 export interface KeptSessionKey {
@@ -27,16 +28,17 @@ export class SessionKeyCustody {
    * (a login's session). A login without a key (Douyin anonymous) must not leave the previous
    * login's key behind: that one is deleted here and null returned.
    */
-  async entryFor(userId: string, kept: KeptSessionKey): Promise<CacheEntry | null> {
+  async entryFor(userId: string, app: string, kept: KeptSessionKey): Promise<CacheEntry | null> {
     if (!kept.sessionKey) {
-      await this.forget(userId);
+      await this.forget(userId, app);
       return null;
     }
-    return { key: sessionKeyKey(userId), value: JSON.stringify(kept), ttlSec: this.ttlSec };
+    return { key: sessionKeyKey(userId, app), value: JSON.stringify(kept), ttlSec: this.ttlSec };
   }
 
-  async read(userId: string): Promise<KeptSessionKey | undefined> {
-    const raw = await this.cache.get(sessionKeyKey(userId));
+  /** The key of the player's latest login to `app`: each game has its own (the platform issues one per app). */
+  async read(userId: string, app: string): Promise<KeptSessionKey | undefined> {
+    const raw = await this.cache.get(sessionKeyKey(userId, app));
     if (raw === null) return undefined;
     try {
       const parsed = JSON.parse(raw) as KeptSessionKey;
@@ -46,7 +48,7 @@ export class SessionKeyCustody {
     }
   }
 
-  async forget(userId: string): Promise<void> {
-    await this.cache.delete(sessionKeyKey(userId));
+  async forget(userId: string, app: string): Promise<void> {
+    await this.cache.delete(sessionKeyKey(userId, app));
   }
 }

@@ -3,17 +3,18 @@ import { constantTimeEqual } from "../core/credentials";
 import type { Cache, CacheEntry } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
+import { DEFAULT_APP, perUserKey } from "../core/apps";
 import type { RecentUsers } from "./recent-users";
 import { sessionKeyKey } from "./session-key-custody";
 import { randomId } from "../core/random-pool";
-import { gradeOf, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
+import { appOf, gradeOf, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
 import { requireActive } from "./user-access";
 
 export type { SessionGrade } from "./token-signer";
 
-/** Cache keys named by spec 5.5. */
-export const accessTokenKey = (userId: string) => `access_token:{${userId}}`;
-export const refreshTokenKey = (userId: string) => `refresh_token:{${userId}}`;
+/** Cache keys named by spec 5.5 for the default app; another app's add it (see perUserKey). */
+export const accessTokenKey = (userId: string, app: string) => perUserKey("access_token", userId, app);
+export const refreshTokenKey = (userId: string, app: string) => perUserKey("refresh_token", userId, app);
 /** The pair a rotation produced, kept for the grace window so a retried refresh gets the same answer. */
 const rotationKey = (userId: string, refreshJti: string) => `refresh_rotation:{${userId}}:${refreshJti}`;
 
@@ -28,6 +29,8 @@ export interface IssuedSession {
 /** Who a verified access token belongs to; what both edges (HTTP and rooms) receive. */
 export interface AuthContext {
   userId: string;
+  /** The app (our key) the session belongs to: rooms, session keys and platform calls are of this app. */
+  app: string;
   sid: string;
   username: string;
   email: string;
@@ -51,7 +54,7 @@ export type SessionEndReason =
   | "user_deleted"
   | "operator";
 
-/** Told whenever a user's live session changes, so connected room clients can be re-checked. */
+/** Told whenever a user's live session changes (in any app), so connected room clients can be re-checked. */
 export type SessionChangeListener = (userId: string, reason: SessionEndReason) => void;
 
 export interface SessionServiceOptions {
@@ -59,11 +62,14 @@ export interface SessionServiceOptions {
   refreshGraceSec: number;
   /** Recently verified active users of this process; without it every verification reads the store. */
   recentUsers?: RecentUsers;
+  /** Every app's key: ending a user's sessions (ban, erase) ends them in each. Default: `default` only. */
+  apps?: readonly string[];
 }
 
 /**
- * Sessions live in the cache: one access and one refresh token per user (spec 5.5), so a new
- * login replaces the previous session. A token is valid only while it is the one stored.
+ * Sessions live in the cache: one access and one refresh token per user and app (spec 5.5), so a
+ * new login to a game replaces the previous session in that game only. A token is valid only while
+ * it is the one stored under its user and app (the `app` claim).
  */
 export class SessionService {
   private readonly listeners: SessionChangeListener[] = [];
@@ -80,20 +86,21 @@ export class SessionService {
   }
 
   /**
-   * Starts a new session of the given grade for the user, ending any previous one. `alsoWrite`
-   * goes into the same atomic cache write (a login's platform session key).
+   * Starts a new session of the given grade for the user in `app`, ending any previous one there.
+   * `alsoWrite` goes into the same atomic cache write (a login's platform session key).
    */
   async startSession(
     user: Pick<User, "id" | "username" | "email">,
+    app: string,
     grade: SessionGrade,
     reason: SessionEndReason = "new_login",
     alsoWrite: CacheEntry[] = [],
   ): Promise<IssuedSession> {
-    const issued = this.issuePair(user, randomId(), this.signer.nowSec(), grade);
+    const issued = this.issuePair(user, app, randomId(), this.signer.nowSec(), grade);
     // One atomic write, so concurrent logins never leave one login's access token beside another's
     // refresh token; it hands back the tokens it replaced. The previous session may have outlived
     // its access token (refresh token still stored).
-    const [previousAccess, previousRefresh] = await this.cache.setMany([...this.sessionEntries(user.id, issued), ...alsoWrite]);
+    const [previousAccess, previousRefresh] = await this.cache.setMany([...this.sessionEntries(user.id, app, issued), ...alsoWrite]);
     // Only this service writes these keys, so a value there is a session: no need to decode it.
     if (previousAccess !== null || previousRefresh !== null) this.notify(user.id, reason);
     return issued;
@@ -106,7 +113,7 @@ export class SessionService {
   async verifyAccessToken(token: string | undefined | null): Promise<{ auth: AuthContext; user: User }> {
     if (!token) throw new AppError("token_missing");
     const claims = this.signer.verifyAccess(token);
-    const [found, stored] = await Promise.all([this.findUser(claims.userId), this.cache.get(accessTokenKey(claims.userId))]);
+    const [found, stored] = await Promise.all([this.findUser(claims.userId), this.cache.get(accessTokenKey(claims.userId, appOf(claims)))]);
     const user = await requireActive(this.store, found, claims.userId);
     if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
     return { auth: toAuthContext(claims, user), user };
@@ -120,12 +127,19 @@ export class SessionService {
   private readonly loadUser = (userId: string) => this.store.findById(userId);
 
   /**
-   * The sid of the user's live session, or null when none. The session outlives its access token:
-   * while the refresh token is stored, the client can still refresh, so the session is live.
+   * The sid of the user's live session in `app`, or null when none. The session outlives its access
+   * token: while the refresh token is stored, the client can still refresh, so the session is live.
    */
-  async liveSessionId(userId: string): Promise<string | null> {
-    const [access, refresh] = await this.cache.getMany([accessTokenKey(userId), refreshTokenKey(userId)]);
+  async liveSessionId(userId: string, app: string): Promise<string | null> {
+    const [access, refresh] = await this.cache.getMany([accessTokenKey(userId, app), refreshTokenKey(userId, app)]);
     return sidOf(access) ?? sidOf(refresh);
+  }
+
+  /** The apps in which the user has a live session. */
+  async liveApps(userId: string): Promise<string[]> {
+    const apps = this.apps();
+    const values = await this.cache.getMany(apps.flatMap((app) => [accessTokenKey(userId, app), refreshTokenKey(userId, app)]));
+    return apps.filter((_app, i) => values[2 * i] !== null || values[2 * i + 1] !== null);
   }
 
   /**
@@ -136,16 +150,17 @@ export class SessionService {
   async refresh(refreshToken: string): Promise<IssuedSession> {
     const claims = this.signer.verifyRefresh(refreshToken);
     const user = await requireActive(this.store, await this.store.findById(claims.userId), claims.userId);
+    const app = appOf(claims);
 
-    const current = await this.cache.get(refreshTokenKey(user.id));
+    const current = await this.cache.get(refreshTokenKey(user.id, app));
     if (current !== null && constantTimeEqual(current, refreshToken)) {
-      const issued = this.issuePair(user, claims.sid, claims.authTime ?? claims.iat, gradeOf(claims));
+      const issued = this.issuePair(user, app, claims.sid, claims.authTime ?? claims.iat, gradeOf(claims));
       const graceEntry =
         this.options.refreshGraceSec > 0
           ? [{ key: rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec }]
           : [];
-      const rotated = await this.cache.replaceIfEquals(refreshTokenKey(user.id), refreshToken, [
-        ...this.sessionEntries(user.id, issued),
+      const rotated = await this.cache.replaceIfEquals(refreshTokenKey(user.id, app), refreshToken, [
+        ...this.sessionEntries(user.id, app, issued),
         ...graceEntry,
       ]);
       if (rotated) return issued;
@@ -155,40 +170,55 @@ export class SessionService {
     const graceAnswer = await this.cache.get(rotationKey(user.id, claims.jti));
     if (graceAnswer !== null) {
       const pair = JSON.parse(graceAnswer) as IssuedSession;
-      const latest = await this.cache.get(refreshTokenKey(user.id));
+      const latest = await this.cache.get(refreshTokenKey(user.id, app));
       if (latest !== null && constantTimeEqual(latest, pair.refreshToken)) return pair;
     }
 
-    if ((await this.liveSessionId(user.id)) === claims.sid) {
-      await this.endSession(user.id, "refresh_reuse");
+    // A replay ends the session it belongs to, in its app; the player's other games go on.
+    if ((await this.liveSessionId(user.id, app)) === claims.sid) {
+      await this.endAppSession(user.id, app, "refresh_reuse");
       throw new AppError("refresh_token_reused");
     }
     throw new AppError("refresh_token_invalid");
   }
 
-  /** Ends the user's session if it is still the one with this sid. */
-  async logout(userId: string, sid: string): Promise<void> {
-    if ((await this.liveSessionId(userId)) === sid) {
-      await this.endSession(userId, "logout");
+  /** Ends the user's session in `app` if it is still the one with this sid. */
+  async logout(userId: string, app: string, sid: string): Promise<void> {
+    if ((await this.liveSessionId(userId, app)) === sid) {
+      await this.endAppSession(userId, app, "logout");
     }
   }
 
-  /** Ends whatever session the user has, and drops the platform session key kept with it. */
+  /** Ends the user's session in every app (ban, erase, operator), with the platform session keys kept with them. */
   async endSession(userId: string, reason: SessionEndReason): Promise<void> {
-    await this.cache.delete(accessTokenKey(userId), refreshTokenKey(userId), sessionKeyKey(userId));
+    await this.cache.delete(...this.apps().flatMap((app) => this.keysOf(userId, app)));
     this.notify(userId, reason);
   }
 
-  private issuePair(user: Pick<User, "id" | "username" | "email">, sid: string, authTime: number, grade: SessionGrade): IssuedSession {
-    const access = this.signer.signAccess({ userId: user.id, username: user.username, email: user.email, sid, authTime, grade });
-    const refresh = this.signer.signRefresh({ userId: user.id, sid, authTime, grade });
+  /** Ends the user's session in one app only, and drops that app's platform session key. */
+  async endAppSession(userId: string, app: string, reason: SessionEndReason): Promise<void> {
+    await this.cache.delete(...this.keysOf(userId, app));
+    this.notify(userId, reason);
+  }
+
+  private keysOf(userId: string, app: string): string[] {
+    return [accessTokenKey(userId, app), refreshTokenKey(userId, app), sessionKeyKey(userId, app)];
+  }
+
+  private apps(): readonly string[] {
+    return this.options.apps ?? [DEFAULT_APP];
+  }
+
+  private issuePair(user: Pick<User, "id" | "username" | "email">, app: string, sid: string, authTime: number, grade: SessionGrade): IssuedSession {
+    const access = this.signer.signAccess({ userId: user.id, app, username: user.username, email: user.email, sid, authTime, grade });
+    const refresh = this.signer.signRefresh({ userId: user.id, app, sid, authTime, grade });
     return { token: access.token, refreshToken: refresh.token, expiresIn: this.signer.accessTtlSec, sid };
   }
 
-  private sessionEntries(userId: string, issued: IssuedSession) {
+  private sessionEntries(userId: string, app: string, issued: IssuedSession) {
     return [
-      { key: accessTokenKey(userId), value: issued.token, ttlSec: this.signer.accessTtlSec },
-      { key: refreshTokenKey(userId), value: issued.refreshToken, ttlSec: this.signer.refreshTtlSec },
+      { key: accessTokenKey(userId, app), value: issued.token, ttlSec: this.signer.accessTtlSec },
+      { key: refreshTokenKey(userId, app), value: issued.refreshToken, ttlSec: this.signer.refreshTtlSec },
     ];
   }
 
@@ -200,6 +230,7 @@ export class SessionService {
 function toAuthContext(c: AccessClaims, user: User): AuthContext {
   return {
     userId: c.userId,
+    app: appOf(c),
     sid: c.sid,
     username: user.username,
     email: user.email,

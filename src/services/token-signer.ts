@@ -1,5 +1,6 @@
 import crypto, { type KeyObject } from "node:crypto";
 import { AppError } from "../core/errors";
+import { DEFAULT_APP } from "../core/apps";
 import { randomId } from "../core/random-pool";
 import { TtlLru } from "./ttl-lru";
 
@@ -13,6 +14,8 @@ export type SessionGrade = "full" | "anonymous";
 /** Claims of an access token (spec 5.2 plus session bookkeeping). */
 export interface AccessClaims {
   userId: string;
+  /** The app's key; absent in tokens issued before apps existed, which are the default app's (appOf). */
+  app?: string;
   username: string;
   email: string;
   /** Session id: created at login, kept across refreshes. */
@@ -31,12 +34,18 @@ export interface AccessClaims {
 export interface RefreshClaims {
   typ: "refresh";
   userId: string;
+  app?: string;
   sid: string;
   authTime?: number;
   grade?: SessionGrade;
   jti: string;
   iat: number;
   exp: number;
+}
+
+/** A token without an app claim predates apps: it was issued for what is now the default app. */
+export function appOf(claims: { app?: string }): string {
+  return claims.app ?? DEFAULT_APP;
 }
 
 /** A token without a grade claim predates grades; it could be anonymous, so it counts as one. */
@@ -103,7 +112,7 @@ export class TokenSigner {
     return this.options.refreshTtlSec;
   }
 
-  signAccess(subject: { userId: string; username: string; email: string; sid: string; authTime?: number; grade: SessionGrade }): {
+  signAccess(subject: { userId: string; app: string; username: string; email: string; sid: string; authTime?: number; grade: SessionGrade }): {
     token: string;
     claims: AccessClaims;
   } {
@@ -112,7 +121,7 @@ export class TokenSigner {
     return { token: sign(this.keys[0], "access", claims), claims };
   }
 
-  signRefresh(subject: { userId: string; sid: string; authTime?: number; grade: SessionGrade }): { token: string; claims: RefreshClaims } {
+  signRefresh(subject: { userId: string; app: string; sid: string; authTime?: number; grade: SessionGrade }): { token: string; claims: RefreshClaims } {
     const iat = Math.floor(this.now() / 1000);
     const claims: RefreshClaims = { typ: "refresh", ...subject, jti: randomId(), iat, exp: iat + this.options.refreshTtlSec };
     return { token: sign(this.keys[0], "refresh", claims), claims };
@@ -135,7 +144,8 @@ export class TokenSigner {
       !isNonEmptyString(payload.jti) ||
       typeof payload.username !== "string" ||
       typeof payload.email !== "string" ||
-      !isGradeClaim(payload.grade)
+      !isGradeClaim(payload.grade) ||
+      !isAppClaim(payload.app)
     ) {
       throw new AppError("token_invalid");
     }
@@ -153,7 +163,8 @@ export class TokenSigner {
       !isNonEmptyString(payload.userId) ||
       !isNonEmptyString(payload.sid) ||
       !isNonEmptyString(payload.jti) ||
-      !isGradeClaim(payload.grade)
+      !isGradeClaim(payload.grade) ||
+      !isAppClaim(payload.app)
     ) {
       throw new AppError("refresh_token_invalid");
     }
@@ -228,6 +239,10 @@ function deriveKeys(secret: string): SigningKey {
 
 function isGradeClaim(v: unknown): boolean {
   return v === undefined || v === "full" || v === "anonymous";
+}
+
+function isAppClaim(v: unknown): boolean {
+  return v === undefined || isNonEmptyString(v);
 }
 
 function isNonEmptyString(v: unknown): v is string {

@@ -1,13 +1,16 @@
 /**
  * Standalone platform simulator (`npm run simulator`), for running the login service or a client
- * against every registered platform without the real platforms. Serves each platform's simulator app.
+ * against every registered platform without the real platforms. Serves each platform's simulator app
+ * and the apps listed in SIMULATOR_APPS (`platform:appId:secret`, comma-separated), as a studio's games.
  */
 import { loadSimulatorConfig } from "../config/simulator-config";
 import { defaultSimulatorApps, simulatorPathPrefixes, startSimulator } from "./simulator-server";
 
 async function main(): Promise<void> {
-  const { host, port } = loadSimulatorConfig();
-  const apps = defaultSimulatorApps();
+  const config = loadSimulatorConfig();
+  const { host, port } = config;
+  // Each platform's own simulator app, and a studio's apps (SIMULATOR_APPS=wechat:wx_a:secret_a,…).
+  const apps = [...defaultSimulatorApps(), ...config.apps];
   const simulator = await startSimulator({ host, port, apps });
   const prefixes = simulatorPathPrefixes();
   const described = apps.map((a) => `${a.platform} ${a.appId} at ${simulator.url}${prefixes.get(a.platform) ?? ""}`).join(", ");

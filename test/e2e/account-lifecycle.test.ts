@@ -71,8 +71,8 @@ for (const backend of backends) {
 
         assert.equal(await h.services.store.findById(a.user.id), null);
         assert.equal(await h.services.store.findByIdentity({ platform: "wechat", platformId: a.user.openid }), null);
-        assert.equal(await h.services.cache.get(accessTokenKey(a.user.id)), null);
-        assert.equal(await h.services.cache.get(refreshTokenKey(a.user.id)), null);
+        assert.equal(await h.services.cache.get(accessTokenKey(a.user.id, "default")), null);
+        assert.equal(await h.services.cache.get(refreshTokenKey(a.user.id, "default")), null);
         assert.equal((await h.get("/api/users/me", bearer(a.token))).status, 403);
         assert.equal((await h.request("POST", "/api/auth/refresh", { refreshToken: a.refreshToken })).status, 403);
 
@@ -133,7 +133,7 @@ for (const backend of backends) {
         assert.equal(refused.body.data.token, "");
         assert.equal(refused.body.data.user, null);
         assert.equal("disabledUntil" in refused.body.data, false, "indefinite: no end");
-        assert.equal(await h.services.cache.get(accessTokenKey(a.user.id)), null, "no session was started");
+        assert.equal(await h.services.cache.get(accessTokenKey(a.user.id, "default")), null, "no session was started");
         const me = await h.get("/api/users/me", bearer(a.token));
         assert.deepEqual([me.status, me.body.data.code], [403, "user_disabled"]);
 

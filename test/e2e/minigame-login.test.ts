@@ -75,10 +75,10 @@ for (const backend of backends) {
         const { body } = await h.get(`/api/minigame/wechat/login?jsCode=${player("cache")}`);
         const id = body.data.user.id;
         const cache = h.services.cache;
-        assert.equal(await cache.get(accessTokenKey(id)), body.data.token);
-        assert.equal(await cache.get(refreshTokenKey(id)), body.data.refreshToken);
-        const accessTtl = (await cache.ttlMs(accessTokenKey(id)))!;
-        const refreshTtl = (await cache.ttlMs(refreshTokenKey(id)))!;
+        assert.equal(await cache.get(accessTokenKey(id, "default")), body.data.token);
+        assert.equal(await cache.get(refreshTokenKey(id, "default")), body.data.refreshToken);
+        const accessTtl = (await cache.ttlMs(accessTokenKey(id, "default")))!;
+        const refreshTtl = (await cache.ttlMs(refreshTokenKey(id, "default")))!;
         assert.ok(accessTtl > 7190_000 && accessTtl <= 7200_000, `access ttl ${accessTtl}`);
         assert.ok(refreshTtl > 30 * 86400_000 - 10_000 && refreshTtl <= 30 * 86400_000, `refresh ttl ${refreshTtl}`);
       });

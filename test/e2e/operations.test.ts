@@ -30,11 +30,11 @@ describe("operational routes", () => {
     const text = await res.text();
     assert.match(text, /http_requests_total\{method="GET",route="\/api\/minigame\/wechat\/login",status="200"\} 1/);
     assert.match(text, /http_request_duration_seconds_count\{method="GET",route="\/api\/minigame\/wechat\/login",status="200"\} 1/);
-    assert.match(text, /logins_total\{platform="wechat",outcome="ok"\} 1/);
-    assert.match(text, /logins_total\{platform="wechat",outcome="platform_code_invalid"\} 1/);
-    assert.match(text, /platform_call_duration_seconds_count\{platform="wechat",call="code2session",outcome="ok"\} 1/);
-    assert.match(text, /platform_access_token_requests_total\{platform="douyin",result="fetch"\} 1/);
-    assert.match(text, /platform_access_token_requests_total\{platform="douyin",result="hit"\} 1/);
+    assert.match(text, /logins_total\{platform="wechat",app="default",outcome="ok"\} 1/);
+    assert.match(text, /logins_total\{platform="wechat",app="default",outcome="platform_code_invalid"\} 1/);
+    assert.match(text, /platform_call_duration_seconds_count\{platform="wechat",app="default",call="code2session",outcome="ok"\} 1/);
+    assert.match(text, /platform_access_token_requests_total\{platform="douyin",app="default",result="fetch"\} 1/);
+    assert.match(text, /platform_access_token_requests_total\{platform="douyin",app="default",result="hit"\} 1/);
     assert.match(text, /colyseus_rooms \d+/);
     assert.ok(!text.includes(code), "login codes never appear in metrics");
   });

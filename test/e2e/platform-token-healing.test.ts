@@ -115,7 +115,7 @@ for (const backend of backends) {
           assert.equal(simulator.stats().accessToken[platform], 1);
 
           const metrics = await (await fetch(`${h.baseUrl}/metrics`)).text();
-          assert.match(metrics, new RegExp(`platform_access_token_invalidations_total\\{platform="${platform}"\\} [1-9]`));
+          assert.match(metrics, new RegExp(`platform_access_token_invalidations_total\\{platform="${platform}",app="default"\\} [1-9]`));
         });
       }
 

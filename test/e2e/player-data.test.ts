@@ -64,7 +64,7 @@ for (const backend of backends) {
         assert.equal(login.status, 200);
         assert.equal(login.body.data.session_key, undefined);
         // The kept key is reachable only on the server: read it the way a test may, from the cache.
-        const kept = JSON.parse((await hidden.services.cache.get(sessionKeyKey(login.body.data.user.id)))!);
+        const kept = JSON.parse((await hidden.services.cache.get(sessionKeyKey(login.body.data.user.id, "default")))!);
         assert.equal(kept.platform, "douyin");
         assert.equal(kept.openid, login.body.data.openid);
         const sealed = await sealAt(kept.sessionKey, { hello: "douyin" });
@@ -113,7 +113,7 @@ for (const backend of backends) {
     it("keeps the key per user, replaces it at each login and removes it at logout and erase; it never reaches the logs", async () => {
       const player = fresh("custody");
       const first = await wechatLogin(`${player}.1`);
-      const key = sessionKeyKey(first.user.id);
+      const key = sessionKeyKey(first.user.id, "default");
       assert.equal(JSON.parse((await h.services.cache.get(key))!).sessionKey, first.session_key);
       const second = await wechatLogin(`${player}.2`);
       assert.equal(JSON.parse((await h.services.cache.get(key))!).sessionKey, second.session_key);

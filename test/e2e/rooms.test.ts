@@ -116,8 +116,9 @@ for (const backend of backends) {
       ProbeRoom.seenJoinOptions = [];
       ProbeRoom.seenAuth = [];
       const room = await join({ accessToken: a.token, token: "also-a-token", color: "red" }, undefined, "probe");
-      assert.deepEqual(ProbeRoom.seenCreateOptions, [{ color: "red" }]);
-      assert.deepEqual(ProbeRoom.seenJoinOptions, [{ color: "red" }]);
+      // The token is gone; `app` is the token's app, set by onAuth for matchmaking (APP_FILTER).
+      assert.deepEqual(ProbeRoom.seenCreateOptions, [{ color: "red", app: "default" }]);
+      assert.deepEqual(ProbeRoom.seenJoinOptions, [{ color: "red", app: "default" }]);
       const auth = ProbeRoom.seenAuth[0] as Record<string, unknown>;
       assert.equal(auth.userId, a.user.id);
       assert.equal(auth.username, a.user.username);

@@ -34,7 +34,7 @@ for (const backend of backends) {
 
       const me = await h.get("/api/users/me", bearer(token));
       assert.equal(me.status, 200);
-      assert.deepEqual(me.body.data, login.body.data.user);
+      assert.deepEqual(me.body.data, { ...login.body.data.user, app: "default" }, "the user, and the session's app");
 
       const patched = await h.request("PATCH", "/api/users/me", { nickname: "Ace", avatar: "https://cdn.example.com/a.png", version: 1 }, bearer(token));
       assert.equal(patched.status, 200, JSON.stringify(patched.body));

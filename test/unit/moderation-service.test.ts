@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { fakePlatformApps } from "../support/platform-apps";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -52,9 +53,9 @@ describe("ModerationService", () => {
     cache = new MemoryCache();
     custody = new SessionKeyCustody(cache, 3600);
     const client = checker.client(withCheck);
-    const tokens = new PlatformTokenService(new Map([["fake", { client, appId: "app" }]]), cache, logger, { refreshMarginSec: 300, lockWaitMs: 1000, now: () => clock });
+    const tokens = new PlatformTokenService(fakePlatformApps([{ platform: "fake", client }]), cache, logger, { refreshMarginSec: 300, lockWaitMs: 1000, now: () => clock });
     const store = { listIdentities: async (userId: string) => identities[userId] ?? [] } as unknown as UserStore;
-    return new ModerationService(new Map([["fake", client]]), store, custody, tokens, new WordList(["badword"]), logger, {
+    return new ModerationService(fakePlatformApps([{ platform: "fake", client }]), store, custody, tokens, new WordList(["badword"]), logger, {
       enabled: true,
       fallback: "word_list",
       cacheTtlSec: 60,
@@ -73,23 +74,23 @@ describe("ModerationService", () => {
   it("asks the player's platform, with the openid of their latest login there, else the stored identity", async () => {
     const moderation = service();
     checker.verdict = "review";
-    assert.deepEqual(await moderation.check("player", "hi", "chat"), { verdict: "review", source: "platform", platform: "fake" });
+    assert.deepEqual(await moderation.check("player", "default", "hi", "chat"), { verdict: "review", source: "platform", platform: "fake" });
     assert.equal(checker.calls[0].openid, "stored-openid");
-    const kept = await custody.entryFor("player", { platform: "fake", openid: "recent-openid", sessionKey: "k" });
+    const kept = await custody.entryFor("player", "default", { platform: "fake", openid: "recent-openid", sessionKey: "k" });
     await cache.setMany([kept!]);
-    await moderation.check("player", "another", "profile");
+    await moderation.check("player", "default", "another", "profile");
     assert.deepEqual([checker.calls[1].openid, checker.calls[1].scene, checker.calls[1].accessToken], ["recent-openid", "profile", "tok"]);
   });
 
   it("reuses a platform verdict for identical text and scene until the cache time ends", async () => {
     const moderation = service();
     checker.verdict = "risky";
-    await moderation.check("player", "spam", "chat");
-    assert.equal((await moderation.check("player", "spam", "chat")).source, "cache");
-    await moderation.check("player", "spam", "profile");
+    await moderation.check("player", "default", "spam", "chat");
+    assert.equal((await moderation.check("player", "default", "spam", "chat")).source, "cache");
+    await moderation.check("player", "default", "spam", "profile");
     assert.equal(checker.calls.length, 2, "another scene is another question");
     clock += 61_000;
-    assert.equal((await moderation.check("player", "spam", "chat")).source, "platform");
+    assert.equal((await moderation.check("player", "default", "spam", "chat")).source, "platform");
   });
 
   it("uses the word list for players without an enabled platform identity and platforms without a check", async () => {
@@ -98,8 +99,8 @@ describe("ModerationService", () => {
       [service(), "elsewhere"],
       [service({}, false), "player"],
     ] as const) {
-      assert.deepEqual(await moderation.check(user, "a BADWORD here", "chat"), { verdict: "risky", source: "word_list", platform: user === "player" ? "fake" : null });
-      assert.equal((await moderation.check(user, "fine", "chat")).verdict, "pass");
+      assert.deepEqual(await moderation.check(user, "default", "a BADWORD here", "chat"), { verdict: "risky", source: "word_list", platform: user === "player" ? "fake" : null });
+      assert.equal((await moderation.check(user, "default", "fine", "chat")).verdict, "pass");
     }
     assert.equal(checker.calls.length, 0);
   });
@@ -107,32 +108,32 @@ describe("ModerationService", () => {
   it("falls back to the word list when the check fails, and never caches that verdict", async () => {
     const moderation = service();
     checker.failure = new AppError("platform_rate_limited");
-    assert.deepEqual(await moderation.check("player", "badword", "chat"), { verdict: "risky", source: "word_list", platform: "fake" });
-    assert.equal((await moderation.check("player", "simulator-risky", "chat")).verdict, "pass");
+    assert.deepEqual(await moderation.check("player", "default", "badword", "chat"), { verdict: "risky", source: "word_list", platform: "fake" });
+    assert.equal((await moderation.check("player", "default", "simulator-risky", "chat")).verdict, "pass");
     checker.failure = undefined;
     checker.verdict = "risky";
-    assert.equal((await moderation.check("player", "simulator-risky", "chat")).source, "platform");
+    assert.equal((await moderation.check("player", "default", "simulator-risky", "chat")).source, "platform");
   });
 
   it("with CONTENT_CHECK_FALLBACK=refuse, a failed check refuses the text with the platform's error", async () => {
     const moderation = service({ fallback: "refuse" });
     checker.failure = new AppError("platform_unavailable", { data: { reason: "timeout" } });
-    await assert.rejects(moderation.requireAcceptable("player", "hello", "chat"), (err: unknown) => err instanceof AppError && err.code === "platform_unavailable");
+    await assert.rejects(moderation.requireAcceptable("player", "default", "hello", "chat"), (err: unknown) => err instanceof AppError && err.code === "platform_unavailable");
   });
 
   it("throws content_moderated for risky text only; a bug in a client is not hidden by the fallback", async () => {
     const moderation = service();
     checker.verdict = "risky";
-    await assert.rejects(moderation.requireAcceptable("player", "x", "profile"), (err: unknown) => err instanceof AppError && err.code === "content_moderated" && err.status === 422);
+    await assert.rejects(moderation.requireAcceptable("player", "default", "x", "profile"), (err: unknown) => err instanceof AppError && err.code === "content_moderated" && err.status === 422);
     checker.verdict = "review";
-    assert.equal((await moderation.requireAcceptable("player", "y", "profile")).verdict, "review");
+    assert.equal((await moderation.requireAcceptable("player", "default", "y", "profile")).verdict, "review");
     checker.failure = new TypeError("bug");
-    await assert.rejects(moderation.check("player", "z", "chat"), TypeError);
+    await assert.rejects(moderation.check("player", "default", "z", "chat"), TypeError);
   });
 
   it("passes everything, asking no one, when turned off", async () => {
     const moderation = service({ enabled: false });
-    assert.deepEqual(await moderation.check("player", "badword", "chat"), { verdict: "pass", source: "off", platform: null });
+    assert.deepEqual(await moderation.check("player", "default", "badword", "chat"), { verdict: "pass", source: "off", platform: null });
     assert.equal(checker.calls.length, 0);
   });
 });

@@ -18,6 +18,7 @@ class RecordingPresence extends LocalPresence {
 
 /** A room holding one client per seat given; records which seats the guard told it to drop. */
 class SeatsRoom implements GuardedRoom {
+  readonly app = "default";
   readonly dropped: { userId: string; sid: string }[] = [];
   constructor(private readonly seats: { userId: string; sid: string }[]) {}
   holdsUser(userId: string): boolean {
@@ -47,7 +48,7 @@ describe("room session guard", () => {
     const user = await core.store.createUser(newPlatformUser("wechat", `openid-${name}`, "example.invalid", new Date(core.clock.ms)), [
       { platform: "wechat", platformId: `openid-${name}` },
     ]);
-    const first = await core.sessions.startSession(user, "full");
+    const first = await core.sessions.startSession(user, "default", "full");
     return { user, first };
   }
 
@@ -88,7 +89,7 @@ describe("room session guard", () => {
     presence.published.length = 0;
 
     // Second logins in the same turn: each ends the player's first session.
-    await Promise.all(players.map((p) => core.sessions.startSession(p.user, "full")));
+    await Promise.all(players.map((p) => core.sessions.startSession(p.user, "default", "full")));
     await settle();
 
     assert.equal(presence.published.length, 1, "one publish for the whole turn");

@@ -23,7 +23,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
 
   describe("startSession", () => {
     it("issues a pair that verifies, with the grade asked for and authTime = now", async () => {
-      const issued = await t.sessions.startSession(user, "anonymous");
+      const issued = await t.sessions.startSession(user, "default", "anonymous");
       assert.equal(issued.expiresIn, ACCESS_TTL_SEC);
       const { auth, user: found } = await t.sessions.verifyAccessToken(issued.token);
       assert.equal(found.id, user.id);
@@ -36,8 +36,8 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("replaces the previous session: the old access token is refused with session_revoked, listeners hear new_login", async () => {
-      const first = await t.sessions.startSession(user, "full");
-      const second = await t.sessions.startSession(user, "full");
+      const first = await t.sessions.startSession(user, "default", "full");
+      const second = await t.sessions.startSession(user, "default", "full");
       assert.notEqual(second.sid, first.sid);
       await assert.rejects(t.sessions.verifyAccessToken(first.token), rejectsWith("session_revoked"));
       await assert.rejects(t.sessions.refresh(first.refreshToken), rejectsWith("refresh_token_invalid"));
@@ -46,18 +46,18 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("announces the given reason, and counts a session whose access token expired as live while its refresh token is stored", async () => {
-      const first = await t.sessions.startSession(user, "full");
+      const first = await t.sessions.startSession(user, "default", "full");
       t.clock.advanceSec(ACCESS_TTL_SEC + 1);
-      assert.equal(await t.cache.get(accessTokenKey(user.id)), null, "the access token has left the cache");
-      assert.equal(await t.sessions.liveSessionId(user.id), first.sid);
-      await t.sessions.startSession(user, "full", "password_change");
+      assert.equal(await t.cache.get(accessTokenKey(user.id, "default")), null, "the access token has left the cache");
+      assert.equal(await t.sessions.liveSessionId(user.id, "default"), first.sid);
+      await t.sessions.startSession(user, "default", "full", "password_change");
       assert.deepEqual(t.ended, [{ userId: user.id, reason: "password_change" }]);
     });
 
     it("keeps each user's session apart", async () => {
       const other = await newUser();
-      const mine = await t.sessions.startSession(user, "full");
-      await t.sessions.startSession(other, "full");
+      const mine = await t.sessions.startSession(user, "default", "full");
+      await t.sessions.startSession(other, "default", "full");
       assert.equal((await t.sessions.verifyAccessToken(mine.token)).auth.userId, user.id);
       assert.deepEqual(t.ended, []);
     });
@@ -71,7 +71,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     }
 
     it("answers token_invalid for garbage, a refresh token, and a token signed with another secret", async () => {
-      const issued = await t.sessions.startSession(user, "full");
+      const issued = await t.sessions.startSession(user, "default", "full");
       await assert.rejects(t.sessions.verifyAccessToken("not.a.jwt"), rejectsWith("token_invalid"));
       await assert.rejects(t.sessions.verifyAccessToken(issued.refreshToken), rejectsWith("token_invalid"));
       const foreign = new TokenSigner({
@@ -80,12 +80,12 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
         accessTtlSec: ACCESS_TTL_SEC,
         refreshTtlSec: 3600,
         now: () => t.clock.ms,
-      }).signAccess({ userId: user.id, username: user.username, email: user.email, sid: issued.sid, grade: "full" });
+      }).signAccess({ userId: user.id, app: "default", username: user.username, email: user.email, sid: issued.sid, grade: "full" });
       await assert.rejects(t.sessions.verifyAccessToken(foreign.token), rejectsWith("token_invalid"));
     });
 
     it("answers token_expired once the access TTL has passed on the clock", async () => {
-      const issued = await t.sessions.startSession(user, "full");
+      const issued = await t.sessions.startSession(user, "default", "full");
       t.clock.advanceSec(ACCESS_TTL_SEC - 1);
       await t.sessions.verifyAccessToken(issued.token);
       t.clock.advanceSec(1);
@@ -93,13 +93,13 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("answers session_revoked for a well-signed token that is not the stored one", async () => {
-      const issued = await t.sessions.startSession(user, "full");
-      const twin = t.signer.signAccess({ userId: user.id, username: user.username, email: user.email, sid: issued.sid, grade: "full" });
+      const issued = await t.sessions.startSession(user, "default", "full");
+      const twin = t.signer.signAccess({ userId: user.id, app: "default", username: user.username, email: user.email, sid: issued.sid, grade: "full" });
       await assert.rejects(t.sessions.verifyAccessToken(twin.token), rejectsWith("session_revoked"));
     });
 
     it("answers user_disabled for a disabled or deleted user, even while the token is stored", async () => {
-      const issued = await t.sessions.startSession(user, "full");
+      const issued = await t.sessions.startSession(user, "default", "full");
       await t.store.setStatus(user.id, 2);
       await assert.rejects(
         t.sessions.verifyAccessToken(issued.token),
@@ -112,7 +112,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("refuses a banned user with the ban's end, and accepts the same token once that end has passed", async () => {
-      const issued = await t.sessions.startSession(user, "full");
+      const issued = await t.sessions.startSession(user, "default", "full");
       const until = new Date(t.clock.ms + 60_000).toISOString();
       await t.store.disableUser(user.id, { reason: "cheating", until }, new Date(t.clock.ms).toISOString());
       await assert.rejects(
@@ -129,7 +129,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
 
   describe("refresh", () => {
     it("rotates the pair: same sid, grade and authTime; the old access token is revoked and the new one verifies", async () => {
-      const login = await t.sessions.startSession(user, "anonymous");
+      const login = await t.sessions.startSession(user, "default", "anonymous");
       const loginSec = Math.floor(t.clock.ms / 1000);
       t.clock.advanceSec(600);
       const rotated = await t.sessions.refresh(login.refreshToken);
@@ -146,7 +146,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("carries the full grade across several refreshes", async () => {
-      let pair = await t.sessions.startSession(user, "full");
+      let pair = await t.sessions.startSession(user, "default", "full");
       for (let i = 0; i < 3; i++) {
         t.clock.advanceSec(60);
         pair = await t.sessions.refresh(pair.refreshToken);
@@ -155,7 +155,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("answers a replay within the grace window with the very pair its rotation produced", async () => {
-      const login = await t.sessions.startSession(user, "full");
+      const login = await t.sessions.startSession(user, "default", "full");
       const rotated = await t.sessions.refresh(login.refreshToken);
       t.clock.advanceSec(REFRESH_GRACE_SEC - 1);
       assert.deepEqual(await t.sessions.refresh(login.refreshToken), rotated);
@@ -164,25 +164,25 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("answers two concurrent refreshes of one token with one pair", async () => {
-      const login = await t.sessions.startSession(user, "full");
+      const login = await t.sessions.startSession(user, "default", "full");
       const [a, b] = await Promise.all([t.sessions.refresh(login.refreshToken), t.sessions.refresh(login.refreshToken)]);
       assert.deepEqual(a, b);
-      assert.equal(await t.cache.get(refreshTokenKey(user.id)), a.refreshToken);
+      assert.equal(await t.cache.get(refreshTokenKey(user.id, "default")), a.refreshToken);
     });
 
     it("after the grace window, a replay ends the session with refresh_token_reused and tells listeners", async () => {
-      const login = await t.sessions.startSession(user, "full");
+      const login = await t.sessions.startSession(user, "default", "full");
       const rotated = await t.sessions.refresh(login.refreshToken);
       t.clock.advanceSec(REFRESH_GRACE_SEC);
       await assert.rejects(t.sessions.refresh(login.refreshToken), rejectsWith("refresh_token_reused"));
       await assert.rejects(t.sessions.verifyAccessToken(rotated.token), rejectsWith("session_revoked"));
       await assert.rejects(t.sessions.refresh(rotated.refreshToken), rejectsWith("refresh_token_invalid"));
-      assert.equal(await t.sessions.liveSessionId(user.id), null);
+      assert.equal(await t.sessions.liveSessionId(user.id, "default"), null);
       assert.deepEqual(t.ended, [{ userId: user.id, reason: "refresh_reuse" }]);
     });
 
     it("gives no grace answer once the pair it produced has itself been rotated: the replay ends the session", async () => {
-      const login = await t.sessions.startSession(user, "full");
+      const login = await t.sessions.startSession(user, "default", "full");
       const second = await t.sessions.refresh(login.refreshToken);
       const third = await t.sessions.refresh(second.refreshToken);
       await assert.rejects(t.sessions.refresh(login.refreshToken), rejectsWith("refresh_token_reused"));
@@ -193,15 +193,15 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
       await t.cache.close();
       t = unitSessions({ refreshGraceSec: 0 });
       user = await newUser();
-      const login = await t.sessions.startSession(user, "full");
+      const login = await t.sessions.startSession(user, "default", "full");
       await t.sessions.refresh(login.refreshToken);
       await assert.rejects(t.sessions.refresh(login.refreshToken), rejectsWith("refresh_token_reused"));
-      assert.equal(await t.sessions.liveSessionId(user.id), null);
+      assert.equal(await t.sessions.liveSessionId(user.id, "default"), null);
     });
 
     it("answers refresh_token_invalid for another session's token, without ending the live one", async () => {
-      const old = await t.sessions.startSession(user, "full");
-      const current = await t.sessions.startSession(user, "full");
+      const old = await t.sessions.startSession(user, "default", "full");
+      const current = await t.sessions.startSession(user, "default", "full");
       t.ended.length = 0;
       await assert.rejects(t.sessions.refresh(old.refreshToken), rejectsWith("refresh_token_invalid"));
       await t.sessions.verifyAccessToken(current.token);
@@ -209,7 +209,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     });
 
     it("answers refresh_token_invalid for an access token or garbage, and user_disabled for a disabled user", async () => {
-      const login = await t.sessions.startSession(user, "full");
+      const login = await t.sessions.startSession(user, "default", "full");
       await assert.rejects(t.sessions.refresh(login.token), rejectsWith("refresh_token_invalid"));
       await assert.rejects(t.sessions.refresh("x.y.z"), rejectsWith("refresh_token_invalid"));
       await t.store.setStatus(user.id, 2);
@@ -219,20 +219,20 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
 
   describe("logout and endSession", () => {
     it("logout ends the session it names: both tokens stop working, the session key goes, listeners hear logout", async () => {
-      const login = await t.sessions.startSession(user, "full");
-      await t.cache.set(sessionKeyKey(user.id), "{}", 3600);
-      await t.sessions.logout(user.id, login.sid);
+      const login = await t.sessions.startSession(user, "default", "full");
+      await t.cache.set(sessionKeyKey(user.id, "default"), "{}", 3600);
+      await t.sessions.logout(user.id, "default", login.sid);
       await assert.rejects(t.sessions.verifyAccessToken(login.token), rejectsWith("session_revoked"));
       await assert.rejects(t.sessions.refresh(login.refreshToken), rejectsWith("refresh_token_invalid"));
-      assert.equal(await t.cache.get(sessionKeyKey(user.id)), null);
+      assert.equal(await t.cache.get(sessionKeyKey(user.id, "default")), null);
       assert.deepEqual(t.ended, [{ userId: user.id, reason: "logout" }]);
     });
 
     it("a late logout of a replaced session leaves the new session alone", async () => {
-      const old = await t.sessions.startSession(user, "full");
-      const current = await t.sessions.startSession(user, "full");
+      const old = await t.sessions.startSession(user, "default", "full");
+      const current = await t.sessions.startSession(user, "default", "full");
       t.ended.length = 0;
-      await t.sessions.logout(user.id, old.sid);
+      await t.sessions.logout(user.id, "default", old.sid);
       await t.sessions.verifyAccessToken(current.token);
       assert.deepEqual(t.ended, []);
     });
@@ -240,7 +240,7 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
     it("endSession announces its reason to every listener", async () => {
       const heard: string[] = [];
       t.sessions.onSessionChange((userId, reason) => heard.push(`${userId}:${reason}`));
-      await t.sessions.startSession(user, "full");
+      await t.sessions.startSession(user, "default", "full");
       await t.sessions.endSession(user.id, "operator");
       assert.deepEqual(t.ended, [{ userId: user.id, reason: "operator" }]);
       assert.deepEqual(heard, [`${user.id}:operator`]);

@@ -5,7 +5,7 @@ import { AppError } from "../../src/core/errors";
 import { gradeOf, TokenSigner } from "../../src/services/token-signer";
 
 const SECRET = "a-very-long-test-secret-that-is-32-bytes-or-more";
-const subject = { userId: crypto.randomUUID(), username: "mg_wechat_abc", email: "wechat_abc@players.invalid", sid: "sid1", grade: "full" as const };
+const subject = { userId: crypto.randomUUID(), app: "default", username: "mg_wechat_abc", email: "wechat_abc@players.invalid", sid: "sid1", grade: "full" as const };
 
 function signer(overrides: Partial<ConstructorParameters<typeof TokenSigner>[0]> = {}) {
   return new TokenSigner({ secret: SECRET, previousSecrets: [], accessTtlSec: 7200, refreshTtlSec: 86400, ...overrides });
@@ -131,7 +131,7 @@ describe("TokenSigner", () => {
     const verified = jwt.verify(token, crypto.createSecretKey(Buffer.from(SECRET)), { algorithms: ["HS256"] }) as Record<string, unknown>;
     assert.deepEqual(verified, { ...claims });
     const refreshKey = crypto.createSecretKey(crypto.createHmac("sha256", SECRET).update("refresh-token-signing-key").digest());
-    const refresh = s.signRefresh({ userId: subject.userId, sid: "sid1", authTime: 123, grade: "full" });
+    const refresh = s.signRefresh({ userId: subject.userId, app: "default", sid: "sid1", authTime: 123, grade: "full" });
     assert.deepEqual(jwt.verify(refresh.token, refreshKey, { algorithms: ["HS256"] }), { ...refresh.claims });
     assert.throws(() => jwt.verify(refresh.token, crypto.createSecretKey(Buffer.from(SECRET)), { algorithms: ["HS256"] }), /invalid signature/);
     const header = jwt.decode(token, { complete: true })!.header;
@@ -167,7 +167,7 @@ describe("TokenSigner", () => {
   it("keeps access and refresh tokens apart", () => {
     const s = signer();
     const access = s.signAccess(subject).token;
-    const refresh = s.signRefresh({ userId: subject.userId, sid: "sid1", grade: "anonymous" }).token;
+    const refresh = s.signRefresh({ userId: subject.userId, app: "default", sid: "sid1", grade: "anonymous" }).token;
     assert.equal(s.verifyRefresh(refresh).sid, "sid1");
     assert.equal(codeOf(() => s.verifyAccess(refresh)), "token_invalid");
     assert.equal(codeOf(() => s.verifyRefresh(access)), "refresh_token_invalid");
@@ -176,7 +176,7 @@ describe("TokenSigner", () => {
   it("carries the session grade in both tokens and reads a token without one as anonymous", () => {
     const s = signer();
     assert.equal(s.verifyAccess(s.signAccess(subject).token).grade, "full");
-    assert.equal(s.verifyRefresh(s.signRefresh({ userId: subject.userId, sid: "sid1", grade: "anonymous" }).token).grade, "anonymous");
+    assert.equal(s.verifyRefresh(s.signRefresh({ userId: subject.userId, app: "default", sid: "sid1", grade: "anonymous" }).token).grade, "anonymous");
     const legacy = jwt.sign({ userId: subject.userId, username: "u", email: "e", sid: "s", jti: "j" }, SECRET, {
       algorithm: "HS256",
       expiresIn: 60,

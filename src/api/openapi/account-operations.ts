@@ -57,7 +57,9 @@ export function accountOperations(placeholderEmailDomain: string): OperationSpec
       operationId: "logout",
       tag: "Accounts",
       summary: "End the session",
-      description: "Ends the token's session: its access and refresh tokens stop working, and the server closes the user's room connections.",
+      description:
+        "Ends the token's session: its access and refresh tokens stop working, and the server closes the user's room connections " +
+        "of that app. The player's sessions in the studio's other games go on.",
       security: "bearer",
       success: { status: 200, component: "LogoutResponse", description: "Logged out; `data` is empty" },
       errors: [...AUTH_ERRORS],
@@ -68,9 +70,9 @@ export function accountOperations(placeholderEmailDomain: string): OperationSpec
       operationId: "getMe",
       tag: "Users",
       summary: "The logged-in user",
-      description: "The user of the token (spec 2.3). The password is never part of it.",
+      description: "The user of the token (spec 2.3), and `app`, the game the token's session is of. The password is never part of it.",
       security: "bearer",
-      success: { status: 200, component: "UserResponse", description: "The user" },
+      success: { status: 200, component: "MeResponse", description: "The user and the session's app" },
       errors: [...AUTH_ERRORS],
     },
     {

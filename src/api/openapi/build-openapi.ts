@@ -26,6 +26,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   register("Session", s.sessionSchema);
   register("PlatformAccessToken", s.platformAccessTokenSchema);
   register("UserResponse", s.okEnvelope(s.userSchema));
+  register("MeResponse", s.okEnvelope(s.meSchema));
   register("SessionResponse", s.okEnvelope(s.sessionSchema));
   register("TokenPairResponse", s.okEnvelope(s.tokenPairSchema));
   register("PlatformAccessTokenResponse", s.okEnvelope(s.platformAccessTokenSchema));

@@ -15,7 +15,8 @@ export interface OperationSpec {
   summary: string;
   description: string;
   security?: "bearer" | "internalKey";
-  query?: { schema: z.ZodType; examples: Record<string, string> };
+  /** `also`: parameters every platform's route shares (the app id), beside the platform's own. */
+  query?: { schema?: z.ZodType; also?: z.ZodType; examples: Record<string, string> };
   body?: { schema: z.ZodType; examples: Record<string, unknown> };
   success: { status: 200 | 201; component: string; description: string };
   errors: ErrorCode[];
@@ -51,7 +52,10 @@ export function operationObject(op: OperationSpec): Json {
   if (op.security === "bearer") result.security = [{ bearerAuth: [] }];
   // `{}` makes the key optional: it is required only when the server sets one.
   if (op.security === "internalKey") result.security = [{ internalKey: [] }, {}];
-  if (op.query) result.parameters = queryParameters(op.query.schema, op.query.examples);
+  if (op.query) {
+    const schemas = [op.query.schema, op.query.also].filter((q): q is z.ZodType => q !== undefined);
+    result.parameters = schemas.flatMap((schema) => queryParameters(schema, op.query!.examples));
+  }
   if (op.body) {
     const examples = Object.fromEntries(Object.entries(op.body.examples).map(([k, value]) => [k, { value }]));
     result.requestBody = { required: true, content: { "application/json": { schema: inputSchema(op.body.schema), examples } } };

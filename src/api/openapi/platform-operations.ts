@@ -25,10 +25,11 @@ export function platformOperations(platform: PlatformDefinition): OperationSpec[
         `(key: the first non-empty of ${platform.userKeyOrder.map((k) => `\`${k}\``).join(", ")}) and starts a session.${oneOf}\n\n` +
         `${SESSION_NOTE}\n\nOn failure \`data\` keeps the platform's fields (as the platform answered, or empty) with ` +
         "`token: \"\"` and `user: null`, so a client can read both shapes the same way.",
-      query: { schema: platform.loginQuerySchema, examples },
+      query: { schema: platform.loginQuerySchema, also: s.appIdQuery, examples },
       success: { status: 200, component: `${name}LoginResponse`, description: "Logged in: the platform's fields, a session and the user" },
       errors: [
         "invalid_request",
+        "unknown_app",
         "platform_code_invalid",
         "platform_user_blocked",
         "platform_rate_limited",
@@ -52,10 +53,12 @@ export function platformOperations(platform: PlatformDefinition): OperationSpec[
         "own copy for at most a second; a token replaced by any process is dropped from every copy at once (should that " +
         "message be lost, within the second). A token the platform rejects is reported with POST …/access_token/invalidate, " +
         "which answers the current one. Requires `X-Internal-Key` when the " +
-        "server sets ACCESS_TOKEN_ROUTE_KEY (always, in production, unless made public deliberately).",
+        "server sets ACCESS_TOKEN_ROUTE_KEY (always, in production, unless made public deliberately). Each app has its own " +
+        "token: `appId` names it (default: the default app).",
       security: "internalKey",
+      query: { also: s.appIdQuery, examples: {} },
       success: { status: 200, component: "PlatformAccessTokenResponse", description: "The cached token" },
-      errors: ["internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
+      errors: ["invalid_request", "unknown_app", "internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
       errorFields: s.platformTokenErrorFields(platform.name),
     },
     {
@@ -69,11 +72,13 @@ export function platformOperations(platform: PlatformDefinition): OperationSpec[
         "is dropped and a new one fetched under the cluster lock, once for all processes; with a stable-token API, normal " +
         "mode first, and a forced refresh only if normal mode answers the very token that failed (at most 20 a day, 30 s " +
         "apart; when the limit blocks, the answer is the current token). A token that is no longer the cached one just " +
-        "gets the current token. Guarded like the GET route.",
+        "gets the current token. Guarded like the GET route. `appId` names the app whose token failed; another app's " +
+        "token is not touched.",
       security: "internalKey",
+      query: { also: s.appIdQuery, examples: {} },
       body: { schema: s.invalidateTokenBody, examples: { report: { access_token: "<the token that failed>" } } },
       success: { status: 200, component: "PlatformAccessTokenResponse", description: "The current token, by the rule above" },
-      errors: ["internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
+      errors: ["invalid_request", "unknown_app", "internal_key_invalid", "platform_rate_limited", "platform_misconfigured", "platform_unavailable"],
       errorFields: s.platformTokenErrorFields(platform.name),
     },
     ...playerDataOperations(platform),
@@ -81,8 +86,8 @@ export function platformOperations(platform: PlatformDefinition): OperationSpec[
 }
 
 const KEY_NOTE =
-  "Uses the player's platform `session_key`, which the server keeps from their latest login (whether or not the " +
-  "login response shows it) and drops at logout.";
+  "Uses the player's platform `session_key`, which the server keeps from their latest login to the token's app (whether " +
+  "or not the login response shows it) and drops at logout; the app and its credentials are the session's (`app` claim).";
 
 function playerDataOperations(platform: PlatformDefinition): OperationSpec[] {
   const { name, displayName } = platform;
@@ -100,7 +105,7 @@ function playerDataOperations(platform: PlatformDefinition): OperationSpec[] {
           `${KEY_NOTE} AES-128-CBC with PKCS#7, key = the kept session key. Checked in this order: \`encryptedData\` not ` +
           "base64 of whole AES blocks or `iv` not 16 bytes → 400 `invalid_request`; no kept key → 409 `session_key_missing`; " +
           "the key does not fit (the player called login again after the data was made) → 409 `session_key_stale`: get the " +
-          "data again; `watermark.appid` not this server's app id → 422 `watermark_mismatch`.",
+          "data again; `watermark.appid` not the app id of the session's app → 422 `watermark_mismatch`.",
         security: "bearer",
         body: { schema: s.decryptBody, examples: { sealed: { encryptedData: "<from the client API>", iv: "<from the client API>" } } },
         success: { status: 200, component: "DecryptedDataResponse", description: "The decrypted JSON object" },

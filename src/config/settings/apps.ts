@@ -1,0 +1,166 @@
+/**
+ * Settings of the apps a deployment serves. The platform settings (`WECHAT_APP_ID`…) define the app
+ * `default`; a studio's other games come from the JSON file named by APPS_FILE:
+ * `{"apps": [{"key": "puzzle", "wechat": {"appId": "…", "appSecret": "…", "apiBaseUrl"?: "…"}, …}]}`.
+ * The file is read and checked while the settings are parsed, so its problems are reported with
+ * every other setting's, all of them in one message (config.ts keeps one message per setting).
+ */
+import fs from "node:fs";
+import { z } from "zod";
+import { DEFAULT_APP } from "../../core/apps";
+import type { PlatformDefinition, PlatformSettings } from "../../platforms/platform";
+import { platformDefinitions } from "../../platforms/registry";
+import { bool } from "../config-types";
+
+/** Lowercase, short, no separators of our cache keys (`:`) or identity namespaces (`@`). */
+const APP_KEY = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+const platformAppSchema = z.strictObject({
+  appId: z.string().trim().min(1, "is required"),
+  appSecret: z.string().min(1, "is required"),
+  apiBaseUrl: z.string().regex(/^https?:\/\//, "must be an http(s) URL").optional(),
+});
+
+/** One app of the file: its key and one entry per platform; any other field is an unknown platform. */
+const appSchema = z.looseObject({ key: z.string().regex(APP_KEY, "must be 1–32 of a-z 0-9 _ - (starting with a letter or digit)") });
+
+const appsFileSchema = z.strictObject({ apps: z.array(appSchema).min(1, "must list at least one app") });
+
+export interface AppFileEntry {
+  key: string;
+  /** Platform name → the app's credentials there. */
+  platforms: Record<string, z.output<typeof platformAppSchema>>;
+}
+
+export const appsShape = {
+  /** Read and checked here; the parsed apps, or the problems found, all of them. */
+  APPS_FILE: z
+    .string()
+    .min(1)
+    .transform((file, ctx) => {
+      const result = readAppsFile(file);
+      if ("problems" in result) {
+        ctx.addIssue({ code: "custom", message: result.problems.join("; ") });
+        return z.NEVER;
+      }
+      return result.apps;
+    })
+    .optional(),
+  LINK_APPS_BY_UNIONID: bool.default(true),
+};
+
+type AppsSettings = z.output<z.ZodObject<typeof appsShape>>;
+
+/** The file's apps, or every problem with it (file, JSON, shape), each naming where it is. */
+export function readAppsFile(file: string): { apps: AppFileEntry[] } | { problems: string[] } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (err) {
+    return { problems: [`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`] };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    return { problems: [`${file} is not valid JSON: ${(err as Error).message}`] };
+  }
+  const parsed = appsFileSchema.safeParse(json);
+  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `${where(i.path)}${i.message}`) };
+
+  const problems: string[] = [];
+  const apps: AppFileEntry[] = [];
+  const names = new Set(platformDefinitions.map((p) => p.name));
+  parsed.data.apps.forEach((raw, index) => {
+    const platforms: AppFileEntry["platforms"] = {};
+    for (const [field, value] of Object.entries(raw)) {
+      if (field === "key") continue;
+      if (!names.has(field)) {
+        problems.push(`apps[${index}].${field}: unknown platform (registered: ${[...names].join(", ")})`);
+        continue;
+      }
+      const entry = platformAppSchema.safeParse(value);
+      if (entry.success) platforms[field] = entry.data;
+      else for (const i of entry.error.issues) problems.push(`${where(["apps", index, field, ...i.path])}${i.message}`);
+    }
+    if (Object.keys(platforms).length === 0 && !problems.some((p) => p.startsWith(`apps[${index}]`))) {
+      problems.push(`apps[${index}]: names no platform`);
+    }
+    apps.push({ key: raw.key, platforms });
+  });
+  return problems.length > 0 ? { problems } : { apps };
+}
+
+/** Problems between the file's apps, the default app and the served platforms. */
+export function appsProblems(
+  s: AppsSettings,
+  served: readonly PlatformDefinition[],
+  defaultAppIds: (platform: PlatformDefinition) => string | undefined,
+): string[] {
+  const apps = s.APPS_FILE ?? [];
+  const problems: string[] = [];
+  const keys = new Set([DEFAULT_APP]);
+  const appIds = new Map<string, string>();
+  for (const p of served) {
+    const id = defaultAppIds(p);
+    if (id) appIds.set(`${p.name}\0${id}`, DEFAULT_APP);
+  }
+  for (const app of apps) {
+    if (keys.has(app.key)) problems.push(`app key "${app.key}" is ${app.key === DEFAULT_APP ? "reserved for the app of the platform settings" : "listed twice"}`);
+    keys.add(app.key);
+    for (const [platform, entry] of Object.entries(app.platforms)) {
+      if (!served.some((p) => p.name === platform)) problems.push(`${app.key}.${platform}: ${platform} is not served (PLATFORMS)`);
+      const owner = appIds.get(`${platform}\0${entry.appId}`);
+      if (owner !== undefined) problems.push(`${app.key}.${platform}: app id ${entry.appId} is already the app id of "${owner}"`);
+      appIds.set(`${platform}\0${entry.appId}`, app.key);
+    }
+  }
+  return problems;
+}
+
+/** Every placeholder secret of the file's apps, for production's rules: `key.platform` → secret. */
+export function appSecrets(s: AppsSettings): Array<{ where: string; value: string }> {
+  return (s.APPS_FILE ?? []).flatMap((app) => Object.entries(app.platforms).map(([platform, e]) => ({ where: `${app.key}.${platform}`, value: e.appSecret })));
+}
+
+/** One app as the services see it: its key and its settings per platform it is on. */
+export interface AppSettings {
+  key: string;
+  platforms: Record<string, PlatformSettings>;
+}
+
+/**
+ * The apps, the default first. Another app's platform shares the default app's base URL and extra
+ * settings unless its entry names a base URL of its own.
+ */
+export function appsConfig(s: AppsSettings, defaultPlatforms: Record<string, PlatformSettings>) {
+  const others: AppSettings[] = (s.APPS_FILE ?? []).map((app) => ({
+    key: app.key,
+    platforms: Object.fromEntries(
+      Object.entries(app.platforms)
+        .filter(([platform]) => platform in defaultPlatforms)
+        .map(([platform, e]) => {
+          const base = defaultPlatforms[platform];
+          const apiBaseUrl = (e.apiBaseUrl ?? base.apiBaseUrl).replace(/\/+$/, "");
+          return [platform, { appId: e.appId, appSecret: e.appSecret, apiBaseUrl, extra: base.extra }];
+        }),
+    ),
+  }));
+  return {
+    /** Every app served, `default` (the platform settings) first. */
+    apps: [{ key: DEFAULT_APP, platforms: defaultPlatforms }, ...others] as AppSettings[],
+    /** A player's unionid leads to the same user in every app of the studio (else: users per app). */
+    linkAppsByUnionid: s.LINK_APPS_BY_UNIONID,
+  };
+}
+
+/** The apps for an operator (start-up line, config:check): keys and platform app ids, never a secret. */
+export function describeApps(apps: readonly AppSettings[]): string {
+  const each = apps.map((a) => `${a.key} (${Object.entries(a.platforms).map(([platform, p]) => `${platform} ${p.appId}`).join(", ")})`);
+  return `apps: ${each.join("; ")}`;
+}
+
+function where(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return "";
+  return `${path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("")}: `;
+}
