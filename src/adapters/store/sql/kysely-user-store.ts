@@ -1,8 +1,9 @@
 /**
  * The UserStore over Kysely: one implementation for SQLite and PostgreSQL. The few places where
- * the dialects differ (error shapes, timestamp values) are the helpers at the bottom.
+ * the dialects differ are apart: error shapes in unique-keys.ts, timestamp values in user-tables.ts,
+ * PostgreSQL's one-statement creation in user-statements.ts.
  */
-import { sql, type ColumnType, type CompiledQuery, type Kysely, type Selectable, type Transaction } from "kysely";
+import { sql, type CompiledQuery, type Kysely, type Transaction } from "kysely";
 import {
   AccountTakenError,
   IdentityTakenError,
@@ -15,77 +16,17 @@ import {
   type UserStore,
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
-import { caseInsensitiveIndexName, migrateToLatest, type SqlDialect } from "./migrations";
-import { precompile, type Precompiled } from "./precompiled-query";
+import { migrateToLatest, type SqlDialect } from "./migrations";
+import type { Precompiled } from "./precompiled-query";
 import type { RunQuery, SqliteGroupCommit } from "./sqlite-group-commit";
+import { ACCOUNT_KEYS, IDENTITY_KEY, isUniqueViolation } from "./unique-keys";
+import { compileUserStatements, newUserValues, type NewIdentitiesValues, type NewUserValues, type UserStatements } from "./user-statements";
+import { camelCase, isTimestampColumn, toIso, USER_COLUMNS, type Database, type UserRow } from "./user-tables";
 
-/** Written as ISO text on both dialects; read back as Date (PG timestamptz) or text (SQLite). */
-type Timestamp = ColumnType<Date | string, string, string>;
+export type { Database } from "./user-tables";
 
-interface UsersTable {
-  id: string;
-  username: string;
-  email: string;
-  password_hash: string;
-  password_set_at: Timestamp | null;
-  nickname: string | null;
-  avatar: string | null;
-  openid: string | null;
-  guild_id: string | null;
-  status: ColumnType<number, number | undefined, number>;
-  created_at: Timestamp;
-  updated_at: Timestamp;
-  version: ColumnType<number, number | undefined, number>;
-  disabled_reason: ColumnType<string | null, string | null | undefined, string | null>;
-  disabled_until: ColumnType<Date | string | null, string | null | undefined, string | null>;
-}
-
-interface UserIdentitiesTable {
-  platform: string;
-  platform_id: string;
-  user_id: string;
-  created_at: Timestamp;
-}
-
-export interface Database {
-  users: UsersTable;
-  user_identities: UserIdentitiesTable;
-}
-
-/**
- * Everything a User shows, plus the ban end that decides its status on read. password_hash is
- * deliberately absent: it is never read with a user.
- */
-const USER_COLUMNS = [
-  "users.id",
-  "users.username",
-  "users.email",
-  "users.nickname",
-  "users.avatar",
-  "users.openid",
-  "users.guild_id",
-  "users.status",
-  "users.created_at",
-  "users.updated_at",
-  "users.version",
-  "users.disabled_until",
-] as const;
-
-type UserRow = Pick<
-  Selectable<UsersTable>,
-  | "id"
-  | "username"
-  | "email"
-  | "nickname"
-  | "avatar"
-  | "openid"
-  | "guild_id"
-  | "status"
-  | "created_at"
-  | "updated_at"
-  | "version"
-  | "disabled_until"
->;
+/** The columns the account and status writes change. */
+type VersionedFields = Partial<{ password_hash: string; password_set_at: string; status: number; disabled_reason: string | null; disabled_until: string | null }>;
 
 /** Thrown inside a transaction to roll it back when the outcome is "nothing happened", not an error. */
 class Rollback extends Error {}
@@ -97,17 +38,7 @@ export interface KyselyUserStoreOptions {
 
 export class KyselyUserStore implements UserStore {
   private readonly now: () => Date;
-  /**
-   * The two reads on every authenticated request and every login, built and compiled once:
-   * building and compiling a Kysely query costs more than running it on SQLite.
-   */
-  private readonly byIdQuery: CompiledQuery<UserRow>;
-  private readonly byIdentityQuery: CompiledQuery<UserRow>;
-  /** A new player's two inserts, compiled once for the same reason: they run on every first login. */
-  private readonly insertUserQuery: Precompiled<UserRow, NewUserValues>;
-  private readonly insertIdentityQuery: Precompiled<{ platform: string }, IdentityValues>;
-  /** PostgreSQL: a new user and its identities in one statement, so one round trip instead of four. */
-  private readonly createUserStatement?: Precompiled<UserRow, NewUserValues & NewIdentitiesValues>;
+  private readonly statements: UserStatements;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -117,45 +48,7 @@ export class KyselyUserStore implements UserStore {
     private readonly sqliteWrites?: SqliteGroupCommit,
   ) {
     this.now = options.now ?? (() => new Date());
-    this.byIdQuery = db.selectFrom("users").select(USER_COLUMNS).where("users.id", "=", "").limit(1).compile();
-    this.byIdentityQuery = db
-      .selectFrom("user_identities")
-      .innerJoin("users", "users.id", "user_identities.user_id")
-      .select(USER_COLUMNS)
-      .where("user_identities.platform", "=", "")
-      .where("user_identities.platform_id", "=", "")
-      .limit(1)
-      .compile();
-    this.insertUserQuery = precompile(NEW_USER_VALUE_NAMES, (values) =>
-      db.insertInto("users").values(values).returning(USER_COLUMNS).compile(),
-    );
-    this.insertIdentityQuery = precompile(IDENTITY_VALUE_NAMES, (values) =>
-      db
-        .insertInto("user_identities")
-        .values(values)
-        // ON CONFLICT waits for a concurrent inserter of the same key to finish, then yields no row.
-        .onConflict((oc) => oc.columns(["platform", "platform_id"]).doNothing())
-        .returning("platform")
-        .compile(),
-    );
-    if (dialect === "postgres") {
-      // Data-modifying CTEs run exactly once and the statement is atomic: a taken identity (a
-      // unique violation, after waiting for a concurrent inserter like ON CONFLICT would) leaves
-      // no user behind.
-      const returned = sql.join(USER_COLUMNS.map((column) => sql.ref(column.slice("users.".length))));
-      this.createUserStatement = precompile([...NEW_USER_VALUE_NAMES, ...NEW_IDENTITIES_VALUE_NAMES], (v) =>
-        sql<UserRow>`with new_user as (
-            insert into users (id, username, email, password_hash, password_set_at, openid, created_at, updated_at)
-            values (${v.id}, ${v.username}, ${v.email}, ${v.password_hash}, ${v.password_set_at}, ${v.openid}, ${v.created_at}, ${v.updated_at})
-            returning ${returned}
-          ), new_identities as (
-            insert into user_identities (platform, platform_id, user_id, created_at)
-            select given.platform, given.platform_id, ${v.id}, cast(${v.created_at} as timestamptz)
-            from unnest(cast(${v.platforms} as text[]), cast(${v.platform_ids} as text[])) as given(platform, platform_id)
-          )
-          select * from new_user`.compile(db),
-      );
-    }
+    this.statements = compileUserStatements(db, dialect);
   }
 
   /** Runs a precompiled query with new parameters, in the order its placeholders appear. */
@@ -170,15 +63,15 @@ export class KyselyUserStore implements UserStore {
   }
 
   findById(id: string): Promise<User | null> {
-    return this.first(this.byIdQuery, [id]);
+    return this.first(this.statements.byIdQuery, [id]);
   }
 
   findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
-    return this.first(this.byIdentityQuery, [identity.platform, identity.platformId]);
+    return this.first(this.statements.byIdentityQuery, [identity.platform, identity.platformId]);
   }
 
   async createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
-    if (this.createUserStatement) return this.createUserInOneStatement(this.createUserStatement, user, identities);
+    if (this.statements.createUserStatement) return this.createUserInOneStatement(this.statements.createUserStatement, user, identities);
     if (!this.sqliteWrites) throw new Error("a SQLite user store is opened with its group commit (create-user-store.ts)");
     return this.sqliteWrites.write((run) => this.insertNewUser(run, user, identities));
   }
@@ -187,14 +80,14 @@ export class KyselyUserStore implements UserStore {
   private insertNewUser(run: RunQuery, user: NewUser, identities: PlatformIdentityKey[]): User {
     let row: UserRow;
     try {
-      row = run(this.insertUserQuery.with(newUserValues(user)))[0];
+      row = run(this.statements.insertUserQuery.with(newUserValues(user)))[0];
     } catch (err) {
       if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
       throw err;
     }
     for (const identity of identities) {
       const values = { platform: identity.platform, platform_id: identity.platformId, user_id: user.id, created_at: user.createdAt };
-      if (run(this.insertIdentityQuery.with(values)).length === 0) throw new IdentityTakenError(identity);
+      if (run(this.statements.insertIdentityQuery.with(values)).length === 0) throw new IdentityTakenError(identity);
     }
     return this.toUser(row);
   }
@@ -227,7 +120,7 @@ export class KyselyUserStore implements UserStore {
   /** False when the identity belongs to someone already. */
   private async insertIdentity(trx: Transaction<Database>, userId: string, identity: PlatformIdentityKey, at: string): Promise<boolean> {
     const values = { platform: identity.platform, platform_id: identity.platformId, user_id: userId, created_at: at };
-    const { rows } = await trx.executeQuery(this.insertIdentityQuery.with(values));
+    const { rows } = await trx.executeQuery(this.statements.insertIdentityQuery.with(values));
     return rows.length > 0;
   }
 
@@ -294,52 +187,27 @@ export class KyselyUserStore implements UserStore {
     return exists ? "version_conflict" : null;
   }
 
-  async setPassword(id: string, passwordHash: string, at: string): Promise<User | null> {
-    const row = await this.db
-      .updateTable("users")
-      .set((eb) => ({ password_hash: passwordHash, password_set_at: at, version: eb("version", "+", 1), updated_at: at }))
-      .where("id", "=", id)
-      .returning(USER_COLUMNS)
-      .executeTakeFirst();
-    return row ? this.toUser(row) : null;
+  setPassword(id: string, passwordHash: string, at: string): Promise<User | null> {
+    return this.writeNextVersion(id, { password_hash: passwordHash, password_set_at: at }, at);
   }
 
-  async setStatus(id: string, status: number): Promise<User | null> {
-    const row = await this.db
-      .updateTable("users")
-      .set((eb) => ({ status, version: eb("version", "+", 1), updated_at: this.now().toISOString() }))
-      .where("id", "=", id)
-      .returning(USER_COLUMNS)
-      .executeTakeFirst();
-    return row ? this.toUser(row) : null;
+  setStatus(id: string, status: number): Promise<User | null> {
+    return this.writeNextVersion(id, { status }, this.now().toISOString());
   }
 
-  async disableUser(id: string, restriction: { reason: string; until: string | null }, at: string): Promise<User | null> {
-    const row = await this.db
-      .updateTable("users")
-      .set((eb) => ({
-        status: USER_STATUS_DISABLED,
-        disabled_reason: restriction.reason,
-        disabled_until: restriction.until,
-        version: eb("version", "+", 1),
-        updated_at: at,
-      }))
-      .where("id", "=", id)
-      .returning(USER_COLUMNS)
-      .executeTakeFirst();
-    return row ? this.toUser(row) : null;
+  disableUser(id: string, restriction: { reason: string; until: string | null }, at: string): Promise<User | null> {
+    return this.writeNextVersion(id, { status: USER_STATUS_DISABLED, disabled_reason: restriction.reason, disabled_until: restriction.until }, at);
   }
 
-  async enableUser(id: string, at: string): Promise<User | null> {
+  enableUser(id: string, at: string): Promise<User | null> {
+    return this.writeNextVersion(id, { status: USER_STATUS_ACTIVE, disabled_reason: null, disabled_until: null }, at);
+  }
+
+  /** One statement: the change, the next version and updatedAt together (atomic on both dialects). */
+  private async writeNextVersion(id: string, fields: VersionedFields, at: string): Promise<User | null> {
     const row = await this.db
       .updateTable("users")
-      .set((eb) => ({
-        status: USER_STATUS_ACTIVE,
-        disabled_reason: null,
-        disabled_until: null,
-        version: eb("version", "+", 1),
-        updated_at: at,
-      }))
+      .set((eb) => ({ ...fields, version: eb("version", "+", 1), updated_at: at }))
       .where("id", "=", id)
       .returning(USER_COLUMNS)
       .executeTakeFirst();
@@ -441,69 +309,6 @@ export class KyselyUserStore implements UserStore {
   }
 }
 
-/** A new user's columns as the precompiled inserts take them (by column name). */
-type NewUserValues = Pick<UsersTable, "id" | "username" | "email" | "password_hash" | "openid"> & {
-  password_set_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
-const NEW_USER_VALUE_NAMES = ["id", "username", "email", "password_hash", "password_set_at", "openid", "created_at", "updated_at"] as const;
-type NewIdentitiesValues = { platforms: string[]; platform_ids: string[] };
-const NEW_IDENTITIES_VALUE_NAMES = ["platforms", "platform_ids"] as const;
-type IdentityValues = { platform: string; platform_id: string; user_id: string; created_at: string };
-const IDENTITY_VALUE_NAMES = ["platform", "platform_id", "user_id", "created_at"] as const;
-
-function newUserValues(user: NewUser): NewUserValues {
-  return {
-    id: user.id,
-    username: user.username,
-    email: user.email,
-    password_hash: user.passwordHash,
-    password_set_at: user.passwordSetAt ?? null,
-    openid: user.openid,
-    created_at: user.createdAt,
-    updated_at: user.createdAt,
-  };
-}
 
 
 
-function camelCase(column: string): string {
-  return column.replace(/_([a-z])/g, (_m, letter: string) => letter.toUpperCase());
-}
-
-/** SQLite keeps timestamps as text; these columns are normalised to the API's ISO form on export. */
-function isTimestampColumn(column: string): boolean {
-  return column.endsWith("_at") || column === "disabled_until";
-}
-
-/** PG hands back Date, SQLite the ISO text we wrote; both leave as `2026-11-22T07:50:00.000Z`. */
-function toIso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}
-
-interface UniqueKey {
-  /** PG constraint or index name (named in the migrations). */
-  constraint: string;
-  /** How SQLite names it: "UNIQUE constraint failed: users.username" or "…: index 'users_username_ci_key'". */
-  sqliteName: string;
-}
-
-/** The exact-match constraints of the first schema and the case-insensitive indexes since 0005. */
-const ACCOUNT_KEYS: UniqueKey[] = [
-  { constraint: "users_username_key", sqliteName: "users.username" },
-  { constraint: "users_email_key", sqliteName: "users.email" },
-  { constraint: caseInsensitiveIndexName("username"), sqliteName: `'${caseInsensitiveIndexName("username")}'` },
-  { constraint: caseInsensitiveIndexName("email"), sqliteName: `'${caseInsensitiveIndexName("email")}'` },
-];
-
-/** The identities' primary key (PostgreSQL's one-statement create reports a taken identity through it). */
-const IDENTITY_KEY: UniqueKey = { constraint: "user_identities_pkey", sqliteName: "user_identities.platform" };
-
-function isUniqueViolation(err: unknown, key: UniqueKey): boolean {
-  if (typeof err !== "object" || err === null) return false;
-  const e = err as { code?: unknown; constraint?: unknown; message?: unknown };
-  if (e.code === "23505") return e.constraint === key.constraint;
-  if (e.code === "SQLITE_CONSTRAINT_UNIQUE") return typeof e.message === "string" && e.message.includes(key.sqliteName);
-  return false;
-}
