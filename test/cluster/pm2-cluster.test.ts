@@ -1,6 +1,7 @@
 /**
- * Two production processes under pm2, sharing PostgreSQL and a Redis this test owns (so it can
- * stop and restart it), against a standalone simulator. Runs when TEST_DATABASE_URL is set.
+ * Two production processes under pm2, sharing a database and a Redis this test owns (so it can
+ * stop and restart it), against a standalone simulator. Runs on PostgreSQL when TEST_DATABASE_URL
+ * is set, and again on MongoDB when TEST_MONGODB_URL is.
  */
 import assert from "node:assert/strict";
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
@@ -9,13 +10,11 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { Client, type Room } from "colyseus.js";
-import { Client as PgClient } from "pg";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, simulatorPlatformEnv } from "../support/app-harness";
 import { buildOnce, ROOT } from "../support/build";
-import { createTestDatabase } from "../support/postgres";
 import { declareBackend } from "../support/backend-report";
-import { testDatabaseUrl } from "../support/services";
+import { sharedDatabases, type StoredUsers } from "../support/stored-users";
 
 const PM2 = path.join(ROOT, "node_modules/.bin/pm2");
 const TSX_CLI = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
@@ -75,9 +74,11 @@ function startRedis(port: number): ChildProcess {
   return spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
 }
 
-declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes under pm2/, skipReason: testDatabaseUrl ? undefined : "TEST_DATABASE_URL is not set" });
+for (const database of sharedDatabases) {
+  declareBackend({ name: `pm2 cluster (two processes, ${database.name})`, titles: new RegExp(`two processes under pm2 \\(${database.name}`), skipReason: database.skipReason });
+}
 
-(testDatabaseUrl ? describe : describe.skip)("two processes under pm2 (PostgreSQL + Redis)", function () {
+for (const database of sharedDatabases) (database.skipReason ? describe.skip : describe)(`two processes under pm2 (${database.name} + Redis)`, function () {
   this.timeout(120_000);
   let pm2Home: string;
   let simulator: RunningSimulator;
@@ -86,6 +87,7 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
   let redis: ChildProcess;
   let redisPort: number;
   let dropDatabase: () => Promise<void>;
+  let stored: StoredUsers;
   let ports: [number, number];
   let env: NodeJS.ProcessEnv;
   const urls = () => ports.map((p) => `http://127.0.0.1:${p}`);
@@ -97,8 +99,9 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     simulator = await startSimulator({ port: 0, now: () => simClock });
     redisPort = await freePort();
     redis = startRedis(redisPort);
-    const db = await createTestDatabase(testDatabaseUrl!);
+    const db = await database.create();
     dropDatabase = db.drop;
+    stored = db.stored;
     const base = await twoFreePorts();
     ports = [base, base + 1];
     env = {
@@ -240,15 +243,6 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     assert.equal(await left, 4401);
   });
 
-  const sql = async (text: string, values: unknown[]) => {
-    const client = new PgClient({ connectionString: env.DATABASE_URL });
-    await client.connect();
-    try {
-      return (await client.query(text, values)).rows;
-    } finally {
-      await client.end();
-    }
-  };
   /** `npm run admin -- <args>`: its exit code, JSON result and audit lines. */
   const admin = (...args: string[]) => {
     const run = spawnSync(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8" });
@@ -334,8 +328,8 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     const token = first.body.data.token;
     const { user } = first.body.data;
     assert.equal((await getJson(`${urls()[1]}/api/users/me/password`, { authorization: `Bearer ${token}` }, "PUT", { newPassword: "correct horse" })).status, 200);
-    const [row] = await sql("select * from users where id = $1", [user.id]);
-    assert.ok(row.password_hash, "the store holds a hash");
+    const row = (await stored.user(user.id))!;
+    assert.ok(row.passwordHash, "the store holds a hash");
 
     for (const ref of [user.id, user.username, user.email, `wechat:${user.openid}`]) {
       const found = admin("find", ref);
@@ -345,18 +339,15 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     const exported = admin("export", user.id, "--by", "dpo");
     assert.equal(exported.status, 0, exported.stderr);
     const text = JSON.stringify(exported.result);
-    assert.equal(text.includes(row.password_hash), false, "no password hash");
+    assert.equal(text.includes(String(row.passwordHash)), false, "no password hash");
     assert.equal(/password_?hash/i.test(text), false);
-    for (const [column, value] of Object.entries(row)) {
-      if (column === "password_hash") continue;
-      const key = column.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-      const expected = value instanceof Date ? value.toISOString() : value;
-      assert.deepEqual(exported.result.user[key], expected, `export holds ${column}`);
+    for (const [key, value] of Object.entries(row)) {
+      if (key === "passwordHash") continue;
+      assert.deepEqual(exported.result.user[key], value, `export holds ${key}`);
     }
-    const identities = await sql("select platform, platform_id from user_identities where user_id = $1", [user.id]);
     assert.deepEqual(
       exported.result.identities.map((i: any) => [i.platform, i.platformId]),
-      identities.map((i) => [i.platform, i.platform_id]),
+      await stored.identities(user.id),
     );
     assert.deepEqual(exported.audit.map((a) => [a.by, a.action, a.userId]), [["dpo", "export", user.id]]);
     assert.equal(admin("find", "nobody-by-this-name").status, 1);
@@ -370,8 +361,8 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     const erased = admin("erase", user.id, "--by", "ops-bob");
     assert.equal(erased.status, 0, erased.stderr);
     assert.equal(await left, 4401);
-    assert.deepEqual(await sql("select id from users where id = $1", [user.id]), []);
-    assert.deepEqual(await sql("select platform_id from user_identities where user_id = $1", [user.id]), []);
+    assert.equal(await stored.user(user.id), undefined);
+    assert.deepEqual(await stored.identities(user.id), []);
     const again = await login(`${player}.2`, urls()[1]);
     assert.equal(again.status, 200);
     assert.equal(again.body.data.user.openid, user.openid);
@@ -385,7 +376,7 @@ declareBackend({ name: "pm2 cluster (two processes)", titles: /two processes und
     const deleted = await getJson(`${other}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` }, "DELETE");
     assert.deepEqual([deleted.status, deleted.body], [200, { success: true, message: "Account deleted", data: null }]);
     assert.equal(await left, 4401);
-    assert.deepEqual(await sql("select id from users where id = $1", [first.body.data.user.id]), []);
+    assert.equal(await stored.user(first.body.data.user.id), undefined);
     const again = await login(`${player}.2`, other);
     assert.notEqual(again.body.data.user.id, first.body.data.user.id);
   });
