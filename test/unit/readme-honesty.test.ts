@@ -24,7 +24,7 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
 const existsInRepository = (file: string) => fs.existsSync(path.join(ROOT, file));
 
 /** Markdown files whose links and paths are checked. */
-const DOCUMENTS = ["README.md", "docs/platforms.md", "CHANGELOG.md"];
+const DOCUMENTS = ["README.md", "docs/platforms.md", "docs/stores.md", "CHANGELOG.md"];
 
 /** Variables of the tooling (tests, bench, CI, standalone simulator), not of the server. */
 const TOOLING_SOURCES = ["test/support/services.ts", "bench/run.ts", ".ci/run", "src/config/simulator-config.ts"];
