@@ -17,6 +17,11 @@ export interface GameClientOptions {
   server: string;
   /** Defaults to the mini-game runtime we run in (`tt`, `qq`, `ks`, then `wx`). */
   runtime?: Runtime;
+  /**
+   * The platform app id the login names (a studio serving several games from one server): default,
+   * what the runtime reports (`wx.getAccountInfoSync()`…); `null` sends none (the server's default app).
+   */
+  appId?: string | null;
   /** Storage key of the session; change it to keep several servers' sessions apart. */
   storageKey?: string;
   /** Refresh this long before the access token expires (default 60 s, at most half its lifetime). */
@@ -45,8 +50,10 @@ export class GameClient {
   private readonly api: ServerApi;
   private readonly sessions: SessionKeeper;
   private readonly rooms: RoomConnector;
+  private readonly appIdOption: string | null | undefined;
 
   constructor(options: GameClientOptions) {
+    this.appIdOption = options.appId;
     const runtime = options.runtime ?? detectMiniGameRuntime();
     if (!runtime) throw new Error("no mini-game runtime (wx, tt, qq, ks) found: pass one, e.g. webRuntime({ platform })");
     this.runtime = runtime;
@@ -70,6 +77,11 @@ export class GameClient {
   get isLoggedIn(): boolean {
     return this.sessions.session !== null;
   }
+  /** The platform app id logins name: the game's override, else the runtime's; undefined for none. */
+  get appId(): string | undefined {
+    if (this.appIdOption !== undefined) return this.appIdOption ?? undefined;
+    return this.runtime.appId?.();
+  }
 
   on<K extends keyof GameClientEvents>(event: K, listener: (payload: GameClientEvents[K]) => void): () => void {
     return this.events.on(event, listener);
@@ -88,6 +100,7 @@ export class GameClient {
     const query = queryString({
       [route.codeParam]: codes.code,
       ...(route.anonymousParam ? { [route.anonymousParam]: codes.anonymousCode } : {}),
+      appId: this.appId,
     });
     const data = await this.api.call({ method: "GET", path: `/api/minigame/${this.runtime.platform}/login?${query}` });
     this.sessions.begin(data);

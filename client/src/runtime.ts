@@ -53,6 +53,12 @@ export interface RuntimeStorage {
 export interface Runtime {
   /** Which server login route this runtime's codes are for. */
   readonly platform: PlatformName;
+  /**
+   * The platform's app id of the running game, where the platform tells it (WeChat, QQ, Kuaishou:
+   * `getAccountInfoSync().miniProgram.appId`; Douyin: `getEnvInfoSync().microapp.appId`): the login
+   * names the game with it, so one server can serve a studio's several games. Undefined when unknown.
+   */
+  appId?(): string | undefined;
   /** Asks the platform for fresh login codes; the browser runtime has none and throws. */
   login(): Promise<LoginCodes>;
   request(request: HttpRequest): Promise<HttpResponse>;

@@ -16,9 +16,11 @@ import type * as DouyinLogin from "@douyin-microapp/typings/api/login";
 import type * as DouyinRequest from "@douyin-microapp/typings/api/request";
 import type * as DouyinSocket from "@douyin-microapp/typings/api/connect-socket";
 import type * as DouyinStorage from "@douyin-microapp/typings/api/storage";
+import type * as DouyinEnvInfo from "@douyin-microapp/typings/api/get-env-info-sync";
 
 /** The part of `wx` a mini-game client may use: these signatures are WeChat's own. */
-export type WxApi = Pick<WechatMinigame.Wx, "login" | "request" | "connectSocket" | "getStorageSync" | "setStorageSync" | "removeStorageSync">;
+export type WxApi = Pick<WechatMinigame.Wx, "login" | "request" | "connectSocket" | "getStorageSync" | "setStorageSync" | "removeStorageSync"> &
+  Partial<Pick<WechatMinigame.Wx, "getAccountInfoSync">>;
 
 /** The same for `tt`, from the Douyin typings. */
 export interface TtApi {
@@ -28,6 +30,7 @@ export interface TtApi {
   getStorageSync: typeof DouyinStorage.getStorageSync;
   setStorageSync: typeof DouyinStorage.setStorageSync;
   removeStorageSync: typeof DouyinStorage.removeStorageSync;
+  getEnvInfoSync?: typeof DouyinEnvInfo.getEnvInfoSync;
 }
 
 /** ArrayBuffer and Uint8Array of the game's realm (the vm context), so data arrives as the game's own. */
@@ -60,6 +63,8 @@ export class FakeDevice {
     /** Douyin: whether the player is logged into the host app (else only the anonymous code). */
     public hostLoggedIn = true,
     readonly deviceId = `${player}dev`,
+    /** The platform app id the game's runtime reports (getAccountInfoSync / getEnvInfoSync); none: an older base library without the call. */
+    readonly appId?: string,
   ) {}
 
   nextCode(): string {
@@ -187,6 +192,9 @@ export function fakeWx(device: FakeDevice, realm: Realm): WxApi {
     getStorageSync: ((key: string) => device.storageGet(key)) as WxApi["getStorageSync"],
     setStorageSync: ((key: string, data: unknown) => void device.storage.set(key, data)) as WxApi["setStorageSync"],
     removeStorageSync: (key) => void device.storage.delete(key),
+    ...(device.appId === undefined
+      ? {}
+      : { getAccountInfoSync: () => ({ miniProgram: { appId: device.appId!, envVersion: "release", version: "1.0.0" }, plugin: { appId: "", version: "" } }) as WechatMinigame.AccountInfo }),
   };
 }
 
@@ -213,6 +221,13 @@ export function fakeTt(device: FakeDevice, realm: Realm): TtApi {
     getStorageSync: (key) => device.storageGet(key),
     setStorageSync: (key, data) => void device.storage.set(key, data),
     removeStorageSync: (key) => void device.storage.delete(key),
+    ...(device.appId === undefined ? {} : {
+          getEnvInfoSync: () => ({
+            microapp: { mpVersion: "1.0.0", envType: "production", appId: device.appId! },
+            plugin: {},
+            common: { USER_DATA_PATH: "ttfile://user", location: undefined, launchFrom: undefined, schema: undefined },
+          }),
+        }),
   };
 }
 

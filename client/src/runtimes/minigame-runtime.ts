@@ -28,6 +28,10 @@ export interface MiniGameApi extends SubscribePromptApi {
   getStorageSync(key: string): unknown;
   setStorageSync(key: string, value: string): void;
   removeStorageSync(key: string): void;
+  /** WeChat (and QQ, Kuaishou, with WeChat's shape): the running game's account, with its app id. */
+  getAccountInfoSync?(): { miniProgram?: { appId?: string } };
+  /** Douyin: the running game's environment, with its app id. */
+  getEnvInfoSync?(): { microapp?: { appId?: string } };
 }
 
 export interface MiniGameSocketTask {
@@ -52,6 +56,7 @@ export interface MiniGameRuntimeOptions {
 export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, options: MiniGameRuntimeOptions = {}): Runtime {
   return {
     platform,
+    appId: () => runningAppId(api),
     login: () =>
       new Promise<LoginCodes>((resolve, reject) => {
         api.login({
@@ -96,6 +101,16 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
       remove: (key) => api.removeStorageSync(key),
     },
   };
+}
+
+/** The game's app id as its platform reports it; an older base library without the call, or a throw, is "unknown". */
+function runningAppId(api: MiniGameApi): string | undefined {
+  try {
+    const id = api.getAccountInfoSync?.()?.miniProgram?.appId ?? api.getEnvInfoSync?.()?.microapp?.appId;
+    return typeof id === "string" && id !== "" ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function wrapSocketTask(api: MiniGameApi, url: string, headers: Record<string, string>): RuntimeSocket {

@@ -21,6 +21,8 @@ type WebSocketConstructor = new (url: string) => WebSocketLike;
 export interface WebRuntimeOptions {
   /** Which login route codes are for; a browser has no platform of its own. */
   platform: PlatformName;
+  /** The platform app id of the game this page plays (a studio's several games on one server); none: the server's default app. */
+  appId?: string;
   /** Supplies codes when `login()` is called without them (a web game's own login flow). */
   login?: () => Promise<LoginCodes>;
   storage?: RuntimeStorage;
@@ -33,6 +35,7 @@ export function webRuntime(options: WebRuntimeOptions): Runtime {
   const WebSocketImpl = options.WebSocket ?? globals.WebSocket;
   return {
     platform: options.platform,
+    appId: () => options.appId,
     login: () => (options.login ? options.login() : Promise.reject(new Error("the web runtime has no platform login: pass codes to login()"))),
     request: async (request) => {
       if (!globals.fetch) throw new NetworkError("fetch is not available");
