@@ -37,6 +37,16 @@ export const ERROR_CODES = {
     status: 409,
     message: "The data was not encrypted with the kept session key (the player logged in again); fetch it again",
   },
+  session_key_rejected: {
+    status: 409,
+    message: "The platform no longer accepts the kept session key (the player logged in again elsewhere); log in again",
+  },
+  player_storage_full: { status: 409, message: "The player's platform storage is full (at most 128 keys); remove keys first" },
+  subscribe_not_granted: {
+    status: 409,
+    message: "The player has no unused grant of this subscribe template; ask in the game again (requestSubscribe)",
+  },
+  subscribe_invalid: { status: 422, message: "The platform refused the template, page or data of this subscribe message" },
   watermark_mismatch: { status: 422, message: "The decrypted data belongs to another app" },
   content_moderated: {
     status: 422,

@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
 import type { PlatformSimulator } from "../simulator/platform-simulator";
+import type { SocialClient } from "./social-port";
 
 /** One platform's validated settings (`<NAME>_APP_ID`, `<NAME>_APP_SECRET`, `<NAME>_API_BASE_URL`, extras). */
 export interface PlatformSettings {
@@ -178,6 +179,8 @@ export interface PlatformDefinition {
   emptyResponseFields(): Record<string, unknown>;
   /** Player-data features; absent means none. */
   playerData?: PlayerDataFeatures;
+  /** Player storage for friend rankings and, where documented, subscribe messages (social-port.ts); absent means none. */
+  social?: { subscribeMessages: boolean; createClient(deps: PlatformClientDeps): SocialClient };
   createClient(deps: PlatformClientDeps): PlatformClient;
   /** This platform's part of the simulator: its paths, handlers and id formats. */
   simulator: PlatformSimulator;

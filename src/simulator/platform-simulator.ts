@@ -2,6 +2,7 @@
  * What a platform module contributes to the simulator, and what the simulator hands its handlers.
  * The server (simulator-server.ts) knows no platform: it mounts every module's routes.
  */
+import type { SocialSimState } from "./social-state";
 import type { TokenBook, TokenPolicy, TokenStatus } from "./tokens";
 
 /** Stands for a POST body that was not a JSON object; handlers answer it as bad parameters. */
@@ -12,6 +13,8 @@ export interface SimRequest {
   /** Request headers, names lowercased (Douyin's `x-token`). */
   headers: Record<string, string>;
   body: Record<string, unknown> | typeof MALFORMED_BODY | undefined;
+  /** The POST body exactly as received, for the APIs that sign it (player storage). */
+  rawBody?: string;
 }
 
 export interface SimReply {
@@ -23,10 +26,10 @@ export const JSON_TYPE = "application/json";
 
 /**
  * Which `/__simulator/stats` counter a route increments; "business" is any other API that takes an
- * access token, "contentCheck" a text content-security check.
+ * access token, "contentCheck" a text content-security check, "gameContentCheck" WeChat's mini-game one.
  */
-export type CallKind = "code2session" | "accessToken" | "business" | "contentCheck";
-export const CALL_KINDS: readonly CallKind[] = ["code2session", "accessToken", "business", "contentCheck"];
+export type CallKind = "code2session" | "accessToken" | "business" | "contentCheck" | "gameContentCheck";
+export const CALL_KINDS: readonly CallKind[] = ["code2session", "accessToken", "business", "contentCheck", "gameContentCheck"];
 
 export type CredentialCheck = "ok" | "unknown_appid" | "wrong_secret";
 
@@ -55,6 +58,8 @@ export interface PlatformSimContext {
   loggedInRecently(appId: string, openid: string): boolean;
   /** Counts one content check against the app's per-minute and daily limits; false once past them. */
   takeContentCheckQuota(appId: string): boolean;
+  /** Player storage, subscribe grants and messages, the game content check's limit (every platform's). */
+  readonly social: SocialSimState;
   now(): number;
 }
 

@@ -15,7 +15,9 @@
  *   an unknown key is 404 `{errcode: 404}`, a malformed body 400 `{errcode: 400}`;
  * - `POST /__simulator/content-check` with any of `{"perMinute", "perDay", "recentLoginMs"}` (numbers ≥ 0)
  *   changes the content checks' per-app limits and WeChat's recent-login window (`{"perMinute": 0}`: every
- *   check answers the platform's limit error) and answers the settings now in force.
+ *   check answers the platform's limit error) and answers the settings now in force;
+ * - `GET /__simulator/storage`, `POST /__simulator/subscribe-grant`, `GET /__simulator/subscribe-messages`:
+ *   player storage, subscribe grants and delivered messages (social-controls.ts).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,7 +25,9 @@ import type { PlatformDefinition } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
 import type { ContentCheckSettings } from "./content-security";
 import { encryptForClient } from "./open-data";
+import { isSocialControl, socialControl } from "./social-controls";
 import { CALL_KINDS, JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
+import { PaymentSimulator, type PaymentSimulatorOptions } from "./payments/payment-simulator";
 import { SimulatorState, type SimulatorApp } from "./state";
 
 export type { SimulatorApp } from "./state";
@@ -42,6 +46,8 @@ export interface SimulatorOptions {
   now?: () => number;
   /** Content-check limits and WeChat's recent-login window (defaults: the documented ones). */
   contentCheck?: Partial<ContentCheckSettings>;
+  /** Payments (wallets, item purchases): the push retry schedule's scale. */
+  payments?: PaymentSimulatorOptions;
 }
 
 /** The simulator app (id and secret) of every given platform. */
@@ -58,8 +64,12 @@ export interface RunningSimulator {
   /** Upstream calls served: every request to those endpoints, success or error. */
   stats(): SimulatorStats;
   resetStats(): void;
+  /** Wallets and item purchases (payments/payment-simulator.ts): balances, and where purchases are pushed by default. */
+  payments: PaymentSimulator;
   /** Changes the content-check limits at run time, e.g. `{ perMinute: 0 }` to make every check hit the limit. */
   setContentCheck(settings: Partial<ContentCheckSettings>): void;
+  /** The same for WeChat's mini-game check, which has a limit of its own (chat). */
+  setGameContentCheck(settings: Partial<Pick<ContentCheckSettings, "perMinute" | "perDay">>): void;
   /** Also drops keep-alive connections, so a pooled client cannot hold the server open. */
   close(): Promise<void>;
 }
@@ -109,6 +119,11 @@ interface MountedRoute {
 const MAX_BODY_BYTES = 64 * 1024;
 
 function readBody(req: http.IncomingMessage): Promise<SimRequest["body"]> {
+  return readRequestBody(req).then((r) => r.body);
+}
+
+/** The parsed body, and its text as received (signed APIs check a signature over exactly those bytes). */
+function readRequestBody(req: http.IncomingMessage): Promise<Pick<SimRequest, "body" | "rawBody">> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -117,16 +132,17 @@ function readBody(req: http.IncomingMessage): Promise<SimRequest["body"]> {
       if (size <= MAX_BODY_BYTES) chunks.push(chunk);
     });
     req.on("end", () => {
-      if (size > MAX_BODY_BYTES) return resolve(MALFORMED_BODY);
+      if (size > MAX_BODY_BYTES) return resolve({ body: MALFORMED_BODY });
+      const rawBody = Buffer.concat(chunks).toString("utf8");
       try {
-        const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        const parsed: unknown = JSON.parse(rawBody);
         const isObject = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed);
-        resolve(isObject ? (parsed as Record<string, unknown>) : MALFORMED_BODY);
+        resolve({ body: isObject ? (parsed as Record<string, unknown>) : MALFORMED_BODY, rawBody });
       } catch {
-        resolve(MALFORMED_BODY);
+        resolve({ body: MALFORMED_BODY, rawBody });
       }
     });
-    req.on("error", () => resolve(MALFORMED_BODY));
+    req.on("error", () => resolve({ body: MALFORMED_BODY }));
   });
 }
 
@@ -158,6 +174,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     for (const route of p.simulator.routes) routes.set(`${route.method} ${prefixes.get(p.name)}${route.path}`, { platform: p.name, route, context });
   }
 
+  const payments = new PaymentSimulator(
+    {
+      context: (platform) => {
+        const p = platforms.find((d) => d.name === platform);
+        return p ? state.contextFor(p.name, p.simulator.tokenPolicy) : undefined;
+      },
+      defaultAppId: (platform) => (options.apps ?? defaultSimulatorApps(platforms)).find((a) => a.platform === platform)?.appId,
+      now: options.now ?? Date.now,
+    },
+    options.payments,
+  );
+
   const perPlatform = (): Record<string, number> => Object.fromEntries(platforms.map((p) => [p.name, 0]));
   const zeroStats = () => Object.fromEntries(CALL_KINDS.map((kind) => [kind, perPlatform()])) as SimulatorStats;
   let counters = zeroStats();
@@ -182,17 +210,25 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       state.contentCheck = { ...state.contentCheck, ...changes };
       return send(res, 200, { contentType: JSON_TYPE, body: state.contentCheck });
     }
+    if (isSocialControl(routeKey)) {
+      const { status, body } = socialControl(routeKey, url.searchParams, req.method === "POST" ? await readBody(req) : (req.resume(), undefined), state.social);
+      return send(res, status, { contentType: JSON_TYPE, body });
+    }
+    if (payments.owns(req.method ?? "", url.pathname)) {
+      const { status, reply } = await payments.handle(req, url);
+      return send(res, status, reply);
+    }
     const mounted = routes.get(routeKey);
     if (!mounted) {
       req.resume();
       return send(res, 404, { contentType: JSON_TYPE, body: { errcode: 404, errmsg: `no simulator route for ${routeKey}` } });
     }
     counters[mounted.route.counts][mounted.platform] += 1;
-    let body: SimRequest["body"];
-    if (req.method === "POST") body = await readBody(req);
+    let received: Pick<SimRequest, "body" | "rawBody"> = { body: undefined };
+    if (req.method === "POST") received = await readRequestBody(req);
     else req.resume();
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : (v ?? "")]));
-    send(res, 200, mounted.route.handle({ query: url.searchParams, headers, body }, mounted.context));
+    send(res, 200, mounted.route.handle({ query: url.searchParams, headers, ...received }, mounted.context));
   }
 
   const server = http.createServer((req, res) => {
@@ -216,14 +252,19 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     url: `http://${urlHost}:${port}`,
     stats,
+    payments,
     resetStats: () => {
       counters = zeroStats();
     },
     setContentCheck: (settings) => {
       state.contentCheck = { ...state.contentCheck, ...settings };
     },
+    setGameContentCheck: (settings) => {
+      state.social.gameContentCheck = { ...state.social.gameContentCheck, ...settings };
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
+        payments.close();
         if (!server.listening) return resolve();
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();

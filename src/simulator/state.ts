@@ -2,6 +2,7 @@
 import { ConsumedCodes, MAX_REMEMBERED_CODES } from "./codes";
 import { ContentCheckQuota, DEFAULT_CONTENT_CHECK_SETTINGS, type ContentCheckSettings } from "./content-security";
 import type { CredentialCheck, PlatformSimContext } from "./platform-simulator";
+import { SocialSimState } from "./social-state";
 import { TokenBook, type TokenPolicy, type TokenStatus } from "./tokens";
 
 export interface SimulatorApp {
@@ -29,6 +30,7 @@ export class SimulatorState {
   /** Content-check limits; tests change them at run time (`RunningSimulator.setContentCheck`). */
   contentCheck: ContentCheckSettings = { ...DEFAULT_CONTENT_CHECK_SETTINGS };
   private readonly contentQuota = new ContentCheckQuota(() => this.contentCheck);
+  readonly social: SocialSimState;
   /** Every key issued, for the encrypt helper; bounded like consumed codes, oldest dropped first. */
   private readonly issuedKeys = new Map<string, IssuedSessionKey>();
 
@@ -42,6 +44,7 @@ export class SimulatorState {
       this.apps.set(key, { ...app });
     }
     this.consumed = new ConsumedCodes(now);
+    this.social = new SocialSimState(now);
   }
 
   /** The state as one platform's handlers see it. */
@@ -59,6 +62,7 @@ export class SimulatorState {
         return at !== undefined && this.now() - at <= this.contentCheck.recentLoginMs;
       },
       takeContentCheckQuota: (appId) => this.contentQuota.take(`${platform}\0${appId}`, this.now()),
+      social: this.social,
       now: this.now,
     };
   }

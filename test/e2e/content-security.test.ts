@@ -74,6 +74,7 @@ for (const backend of backends) {
     });
     afterEach(async () => {
       simulator.setContentCheck({ perMinute: 4000 });
+      simulator.setGameContentCheck({ perMinute: 10_000 });
       await leaveRooms(rooms);
     });
     after(async () => {
@@ -165,7 +166,8 @@ for (const backend of backends) {
       const b = await join(await login());
       const fallbacks = () => metric(h, /^content_check_fallbacks_total\{platform="wechat",reason="platform_rate_limited"\}/);
       const before = await fallbacks();
-      simulator.setContentCheck({ perMinute: 0 });
+      // WeChat chat goes to the mini-game check, which has its own limit.
+      simulator.setGameContentCheck({ perMinute: 0 });
       a.room.send("chat", { text: "localbadword during the outage" });
       await until(() => a.got.error.length === 1, "the sender's error");
       assert.equal(a.got.error[0].code, "content_moderated");
@@ -196,7 +198,7 @@ for (const backend of backends) {
       await until(() => a.got.error.length === 1, "the next check");
       assert.equal(a.got.error[0].code, "content_moderated", "the platform, not the word list, still decides");
       assert.equal(simulator.stats().accessToken.wechat, 1, "one token fetch heals it");
-      assert.equal(simulator.stats().contentCheck.wechat, 3, "one refused check, its retry, the next check");
+      assert.equal(simulator.stats().gameContentCheck.wechat, 3, "one refused check, its retry, the next check (chat: the mini-game check)");
     });
 
     it("Douyin: a token cancelled mid-run is healed for nickname checks too", async () => {

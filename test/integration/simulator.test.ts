@@ -300,13 +300,14 @@ describe("platform simulator", () => {
         accessToken: { ...everyPlatform(0), wechat: 1, douyin: 2 },
         business: { ...everyPlatform(0), wechat: 1 },
         contentCheck: everyPlatform(0),
+        gameContentCheck: everyPlatform(0),
       };
       assert.deepEqual(sim.stats(), expected);
       assert.deepEqual((await http.get("/__simulator/stats")).body, expected);
 
       const reset = await http.post("/__simulator/reset", "");
       assert.equal(reset.status, 200);
-      const zero = { code2session: everyPlatform(0), accessToken: everyPlatform(0), business: everyPlatform(0), contentCheck: everyPlatform(0) };
+      const zero = { code2session: everyPlatform(0), accessToken: everyPlatform(0), business: everyPlatform(0), contentCheck: everyPlatform(0), gameContentCheck: everyPlatform(0) };
       assert.deepEqual(sim.stats(), zero);
       assert.deepEqual((await http.get("/__simulator/stats")).body, zero);
     });

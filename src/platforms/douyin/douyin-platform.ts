@@ -17,6 +17,7 @@ import {
   type TextCheck,
   type TextVerdict,
 } from "../platform";
+import { createDouyinSocialClient } from "./douyin-social";
 import { douyinSimulator } from "./douyin-simulator";
 
 /**
@@ -224,6 +225,7 @@ export const douyinPlatform: PlatformDefinition = {
   emptyResponseFields: () => ({ ...EMPTY_FIELDS }),
   // Douyin documents no phone-number server API for mini-games (part 2 §4.6).
   playerData: { openData: true, sessionCheck: true, phoneNumber: false },
+  social: { subscribeMessages: true, createClient: createDouyinSocialClient },
   createClient: (deps) => new DouyinClient(deps),
   simulator: douyinSimulator,
 };

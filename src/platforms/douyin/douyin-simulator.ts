@@ -30,6 +30,7 @@ import { simulatedVerdict } from "../../simulator/content-security";
 import { errNoReply } from "../../simulator/err-no-envelope";
 import { JSON_TYPE, MALFORMED_BODY, param, type PlatformSimContext, type PlatformSimulator, type SimReply, type SimRequest } from "../../simulator/platform-simulator";
 import type { IssuedToken } from "../../simulator/tokens";
+import { douyinSocialRoutes } from "./douyin-social-simulator";
 
 function loginError(errcode: number, errmsg: string, error: number, message = errmsg): SimReply {
   return { contentType: JSON_TYPE, body: { errcode, errmsg, error, message } };
@@ -176,6 +177,8 @@ export const douyinSimulator: PlatformSimulator = {
     { method: "POST", path: "/mgplatform/api/apps/stable_token", counts: "accessToken", handle: stableToken },
     { method: "GET", path: "/mgplatform/api/apps/check_session_key", counts: "business", handle: checkSessionKey },
     { method: "POST", path: "/api/v2/tags/text/antidirt", counts: "contentCheck", handle: antidirt },
+    // Player storage and subscribe notifications: douyin-social-simulator.ts.
+    ...douyinSocialRoutes,
   ],
   answersAs: { blocked: "invalid", ratelimited: "busy" },
   // Douyin tokens are observed as hex starting with 0801121.

@@ -5,6 +5,9 @@ import { callPlatformApi } from "../shared/http-json";
 import { errorNumber, loginCodeParam, str } from "../shared/login-code";
 import type { ErrorTable } from "../shared/platform-errors";
 import { isTextVerdict, type PhoneNumber, type PlatformClient, type PlatformClientDeps, type PlatformDefinition, type TextCheck, type TextScene, type TextVerdict } from "../platform";
+import { bool } from "../../config/config-types";
+import { checkGameChatText } from "./wechat-game-content";
+import { createWechatSocialClient } from "./wechat-social";
 import { wechatSimulator } from "./wechat-simulator";
 
 /** WeChat error numbers (platform-apis.md §1, §2c) and what they mean for our caller. */
@@ -104,7 +107,8 @@ function createWechatClient(deps: PlatformClientDeps): PlatformClient {
   return {
     ...createErrcodeClient(CLIENT_SPEC, deps),
     getPhoneNumber: (call) => getPhoneNumber(deps, call),
-    checkText: (check) => checkText(deps, check),
+    // Chat goes to the mini-game check with its chat scene unless WECHAT_GAME_CHAT_CHECK=false; nicknames stay on msgSecCheck's profile scene.
+    checkText: (check) => (check.scene === "chat" && deps.settings.extra.gameChatCheck !== false ? checkGameChatText(deps, check) : checkText(deps, check)),
   };
 }
 
@@ -114,14 +118,15 @@ export const wechatPlatform: PlatformDefinition = {
   defaultApiBaseUrl: "https://api.weixin.qq.com",
   simulatorApp: { appId: "wx_simulator_app", appSecret: "simulator-wechat-secret" },
   extraSettings: {
-    shape: { WECHAT_TOKEN_API: z.enum(["stable", "ordinary"]).default("stable") },
-    read: (s) => ({ tokenApi: s.WECHAT_TOKEN_API }),
+    shape: { WECHAT_TOKEN_API: z.enum(["stable", "ordinary"]).default("stable"), WECHAT_GAME_CHAT_CHECK: bool.default(true) },
+    read: (s) => ({ tokenApi: s.WECHAT_TOKEN_API, gameChatCheck: s.WECHAT_GAME_CHAT_CHECK }),
   },
   loginQuerySchema: z.object({ jsCode: loginCodeParam }).transform((q) => ({ code: q.jsCode })),
   codeParams: ["jsCode"],
   userKeyOrder: ["openid", "unionid"],
   emptyResponseFields: () => ({ ...ERRCODE_LOGIN_FIELDS }),
   playerData: { openData: true, sessionCheck: true, phoneNumber: true },
+  social: { subscribeMessages: true, createClient: createWechatSocialClient },
   createClient: createWechatClient,
   simulator: wechatSimulator,
 };

@@ -17,12 +17,15 @@
  * 2 or "2" needs `content`, `scene` 1–4 (40129) and the openid of a login within the recent-login
  * window (61010 `code is expired`, even for an openid never seen); risky text is errcode 0 with
  * `result.suggest: "risky"`, `simulator-review` is "review", with `detail[]` and `trace_id`.
+ *
+ * Player storage, interactive data, subscribe messages and the game content check: wechat-social-simulator.ts.
  */
 import { ConsumedCodes, idDigest, newRid } from "../../simulator/codes";
 import { simulatedVerdict } from "../../simulator/content-security";
 import { errcodeSimulator, WECHAT_FAMILY_TOKEN_ERRORS, type CredentialErrors, type ErrcodeBusinessHelpers } from "../../simulator/errcode-simulator";
 import { MALFORMED_BODY, param, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "../../simulator/platform-simulator";
 import { opaqueTokenPolicy } from "../../simulator/tokens";
+import { wechatSocialRoutes } from "./wechat-social-simulator";
 
 const credentialErrors: CredentialErrors = {
   missingAppid: [41002, "appid missing"],
@@ -138,6 +141,6 @@ export const wechatSimulator = errcodeSimulator({
       invalidOpenid: [40003, "invalid openid"],
       invalidSignature: [87009, "invalid signature"],
     },
-    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers)],
+    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers), ...wechatSocialRoutes(helpers)],
   },
 });
