@@ -206,3 +206,26 @@ describe("config: content security", () => {
     }
   });
 });
+
+describe("config: the user store's URL", () => {
+  it("picks MongoDB for mongodb:// and mongodb+srv:// URLs, with the database timeouts", () => {
+    for (const url of ["mongodb://127.0.0.1:27017/game", "mongodb+srv://game:secret@cluster0.example.net/game?retryWrites=true"]) {
+      const c = parseConfig({ DATABASE_URL: url, DATABASE_CONNECT_TIMEOUT_MS: "900" });
+      assert.deepEqual(c.store, { kind: "mongodb", url, connectTimeoutMs: 900, acquireTimeoutMs: 3000, queryTimeoutMs: 800 });
+    }
+    assert.equal(parseConfig({ DATABASE_URL: "postgres://db/x" }).store.kind, "postgres");
+    assert.equal(parseConfig({}).store.kind, "sqlite");
+  });
+
+  it("refuses a URL of another kind or without a host, naming DATABASE_URL", () => {
+    for (const url of ["mysql://db/x", "mongodb://", "mongodb:///game", "mongo://db/x", "127.0.0.1:27017"]) {
+      const problems = problemsOf({ DATABASE_URL: url });
+      assert.ok(problems.some((p) => p.startsWith("DATABASE_URL")), `${url}: ${problems.join("; ")}`);
+    }
+  });
+
+  it("lets several processes share MongoDB as they share PostgreSQL", () => {
+    const c = parseConfig({ INSTANCES: "2", REDIS_URL: "redis://r:6379", DATABASE_URL: "mongodb://db/x", PUBLIC_ADDRESS: "game.example.com/{port}" });
+    assert.equal(c.store.kind, "mongodb");
+  });
+});
