@@ -8,12 +8,15 @@
   const Minigame = window.MinigameClient;
   const state = { client: null, room: null };
 
-  /** One game client per login: the web runtime is told which platform's route the codes are for. */
-  function createClient(platform) {
+  /**
+   * One game client per login: the web runtime is told which platform's route the codes are for and
+   * which game (the platform's app id) they log in to, as a mini-game's runtime would report it.
+   */
+  function createClient(platform, appId) {
     const client = Minigame.createGameClient({
       server: window.location.origin,
       // In memory: a reload starts logged out, so the page always shows a full login.
-      runtime: Minigame.webRuntime({ platform, storage: Minigame.memoryStorage() }),
+      runtime: Minigame.webRuntime({ platform, appId: appId || undefined, storage: Minigame.memoryStorage() }),
     });
     client.on("sessionEnded", (event) => {
       logEvent("session ended by the server (" + event.code + ")");
@@ -73,9 +76,14 @@
   const platforms = {};
 
   function showCodeKinds() {
-    const params = (platforms[$("platform").value] || {}).codeParams || [];
+    const platform = platforms[$("platform").value] || {};
+    const params = platform.codeParams || [];
     $("code-kind").replaceChildren(...params.map((p) => new Option(p, p)));
     $("code-kind-label").hidden = params.length < 2;
+    // The studio's games on this platform (APPS_FILE); the default app is sent without an app id.
+    const apps = platform.apps || [];
+    $("app").replaceChildren(...apps.map((a) => new Option(a.key + " (" + a.appId + ")", a.key === "default" ? "" : a.appId)));
+    $("app-label").hidden = apps.length < 2;
   }
 
   async function loadPlatforms() {
@@ -97,14 +105,14 @@
     const anonymous = $("code-kind").value === "anonymous_code";
     const code = $("code").value.trim();
     setStatus($("login-status"), "Logging in…");
-    const client = createClient(platform);
+    const client = createClient(platform, $("app").value);
     try {
       const user = await client.login({ codes: anonymous ? { anonymousCode: code } : { code } });
       state.client = client;
       $("user").textContent = JSON.stringify(user, null, 2);
       $("claims").textContent = describeClaims(decodeJwtPayload(client.session.token));
       setStatus($("login-status"), "Logged in as " + user.username, "ok");
-      logEvent("logged in on " + platform + " as " + user.username);
+      logEvent("logged in on " + platform + (client.appId ? " (app " + client.appId + ")" : "") + " as " + user.username);
       $("code").value = nextCode(code);
     } catch (err) {
       // ApiError: the HTTP status and the server's stable data.code.

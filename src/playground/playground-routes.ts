@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import express, { Router } from "express";
 import type { PlatformDefinition } from "../platforms/platform";
+import type { PlatformApps } from "../services/platform-apps";
 
 /** `public/` next to `src/` when run with tsx, and two levels up from `build/src/` when built. */
 function publicDir(): string {
@@ -17,10 +18,19 @@ function clientDropInFile(): string | undefined {
   return candidates.map((dir) => path.join(dir, "minigame-client.js")).find((file) => fs.existsSync(file));
 }
 
-/** The browser playground at `/`, using this repository's game client, served locally so no CDN is needed. */
-export function playgroundRoutes(platforms: readonly PlatformDefinition[]): Router {
+/**
+ * The browser playground at `/`, using this repository's game client, served locally so no CDN is
+ * needed. Each platform lists its apps (key and platform app id, never a secret), so a player can
+ * pick which of a studio's games to log in to.
+ */
+export function playgroundRoutes(platforms: readonly PlatformDefinition[], apps: PlatformApps): Router {
   const router = Router();
-  const platformList = platforms.map((p) => ({ name: p.name, displayName: p.displayName, codeParams: p.codeParams }));
+  const platformList = platforms.map((p) => ({
+    name: p.name,
+    displayName: p.displayName,
+    codeParams: p.codeParams,
+    apps: apps.appsOf(p.name).map((a) => ({ key: a.app, appId: a.appId })),
+  }));
   router.get("/playground/platforms.json", (_req, res) => {
     res.json(platformList);
   });

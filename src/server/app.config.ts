@@ -12,6 +12,7 @@ import { opsRoutes } from "../api/ops-routes";
 import { buildOpenApiDocument } from "../api/openapi/build-openapi";
 import { apiDocsRoutes } from "../api/openapi/docs-routes";
 import type { AppConfig } from "../config/config";
+import { describeApps } from "../config/settings/apps";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
@@ -95,7 +96,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
         app.use(apiDocsRoutes(document));
       }
-      if (settings.playgroundEnabled) app.use(playgroundRoutes(services.platformDefinitions));
+      if (settings.playgroundEnabled) app.use(playgroundRoutes(services.platformDefinitions, services.platformApps));
       answerTheRestWithEnvelope(app, logger);
       logger.info(`ready: ${describeStartup(services)}`);
     },
@@ -154,6 +155,7 @@ function describeStartup(services: Services): string {
       : `platforms: ${services.platformDefinitions.map((p) => `${p.name} → ${config.platforms[p.name].apiBaseUrl}`).join(", ")}`,
     describeUserStore(config.store),
     { memory: "in-memory cache (single process)", redis: "Redis cache", "redis-cluster": "Redis Cluster cache" }[config.cache.kind],
+    describeApps(config.apps),
   ];
   if (config.jwt.isDevelopmentSecret) parts.push("built-in development JWT secret");
   return parts.join("; ");

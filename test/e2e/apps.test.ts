@@ -40,7 +40,7 @@ for (const backend of backends) {
   describe(`several apps in one deployment — ${backend.name}`, function () {
     this.timeout(30_000);
     const h = useHarness(backend, {
-      env: { PLATFORM_SIMULATOR: "embedded", PLATFORMS: "wechat,douyin", APPS_FILE: puzzleAppsFile(), REFRESH_GRACE_SEC: "0" },
+      env: { PLATFORM_SIMULATOR: "embedded", PLATFORMS: "wechat,douyin", APPS_FILE: puzzleAppsFile(), REFRESH_GRACE_SEC: "0", PLAYGROUND_ENABLED: "true" },
     });
     const rooms: Room[] = [];
     afterEach(() => leaveRooms(rooms));
@@ -137,6 +137,19 @@ for (const backend of backends) {
       assert.equal((await h.get("/api/users/me", bearer(inDefault.token))).status, 403);
       assert.equal(await h.services.cache.get(accessTokenKey(inDefault.user.id, "default")), null);
       assert.equal(await h.services.cache.get(accessTokenKey(inDefault.user.id, "puzzle")), null);
+    });
+
+    it("lists each platform's games for the playground and in the start-up line, never a secret", async () => {
+      const res = await fetch(`${h.baseUrl}/playground/platforms.json`);
+      const text = await res.text();
+      const list = JSON.parse(text) as Array<{ name: string; apps: Array<{ key: string; appId: string }> }>;
+      assert.deepEqual(list.find((p) => p.name === "wechat")?.apps.map((a) => a.key), ["default", "puzzle"]);
+      assert.deepEqual(list.find((p) => p.name === "wechat")?.apps[1], { key: "puzzle", appId: PUZZLE_APP_ID });
+      assert.deepEqual(list.find((p) => p.name === "douyin")?.apps.map((a) => a.key), ["default"]);
+      assert.ok(!text.includes("puzzle-wechat-secret"));
+      const ready = h.logs.find((line) => line.includes("ready:"))!;
+      assert.match(ready, new RegExp(`puzzle \\(wechat ${PUZZLE_APP_ID}\\)`));
+      assert.ok(!h.logs.join("").includes("puzzle-wechat-secret"), "no log line holds the app secret");
     });
 
     it("refuses an app id the deployment does not serve with 400 unknown_app, before calling the platform", async () => {

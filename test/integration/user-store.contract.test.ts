@@ -310,6 +310,24 @@ for (const impl of implementations) {
         assert.deepEqual(await store.listIdentities(crypto.randomUUID()), []);
       });
 
+      it("keeps apps' namespaces apart: the same id under wechat and under wechat@<app id> is two identities (core/apps.ts)", async () => {
+        const platformId = `o-${suffix()}`;
+        const ofDefault = { platform: "wechat", platformId };
+        const ofPuzzle = { platform: "wechat@wx_puzzle_app", platformId };
+        const a = await store.createUser(draft(), [ofDefault]);
+        const b = await store.createUser(draft(), [ofPuzzle]);
+        assert.equal((await store.findByIdentity(ofDefault))?.id, a.id);
+        assert.equal((await store.findByIdentity(ofPuzzle))?.id, b.id);
+        assert.equal(await store.findByIdentity({ platform: "wechat@wx_other_app", platformId }), null);
+        // A player of two games: one user, found from either app's openid, listed with their namespaces.
+        const union = { platform: "wechat", platformId: `u-${suffix()}` };
+        assert.ok(await store.attachIdentity(a.id, union, { asPrimary: false }));
+        const secondGame = { platform: "wechat@wx_racing_app", platformId: `o-${suffix()}` };
+        assert.equal((await store.attachIdentity(a.id, secondGame, { asPrimary: false }))?.openid, a.openid, "the user's openid stays the first game's");
+        assert.deepEqual(new Set((await store.listIdentities(a.id)).map((i) => `${i.platform}:${i.platformId}`)), new Set([ofDefault, union, secondGame].map((i) => `${i.platform}:${i.platformId}`)));
+        assert.deepEqual(new Set((await store.exportUser(a.id))!.identities.map((i) => i.platform)), new Set(["wechat", "wechat@wx_racing_app"]));
+      });
+
       it("returns null and links nothing when the user does not exist", async () => {
         const id = identity();
         assert.equal(await store.attachIdentity(crypto.randomUUID(), id, { asPrimary: true }), null);
