@@ -39,6 +39,10 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.REDIS_URL && s.REDIS_CLUSTER_NODES) problem("REDIS_CLUSTER_NODES", "set either REDIS_URL or REDIS_CLUSTER_NODES, not both");
   if (instances > 1 && !sharedRedis) problem("REDIS_URL", "INSTANCES > 1 requires REDIS_URL (the in-memory cache is per process)");
   if (instances > 1 && !s.DATABASE_URL) problem("DATABASE_URL", "INSTANCES > 1 requires DATABASE_URL (SQLite is per machine and per process lock)");
+  if (s.REDIS_CLUSTER_NODES && /[{}]/.test(s.CACHE_KEY_PREFIX)) {
+    // Braces in the prefix would be every key's hash tag: the whole cache on one cluster node.
+    problem("CACHE_KEY_PREFIX", "must not contain { or } with REDIS_CLUSTER_NODES (a hash tag there puts every key in one slot)");
+  }
   if (instances > 1 && !s.PUBLIC_ADDRESS) {
     problem("PUBLIC_ADDRESS", "INSTANCES > 1 requires PUBLIC_ADDRESS (e.g. game.example.com/{port}) so room seats reach the right process");
   } else if (s.NODE_ENV === "production" && sharedRedis && !s.PUBLIC_ADDRESS) {

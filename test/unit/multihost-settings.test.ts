@@ -62,6 +62,8 @@ describe("settings for several hosts", () => {
     assert.ok(problemsOf({ REDIS_CLUSTER_NODES: "10.0.0.1:7000" }).some((p) => p.startsWith("REDIS_CLUSTER_NODES")));
     assert.ok(problemsOf({ REDIS_CLUSTER_NODES: "redis://a:1", REDIS_URL: "redis://b:2" }).some((p) => p.startsWith("REDIS_CLUSTER_NODES")));
     assert.ok(!problemsOf({ INSTANCES: "2", REDIS_CLUSTER_NODES: "redis://a:1" }).some((p) => p.startsWith("REDIS_URL")));
+    assert.ok(problemsOf({ REDIS_CLUSTER_NODES: "redis://a:1", CACHE_KEY_PREFIX: "{game}:" }).some((p) => p.startsWith("CACHE_KEY_PREFIX")));
+    assert.deepEqual(problemsOf({ REDIS_URL: "redis://a:1", CACHE_KEY_PREFIX: "{game}:" }), [], "one Redis has no slots");
   });
 
   it("hands Colyseus its timeouts from our settings, under the names it reads", () => {

@@ -24,7 +24,7 @@ const read = (file: string) => fs.readFileSync(path.join(ROOT, file), "utf8");
 const existsInRepository = (file: string) => fs.existsSync(path.join(ROOT, file));
 
 /** Markdown files whose links and paths are checked. */
-const DOCUMENTS = ["README.md", "docs/platforms.md", "docs/stores.md", "CHANGELOG.md"];
+const DOCUMENTS = ["README.md", "docs/platforms.md", "docs/stores.md", "docs/deploy.md", "CHANGELOG.md"];
 
 /** Variables of the tooling (tests, bench, CI, standalone simulator), not of the server. */
 const TOOLING_SOURCES = ["test/support/services.ts", "bench/run.ts", ".ci/run", "src/config/simulator-config.ts"];
@@ -100,7 +100,7 @@ describe("README honesty", () => {
 
     it("runs only npm scripts that exist in package.json, as does docs/platforms.md", () => {
       assert.ok([...readme.matchAll(/\bnpm run /g)].length >= 3, "found under 3 npm run commands: is the pattern broken?");
-      for (const document of ["README.md", "docs/platforms.md"]) {
+      for (const document of ["README.md", "docs/platforms.md", "docs/deploy.md"]) {
         const text = read(document);
         const named = [...text.matchAll(/\bnpm run ([\w:.-]+)/g), ...text.matchAll(/\bnpm (start|test)\b/g)].map((m) => m[1]);
         const missing = [...new Set(named)].filter((script) => !scripts.includes(script));
@@ -118,7 +118,7 @@ describe("README honesty", () => {
     it("names only settings that exist (in the schema, or of the tooling), as does docs/platforms.md", () => {
       const schemaKeys = Object.keys(settingsSchema.shape);
       const tooling = TOOLING_SOURCES.map(read).join("\n");
-      for (const document of ["README.md", "docs/platforms.md"]) {
+      for (const document of ["README.md", "docs/platforms.md", "docs/deploy.md"]) {
         const text = read(document);
         const named = new Set([
           ...[...text.matchAll(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g)].map((m) => m[0]),

@@ -12,8 +12,9 @@ export const CODE_EXAMPLES: Record<string, string> = {
 };
 
 export const SESSION_NOTE =
-  "**One session per user:** a new login (mini-game or account) ends the previous session; its access token " +
-  "then answers `session_revoked`.";
+  "**One session per user and game:** a new login (mini-game or account) ends the previous session of the same app " +
+  "(the token's `app` claim: `default`, or a key of the server's APPS_FILE); its access token then answers `session_revoked`. " +
+  "Sessions in the studio's other games go on.";
 
 export const PASSWORD_BUDGET_NOTE =
   "**Password budget:** each account has one budget of RATE_LIMIT_ACCOUNT_MAX (default 10) password attempts per " +
