@@ -16,9 +16,10 @@
  */
 import { z } from "zod";
 import { splitList, type Env } from "./config-types";
-import { placeholderProblems, productionProblems } from "./production-rules";
+import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
+import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
@@ -26,7 +27,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -64,6 +65,7 @@ function toAppConfig(s: Settings) {
     ...storageConfig(s),
     ...platforms,
     ...appsConfig(s, platforms.platforms),
+    ...paymentsConfig(s),
   };
 }
 
@@ -78,6 +80,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     accessTokenRouteKey: s.ACCESS_TOKEN_ROUTE_KEY,
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
   });
+  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 

@@ -49,7 +49,7 @@ export function placeholderProblems(env: Env, knownKeys: readonly string[]): Set
   return knownKeys.filter((key) => /change[-_]?me/i.test(env[key] ?? "")).map((key) => ({ key, message: "still the arena.env placeholder" }));
 }
 
-function isPlaceholder(value: string): boolean {
+export function isPlaceholder(value: string): boolean {
   return PLACEHOLDER.test(value);
 }
 

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
 import { openMongoUserStore } from "./mongo/open-mongo";
+import { KyselyOrderLedger, type OrderDatabase } from "./sql/kysely-order-ledger";
 import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./sql/kysely-user-store";
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
 import { SqliteGroupCommit } from "./sql/sqlite-group-commit";
@@ -54,7 +55,22 @@ function openSqlite(file: string, synchronous: "FULL" | "NORMAL", options: Kysel
   database.pragma(`synchronous = ${synchronous}`);
   cachePreparedStatements(database);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  sqliteConnections.set(path.resolve(file), kysely);
   return new KyselyUserStore(kysely, "sqlite", options, new SqliteGroupCommit(kysely as Kysely<unknown>, database));
+}
+
+/** The connection this process opened to each SQLite file for its user store, for the order ledger to share. */
+const sqliteConnections = new Map<string, Kysely<Database>>();
+
+/**
+ * The order ledger on the user store's own SQLite connection (opened by createUserStore for `file`):
+ * better-sqlite3 waits for a lock synchronously, so a second connection to the file in this process
+ * could stall on a transaction of the first that cannot go on while it waits. Closed with the store.
+ */
+export function sharedSqliteLedger(file: string): KyselyOrderLedger {
+  const kysely = sqliteConnections.get(path.resolve(file));
+  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
+  return new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite");
 }
 
 /**

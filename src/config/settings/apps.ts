@@ -11,6 +11,7 @@ import { DEFAULT_APP } from "../../core/apps";
 import type { PlatformDefinition, PlatformSettings } from "../../platforms/platform";
 import { platformDefinitions } from "../../platforms/registry";
 import { bool } from "../config-types";
+import { appPaymentSecrets, appPaymentsSchema, type AppPaymentsSettings } from "./payments";
 
 /** Lowercase, short, no separators of our cache keys (`:`) or identity namespaces (`@`). */
 const APP_KEY = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -19,6 +20,8 @@ const platformAppSchema = z.strictObject({
   appId: z.string().trim().min(1, "is required"),
   appSecret: z.string().min(1, "is required"),
   apiBaseUrl: z.string().regex(/^https?:\/\//, "must be an http(s) URL").optional(),
+  /** The keys the platform issued this app for payments (settings/payments.ts); payments stay off without them. */
+  payments: appPaymentsSchema.optional(),
 });
 
 /** One app of the file: its key and one entry per platform; any other field is an unknown platform. */
@@ -120,13 +123,17 @@ export function appsProblems(
 
 /** Every placeholder secret of the file's apps, for production's rules: `key.platform` → secret. */
 export function appSecrets(s: AppsSettings): Array<{ where: string; value: string }> {
-  return (s.APPS_FILE ?? []).flatMap((app) => Object.entries(app.platforms).map(([platform, e]) => ({ where: `${app.key}.${platform}`, value: e.appSecret })));
+  return (s.APPS_FILE ?? []).flatMap((app) =>
+    Object.entries(app.platforms).flatMap(([platform, e]) => [{ where: `${app.key}.${platform}`, value: e.appSecret }, ...appPaymentSecrets(`${app.key}.${platform}`, e.payments)]),
+  );
 }
 
 /** One app as the services see it: its key and its settings per platform it is on. */
 export interface AppSettings {
   key: string;
   platforms: Record<string, PlatformSettings>;
+  /** Payment keys per platform as the APPS_FILE entry gives them (the default app's: the payments settings). */
+  payments?: Record<string, AppPaymentsSettings>;
 }
 
 /**
@@ -145,6 +152,7 @@ export function appsConfig(s: AppsSettings, defaultPlatforms: Record<string, Pla
           return [platform, { appId: e.appId, appSecret: e.appSecret, apiBaseUrl, extra: base.extra }];
         }),
     ),
+    payments: Object.fromEntries(Object.entries(app.platforms).flatMap(([platform, e]) => (e.payments ? [[platform, e.payments]] : []))),
   }));
   return {
     /** Every app served, `default` (the platform settings) first. */

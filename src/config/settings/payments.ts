@@ -3,8 +3,8 @@
  * (WeChat: offer id, AppKeys, message-push Token and EncodingAESKey; Douyin: the payment secret) are
  * per platform and per app: `WECHAT_PAY_*` / `DOUYIN_PAY_*` for the app of the platform settings,
  * a `payments` object in an APPS_FILE entry for the others. Payments stay off for an app until its
- * keys are set, so a deployment that sells nothing sets none. With the embedded simulator the
- * default app uses the simulator's own keys unless they are set.
+ * keys are set, so a deployment that sells nothing sets none. With the embedded simulator every
+ * app uses the simulator's own keys where none are set (withSimulatorKeys).
  */
 import { z } from "zod";
 import type { PaymentKeys } from "../../core/ports/coin-wallet";
@@ -75,41 +75,50 @@ export function appPayments(platform: string, p: AppPaymentsSettings): AppPaymen
   };
 }
 
-/** The default app's payment settings per platform, from the environment (simulator keys when embedded and unset). */
-function defaultAppPayments(s: PaymentsSettings, simulatorAppIds: Record<string, string> | undefined): Record<string, AppPaymentsSettings> {
-  const sim = (platform: string) => (simulatorAppIds?.[platform] ? simulatorPaymentKeys(platform, simulatorAppIds[platform]) : undefined);
-  const wx = sim("wechat");
-  const dy = sim("douyin");
+/** The default app's payment settings per platform, from the environment. */
+function defaultAppPayments(s: PaymentsSettings): Record<string, AppPaymentsSettings> {
   return {
     wechat: {
       env: s.WECHAT_PAY_ENV,
-      offerId: s.WECHAT_PAY_OFFER_ID ?? wx?.offerId,
+      offerId: s.WECHAT_PAY_OFFER_ID,
       zoneId: s.WECHAT_PAY_ZONE_ID,
-      appKey: s.WECHAT_PAY_APP_KEY ?? wx?.appKey,
-      sandboxAppKey: s.WECHAT_PAY_SANDBOX_APP_KEY ?? wx?.sandboxAppKey,
-      pushToken: s.WECHAT_PUSH_TOKEN ?? wx?.pushToken,
-      pushAesKey: s.WECHAT_PUSH_AES_KEY ?? wx?.pushEncodingAesKey,
+      appKey: s.WECHAT_PAY_APP_KEY,
+      sandboxAppKey: s.WECHAT_PAY_SANDBOX_APP_KEY,
+      pushToken: s.WECHAT_PUSH_TOKEN,
+      pushAesKey: s.WECHAT_PUSH_AES_KEY,
     },
-    douyin: { env: s.DOUYIN_PAY_ENV, zoneId: s.DOUYIN_PAY_ZONE_ID, appKey: s.DOUYIN_PAY_SECRET ?? dy?.appKey },
+    douyin: { env: s.DOUYIN_PAY_ENV, zoneId: s.DOUYIN_PAY_ZONE_ID, appKey: s.DOUYIN_PAY_SECRET },
   };
 }
 
-/**
- * `simulatorAppIds`: the default app's id per platform when the embedded simulator plays the
- * platforms (its keys then fill what is unset); undefined otherwise.
- */
-export function paymentsConfig(s: PaymentsSettings, simulatorAppIds: Record<string, string> | undefined) {
-  const defaults = defaultAppPayments(s, simulatorAppIds);
+export function paymentsConfig(s: PaymentsSettings) {
   return {
     payments: {
-      /** The default app's payment settings per platform (other apps: their APPS_FILE entry). */
-      defaultApp: Object.fromEntries(Object.entries(defaults).map(([platform, p]) => [platform, appPayments(platform, p)])) as Record<string, AppPayments>,
+      /** The default app's payment settings per platform, as set (other apps: their APPS_FILE entry's `payments`). */
+      defaultApp: defaultAppPayments(s),
       douyinWalletBaseUrl: s.DOUYIN_WALLET_API_BASE_URL?.replace(/\/+$/, ""),
       reconcileIntervalSec: s.PAYMENT_RECONCILE_INTERVAL_SEC,
       deliveryLeaseMs: s.PAYMENT_DELIVERY_LEASE_MS,
       settleAfterMs: s.PAYMENT_SETTLE_AFTER_MS,
       crashPoint: s.PAYMENT_CRASH_POINT,
     },
+  };
+}
+
+/**
+ * An app's payment settings with the simulator's keys filling what is unset: with the embedded
+ * simulator, payments work out of the box (sandbox) for every app.
+ */
+export function withSimulatorKeys(platform: string, appId: string, p: AppPaymentsSettings | undefined): AppPaymentsSettings {
+  const sim = simulatorPaymentKeys(platform, appId);
+  const given = p ?? { env: "sandbox", zoneId: "1" };
+  return {
+    ...given,
+    offerId: given.offerId ?? sim.offerId,
+    appKey: given.appKey ?? sim.appKey,
+    sandboxAppKey: given.sandboxAppKey ?? sim.sandboxAppKey,
+    pushToken: given.pushToken ?? sim.pushToken,
+    pushAesKey: given.pushAesKey ?? sim.pushEncodingAesKey,
   };
 }
 

@@ -7,7 +7,6 @@
 import { sql, type ColumnType, type Kysely, type Selectable } from "kysely";
 import type { CreateOrderResult, NewOrder, Order, OrderKind, OrderLedger, OrderListQuery, OrderState, StateChange } from "../../../core/ports/order-ledger";
 import { migrateToLatest, type SqlDialect } from "./migrations";
-import { createOrderTables } from "./order-ledger-schema";
 
 /** Written as ISO text on both dialects; read back as Date (PG timestamptz) or text (SQLite). */
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -48,9 +47,9 @@ export class KyselyOrderLedger implements OrderLedger {
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {}
 
-  async migrate(): Promise<void> {
-    await migrateToLatest(this.db as Kysely<any>, this.dialect);
-    await createOrderTables(this.db as Kysely<any>, this.dialect);
+  /** The ledger's tables are a migration of the store's schema (migrations.ts): the same run, the same lock. */
+  migrate(): Promise<void> {
+    return migrateToLatest(this.db as Kysely<any>, this.dialect);
   }
 
   async create(order: NewOrder): Promise<CreateOrderResult> {

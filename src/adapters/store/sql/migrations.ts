@@ -3,6 +3,7 @@
  * Both dialects share the migrations; only column types differ (see `types`).
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
+import { createOrderTables } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -77,6 +78,12 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // values are ASCII (the API admits nothing else), where lower() agrees on both.
     // Rows that already collide stop the migration: merging or renaming accounts is an
     // operator's decision, never the schema's.
+    // The payments' order ledger (order-ledger-schema.ts).
+    "0006_order_ledger": {
+      async up(db: Kysely<any>) {
+        await createOrderTables(db, dialect);
+      },
+    },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
         await refuseCaseCollisions(db);

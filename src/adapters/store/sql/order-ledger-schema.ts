@@ -3,7 +3,6 @@
  * "if not exists", like the other migrations: an interrupted run must be safe to repeat.
  */
 import type { Kysely } from "kysely";
-import type { SqlDialect } from "./migrations";
 
 /** Named so a unique violation could be told apart; ON CONFLICT DO NOTHING covers both anyway. */
 export const ORDER_KEYS = {
@@ -11,7 +10,8 @@ export const ORDER_KEYS = {
   platformOrder: "orders_platform_order_key",
 } as const;
 
-export async function createOrderTables(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
+/** `dialect` as migrations.ts names it (not imported from there: migrations.ts imports this file). */
+export async function createOrderTables(db: Kysely<any>, dialect: "sqlite" | "postgres"): Promise<void> {
   const timestamp = dialect === "postgres" ? "timestamptz" : "text";
   await db.schema
     .createTable("orders")

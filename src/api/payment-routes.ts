@@ -1,0 +1,63 @@
+import { Router, type Request, type Response } from "express";
+import { AppError } from "../core/errors";
+import type { PaymentPlayer } from "../services/payments/payment-deps";
+import { publicOrder, type PaymentService } from "../services/payments/payment-service";
+import type { RateLimiter } from "../services/rate-limiter";
+import type { SessionService } from "../services/session-service";
+import { authOf, requireAuth } from "./auth-middleware";
+import { sendOk } from "./envelope";
+import { orderListQuery, orderParams, spendBody } from "./payment-schemas";
+import { parseInput } from "./validate";
+
+export interface PaymentRouteDeps {
+  sessions: SessionService;
+  payments: PaymentService;
+  /** The player's platform (their latest login to the app) and the platform's app id; 409 session_key_missing without a login kept. */
+  resolvePlayer(userId: string, app: string): Promise<PaymentPlayer>;
+  /** Whether payments are on for the app on any platform (its keys are set); 404 payments_disabled otherwise. */
+  paymentsEnabled(app: string): boolean;
+  limiter: RateLimiter;
+  limits: { windowSec: number; userMax: number };
+}
+
+/**
+ * Mounted at `/payments`: the logged-in player's coins and orders, on the platform and app of their
+ * token. Balance and spending call the platform, so they are limited per user; a replayed spend is
+ * answered from the ledger and is limited the same way (a client retrying in a loop is still a loop).
+ */
+export function paymentRoutes(deps: PaymentRouteDeps): Router {
+  const router = Router();
+  const authenticate = requireAuth(deps.sessions);
+  const enabled = (_req: Request, res: Response, next: (err?: unknown) => void) =>
+    next(deps.paymentsEnabled(authOf(res).auth.app) ? undefined : new AppError("payments_disabled"));
+  const auth = [authenticate, enabled];
+  const perUser = (res: Response) => deps.limiter.hit(`user:payments:${authOf(res).auth.userId}`, deps.limits.userMax, deps.limits.windowSec);
+  const player = (res: Response) => {
+    const { auth: claims } = authOf(res);
+    return deps.resolvePlayer(claims.userId, claims.app);
+  };
+
+  router.get("/balance", auth, async (_req: Request, res: Response) => {
+    await perUser(res);
+    sendOk(res, await deps.payments.balance(await player(res)), "OK");
+  });
+
+  router.post("/orders", auth, async (req: Request, res: Response) => {
+    const body = parseInput(spendBody, req.body);
+    await perUser(res);
+    const { order, created } = await deps.payments.spendCoins(await player(res), body);
+    sendOk(res, publicOrder(order), created ? "Order created" : "Order already made", created ? 201 : 200);
+  });
+
+  router.get("/orders", auth, async (req: Request, res: Response) => {
+    const { state, limit } = parseInput(orderListQuery, req.query);
+    const orders = await deps.payments.listOrders(authOf(res).auth.userId, state, limit);
+    sendOk(res, { orders: orders.map(publicOrder) }, "OK");
+  });
+
+  router.get("/orders/:orderId", auth, async (req: Request, res: Response) => {
+    const { orderId } = parseInput(orderParams, req.params);
+    sendOk(res, publicOrder(await deps.payments.getOrder(authOf(res).auth.userId, orderId)), "OK");
+  });
+  return router;
+}

@@ -1,0 +1,44 @@
+/** Request and response schemas of the payment routes (docs/payments.md). */
+import { z } from "zod";
+import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
+
+export const orderIdParam = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 of A-Z a-z 0-9 _ -")
+  .describe("The game's idempotency key for the order: the same orderId again is the same order, never a second charge");
+
+export const spendBody = z.object({
+  orderId: orderIdParam,
+  itemId: z.string().min(1, "is required").max(64).describe("What the coins buy: the game's item id, passed to the delivery hook"),
+  coins: z.number().int("must be an integer").positive("must be positive").max(1_000_000_000).describe("Coins to deduct"),
+});
+
+export const orderListQuery = z.object({
+  state: z.enum(ORDER_STATES).optional().describe("Only orders in this state"),
+  limit: z.coerce.number().int().min(1).max(100).default(50).describe("At most this many, newest first"),
+});
+
+export const orderParams = z.object({ orderId: orderIdParam });
+
+export const balanceSchema = z.strictObject({ balance: z.number().int().describe("Coins on the player's platform for the token's app") });
+
+export const orderSchema = z.strictObject({
+  orderId: z.string().describe("The game's orderId; for an item purchase, the platform's trade number"),
+  kind: z.enum(ORDER_KINDS),
+  itemId: z.string(),
+  coins: z.number().int().describe("Coins spent or granted; for an item purchase the price the platform reported (WeChat: fen)"),
+  state: z.enum(ORDER_STATES).describe("pending → paid → delivered, or failed, or refunded"),
+  platform: z.string(),
+  platformOrderId: z.string().describe("The platform's number for the order: our bill_no for coins, the trade number for an item purchase"),
+  createdAt: z.string().describe("ISO 8601 UTC"),
+  updatedAt: z.string().describe("ISO 8601 UTC"),
+});
+
+export const orderListSchema = z.strictObject({ orders: z.array(orderSchema) });
+
+/** Optional `data` fields of payment failures. */
+export const paymentErrorFields = {
+  order: orderSchema.optional().describe("The order as recorded (failed or still pending)"),
+  platform: z.string().optional(),
+  errcode: z.number().int().optional().describe("The platform's error number"),
+};

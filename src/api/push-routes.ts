@@ -1,0 +1,76 @@
+import express, { Router, type Request, type Response } from "express";
+import { AppError } from "../core/errors";
+import type { PaymentKeys } from "../core/ports/coin-wallet";
+import type { Logger } from "../logging/logger";
+import { readPush, verifiesUrl, type PushKeys } from "../platforms/wechat/wechat-push";
+import type { PaymentOperations } from "../services/payments/payment-operations";
+
+/** An app that accepts item-purchase pushes: its platform app id, push Token (and AES key), and payment keys. */
+export interface PushApp {
+  appId: string;
+  push: PushKeys;
+  keys: PaymentKeys;
+}
+
+export interface PushRouteDeps {
+  /** The apps of the platform whose push Token is set. */
+  pushApps(platform: string): PushApp[];
+  operations: PaymentOperations;
+  logger: Logger;
+  nowSec?: () => number;
+}
+
+/** WeChat's reply shape: success only once the order is durably recorded; anything else makes WeChat retry. */
+function reply(res: Response, status: number, errCode: number, errMsg: string): void {
+  res.status(status).json({ ErrCode: errCode, ErrMsg: errMsg });
+}
+
+const REFUSAL_STATUS: Record<string, number> = { bad_signature: 401, stale_timestamp: 401, bad_pay_sig: 401, wrong_app: 403, wrong_env: 403, malformed: 400 };
+
+/**
+ * Mounted at `/minigame`, before the JSON parser: WeChat's message push for item purchases,
+ * `/wechat/push` (GET: the console's URL verification; POST: a push). The app is the one whose
+ * Token verifies the signature, so one URL serves every app. Replies are WeChat's own, not our
+ * envelope. Douyin's payment callback is not supported (its fields are unconfirmed).
+ */
+export function pushRoutes(deps: PushRouteDeps): Router {
+  const router = Router();
+  const nowSec = deps.nowSec ?? (() => Math.floor(Date.now() / 1000));
+  const query = (req: Request) => new URL(req.originalUrl, "http://push.invalid").searchParams;
+
+  router.get("/wechat/push", (req: Request, res: Response) => {
+    const q = query(req);
+    const app = deps.pushApps("wechat").find((a) => verifiesUrl(a.push.token, q));
+    if (!app) return void res.status(401).type("text/plain").send("signature mismatch");
+    res.status(200).type("text/plain").send(q.get("echostr") ?? "");
+  });
+
+  // The body is read as text: a malformed one must get WeChat's reply shape, not our envelope.
+  router.post("/wechat/push", express.text({ type: () => true, limit: "64kb" }), async (req: Request, res: Response) => {
+    const q = query(req);
+    const raw = typeof req.body === "string" ? req.body : "";
+    const app = deps.pushApps("wechat").find((a) => verifiesUrl(a.push.token, q));
+    if (!app) {
+      deps.logger.warn({ event: "push_refused", platform: "wechat", reason: "bad_signature" }, "an item-purchase push was refused");
+      return reply(res, 401, 40001, "bad_signature");
+    }
+    const outcome = readPush(app.appId, app.push, app.keys, q, raw, nowSec());
+    if (outcome.kind === "refused") {
+      deps.logger.warn({ event: "push_refused", platform: "wechat", appId: app.appId, reason: outcome.reason }, "an item-purchase push was refused");
+      return reply(res, REFUSAL_STATUS[outcome.reason] ?? 400, 40001, outcome.reason);
+    }
+    if (outcome.kind === "purchase") {
+      const { openid, tradeNo, itemId, price, env } = outcome;
+      try {
+        await deps.operations.recordItemPurchase("wechat", app.appId, { openid, tradeNo, itemId, price, env });
+      } catch (err) {
+        // Not recorded: a failure reply makes WeChat push again later.
+        const code = err instanceof AppError ? err.code : "internal_error";
+        deps.logger.error({ err, event: "push_not_recorded", platform: "wechat", appId: app.appId, tradeNo }, "an item purchase could not be recorded; WeChat will push it again");
+        return reply(res, err instanceof AppError ? err.status : 500, 1, code);
+      }
+    }
+    reply(res, 200, 0, "Success");
+  });
+  return router;
+}

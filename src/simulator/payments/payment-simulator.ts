@@ -1,0 +1,132 @@
+/**
+ * The simulator's payments, mounted by simulator-server.ts: the wallet APIs at their real paths
+ * (WeChat `/wxa/game/*`, Douyin `/api/apps/game/wallet/*`, read with their raw bodies because both
+ * signatures are over the exact bytes), and the controls for tests and the playground:
+ * - `POST /__simulator/coins` `{"platform", "openid", "balance", "appId"?, "env"?}` sets a player's
+ *   balance (both envs unless `env` 0/1 is given; appId: the platform's default simulator app);
+ *   `GET /__simulator/coins?platform=&openid=&appId=&env=` reads `{balance, deductions, presents, cancels}`;
+ * - `POST /__simulator/item-purchase` (item-purchase-sim.ts) answers `{"outTradeNo"}` and pushes.
+ * Every app's keys are `simulatorPaymentKeys(platform, appId)`.
+ */
+import type http from "node:http";
+import { CoinBook, type Env } from "./coin-book";
+import { DOUYIN_WALLET_SIM_PATHS, handleDouyinWallet } from "./douyin-wallet-sim";
+import { ItemPurchaseSim } from "./item-purchase-sim";
+import { simulatorPaymentKeys } from "./payment-keys";
+import { handleWechatCoins, WECHAT_COIN_SIM_PATHS, type WalletSimContext } from "./wechat-coins-sim";
+import type { PlatformSimContext, SimReply } from "../platform-simulator";
+
+export interface PaymentSimulatorOptions {
+  /** Multiplies the item-purchase push retry schedule (1: WeChat's; tests compress it). */
+  pushRetryScale?: number;
+}
+
+/** What the payment simulator needs from the rest of the simulator. */
+export interface PaymentSimHost {
+  /** One platform's view of the simulator state (tokens, session keys). */
+  context(platform: string): PlatformSimContext | undefined;
+  /** The app a control request without `appId` means on this platform. */
+  defaultAppId(platform: string): string | undefined;
+  now(): number;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+const JSON_TYPE = "application/json";
+
+export class PaymentSimulator {
+  readonly book: CoinBook;
+  readonly itemPurchases: ItemPurchaseSim;
+  private notifyUrl: ((platform: string) => string | undefined) | undefined;
+
+  constructor(
+    private readonly host: PaymentSimHost,
+    options: PaymentSimulatorOptions = {},
+  ) {
+    this.book = new CoinBook(host.now);
+    this.itemPurchases = new ItemPurchaseSim({
+      keys: simulatorPaymentKeys,
+      defaultAppId: (platform) => host.defaultAppId(platform),
+      defaultNotifyUrl: (platform) => this.notifyUrl?.(platform),
+      retryScale: options.pushRetryScale,
+      now: host.now,
+    });
+  }
+
+  /** Where item purchases are pushed when the request names no notifyUrl (the embedded server's own route). */
+  setDefaultNotifyUrl(resolve: (platform: string) => string | undefined): void {
+    this.notifyUrl = resolve;
+  }
+
+  owns(method: string, path: string): boolean {
+    if (method === "POST" && (WECHAT_COIN_SIM_PATHS.includes(path) || DOUYIN_WALLET_SIM_PATHS.includes(path))) return true;
+    return path === "/__simulator/coins" || (method === "POST" && path === "/__simulator/item-purchase");
+  }
+
+  /** Answers a request `owns` accepted. */
+  async handle(req: http.IncomingMessage, url: URL): Promise<{ status: number; reply: SimReply }> {
+    const path = url.pathname;
+    const raw = req.method === "POST" ? await readRaw(req) : (req.resume(), "");
+    const json = (status: number, body: unknown) => ({ status, reply: { contentType: JSON_TYPE, body } });
+    if (WECHAT_COIN_SIM_PATHS.includes(path)) return { status: 200, reply: handleWechatCoins(path, url.searchParams, raw ?? "", this.walletContext("wechat")) };
+    if (DOUYIN_WALLET_SIM_PATHS.includes(path)) return { status: 200, reply: handleDouyinWallet(path, url.searchParams, raw ?? "", this.walletContext("douyin")) };
+    if (path === "/__simulator/item-purchase") {
+      const { status, body } = this.itemPurchases.purchase(parseObject(raw));
+      return json(status, body);
+    }
+    if (req.method === "GET") {
+      const q = url.searchParams;
+      const platform = q.get("platform") ?? "";
+      const appId = q.get("appId") ?? this.host.defaultAppId(platform);
+      const openid = q.get("openid") ?? "";
+      if (!appId || !openid) return json(400, { errcode: 400, errmsg: "platform and openid are required" });
+      return json(200, { ...this.book.player(platform, appId, q.get("env") === "0" || platform === "douyin" ? 0 : 1, openid) });
+    }
+    const body = parseObject(raw);
+    const platform = typeof body?.platform === "string" ? body.platform : "";
+    const appId = typeof body?.appId === "string" ? body.appId : this.host.defaultAppId(platform);
+    const balance = body?.balance;
+    const env = body?.env === 0 || body?.env === 1 ? (body.env as Env) : undefined;
+    if (!body || !appId || typeof body.openid !== "string" || !body.openid || typeof balance !== "number" || !Number.isInteger(balance) || balance < 0) {
+      return json(400, { errcode: 400, errmsg: 'expected {"platform", "openid", "balance" (integer >= 0), "appId"?, "env"?}' });
+    }
+    this.book.setBalance(platform, appId, body.openid, balance, env);
+    return json(200, { platform, appId, openid: body.openid, balance });
+  }
+
+  close(): void {
+    this.itemPurchases.close();
+  }
+
+  private walletContext(platform: string): WalletSimContext {
+    const sim = this.host.context(platform);
+    return {
+      tokenStatus: (token) => sim?.tokenStatus(token) ?? { status: "unknown" },
+      currentSessionKey: (appId, openid) => sim?.currentSessionKey(appId, openid),
+      keys: (appId) => simulatorPaymentKeys(platform, appId),
+      book: this.book,
+      now: this.host.now,
+    };
+  }
+}
+
+function readRaw(req: http.IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.on("end", () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
+    req.on("error", () => resolve(undefined));
+  });
+}
+
+function parseObject(raw: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(raw ?? "");
+    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
