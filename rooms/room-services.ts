@@ -6,6 +6,7 @@ import type { AppConfig } from "../src/config/config";
 import type { Logger } from "../src/logging/logger";
 import type { ModerationService } from "../src/services/moderation-service";
 import type { RateLimiter } from "../src/services/rate-limiter";
+import type { PlayerStorageService } from "../src/services/social/player-storage-service";
 import type { SessionService } from "../src/services/session-service";
 import type { RoomSessionGuard } from "./session-guard";
 
@@ -16,6 +17,8 @@ export interface RoomServices {
   guard: RoomSessionGuard;
   logger: Logger;
   moderation: ModerationService;
+  /** The players' platform storage: MatchRoom writes scores with it at match end. */
+  playerStorage: PlayerStorageService;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
 }

@@ -6,6 +6,7 @@ import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes"
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
+import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext } from "./request-context";
 
 /**
@@ -47,6 +48,24 @@ export function createApiRouter(services: Services): Router {
       platforms: services.platformDefinitions,
       sessions: services.sessions,
       playerData: services.playerData,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+    }),
+  );
+  api.use(
+    "/minigame",
+    subscribeMessageRoutes({
+      platforms: services.platformDefinitions,
+      apps: services.platformApps,
+      subscribe: services.subscribeMessages,
+      internalKey: services.config.accessTokenRoute.key,
+    }),
+  );
+  api.use(
+    "/players",
+    playerStorageRoutes({
+      sessions: services.sessions,
+      storage: services.playerStorage,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),

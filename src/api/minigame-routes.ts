@@ -56,7 +56,8 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
   return router;
 }
 
-function internalKeyGuard(key: string): RequestHandler {
+/** The access-token routes' guard; the subscribe-message route shares it. */
+export function internalKeyGuard(key: string): RequestHandler {
   return (req, _res, next) => {
     const presented = req.header(INTERNAL_KEY_HEADER);
     next(presented && constantTimeEqual(presented, key) ? undefined : new AppError("internal_key_invalid"));

@@ -23,11 +23,12 @@ import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./sett
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
+import { socialConfig, socialShape } from "./settings/social";
 import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -66,6 +67,7 @@ function toAppConfig(s: Settings) {
     ...platforms,
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
+    ...socialConfig(s),
   };
 }
 

@@ -106,6 +106,17 @@ export class Metrics {
     this.contentCheckFallbacks.inc({ platform, reason });
   }
 
+  private readonly subscribeMessages = new client.Counter({
+    name: "subscribe_messages_total",
+    help: "Subscribe messages sent to players, by platform and result (sent, not_granted, invalid, rate_limited, failed)",
+    labelNames: ["platform", "result"] as const,
+    registers: [this.registry],
+  });
+
+  subscribeMessageSent(platform: string, result: string): void {
+    this.subscribeMessages.inc({ platform, result });
+  }
+
   /** Gauges read at scrape time, e.g. rooms and connected clients from the room layer. */
   gauge(name: string, help: string, read: () => number): void {
     new client.Gauge({

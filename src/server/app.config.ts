@@ -26,6 +26,7 @@ import { playgroundRoutes } from "../playground/playground-routes";
 import { RoomTransport } from "./room-transport";
 import { APP_FILTER } from "../../rooms/AuthenticatedRoom";
 import { LobbyRoom } from "../../rooms/LobbyRoom";
+import { MatchRoom } from "../../rooms/MatchRoom";
 import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
 
@@ -113,9 +114,12 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         guard,
         logger,
         moderation: ready.moderation,
+        playerStorage: ready.playerStorage,
         lobbyMaxClients: settings.lobbyMaxClients,
       });
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
+      // The example match: scores written to the players' platform storage at its end (friend rankings).
+      gameServer.define("match", MatchRoom).filterBy(APP_FILTER);
       sharedRooms.start();
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);

@@ -26,6 +26,7 @@ import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
 import { TokenSigner } from "../services/token-signer";
 import { parseWordListFile, WordList } from "../services/word-list";
+import { AppSocialClients, buildSocialServices, type SocialServices } from "./social-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 
 export interface Services {
@@ -49,6 +50,10 @@ export interface Services {
   platformDefinitions: readonly PlatformDefinition[];
   /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
   platformApps: PlatformApps;
+  /** The player's platform storage (friend rankings): the storage routes and rooms at match end. */
+  playerStorage: SocialServices["playerStorage"];
+  /** Subscribe messages: the internal route, rooms and `admin notify`. */
+  subscribeMessages: SocialServices["subscribeMessages"];
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -104,17 +109,14 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const metrics = new Metrics();
     // One client per app and platform: each carries its own credentials, nothing is switched per call.
     const entries: PlatformApp[] = [];
+    const socialClients = new AppSocialClients();
     for (const { key: app, platforms } of apps) {
       for (const definition of enabled) {
         const settings = platforms[definition.name];
         if (!settings) continue;
-        const rawClient = definition.createClient({
-          settings,
-          timeoutMs: config.platformTimeoutMs,
-          busyRetries: config.platformBusyRetries,
-          logger,
-          retryDelayMs: overrides.retryDelayMs,
-        });
+        const clientDeps = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger, retryDelayMs: overrides.retryDelayMs };
+        const rawClient = definition.createClient(clientDeps);
+        socialClients.add(definition, app, clientDeps);
         entries.push({ app, appId: settings.appId, definition, client: instrumentPlatformClient(rawClient, app, metrics) });
       }
     }
@@ -144,6 +146,17 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       cacheEntries: contentCheck.cacheEntries,
       now: overrides.now,
       metrics,
+    });
+    const social = buildSocialServices({
+      clients: socialClients,
+      platformApps,
+      store,
+      custody: sessionKeys,
+      tokens: platformTokens,
+      logger,
+      settings: config.subscribeMessages,
+      metrics,
+      now: overrides.now,
     });
     const accounts = new AccountService(
       store,
@@ -175,6 +188,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       moderation,
       platformDefinitions: enabled,
       platformApps,
+      playerStorage: social.playerStorage,
+      subscribeMessages: social.subscribeMessages,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),

@@ -58,6 +58,8 @@ export interface PlatformSimContext {
   loggedInRecently(appId: string, openid: string): boolean;
   /** Counts one content check against the app's per-minute and daily limits; false once past them. */
   takeContentCheckQuota(appId: string): boolean;
+  /** The same for WeChat's mini-game content check, which has a limit of its own. */
+  takeGameContentCheckQuota(appId: string): boolean;
   /** Player storage, subscribe grants and messages, the game content check's limit (every platform's). */
   readonly social: SocialSimState;
   now(): number;

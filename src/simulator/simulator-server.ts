@@ -260,7 +260,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       state.contentCheck = { ...state.contentCheck, ...settings };
     },
     setGameContentCheck: (settings) => {
-      state.social.gameContentCheck = { ...state.social.gameContentCheck, ...settings };
+      state.gameContentCheck = { ...state.gameContentCheck, ...settings };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

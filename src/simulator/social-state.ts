@@ -3,9 +3,8 @@
  * server wrote: each player's hosted storage and interactive data, the subscribe-message grants the
  * player gave in the client (set through `POST /__simulator/subscribe-grant`, since the simulator has
  * no client), and every message delivered. Players are `(platform, openid)`: openids already differ per app.
+ * (The game content check's own limit is in state.ts, with the other content-check limits.)
  */
-import { MAX_REMEMBERED_CODES } from "./codes";
-import { ContentCheckQuota, type ContentCheckSettings } from "./content-security";
 
 export interface DeliveredMessage {
   templateId: string;
@@ -20,11 +19,8 @@ export interface DeliveredMessage {
   at: number;
 }
 
-/**
- * The game content check's limit: the sheet's "about 10,000 per minute per app" (unconfirmed); no
- * daily limit is documented, so none is simulated.
- */
-export const GAME_CONTENT_CHECK_SETTINGS: ContentCheckSettings = { perMinute: 10_000, perDay: Number.MAX_SAFE_INTEGER, recentLoginMs: 30 * 60_000 };
+/** Players remembered, like codes (codes.ts): the oldest dropped first. A leaf here: platform-simulator.ts imports this file. */
+const MAX_REMEMBERED_PLAYERS = 200_000;
 
 const player = (platform: string, openid: string) => `${platform}\0${openid}`;
 
@@ -33,8 +29,6 @@ export class SocialSimState {
   private readonly interactive = new Map<string, Map<string, number>>();
   private readonly grants = new Map<string, number>();
   private readonly messages = new Map<string, DeliveredMessage[]>();
-  gameContentCheck: ContentCheckSettings = { ...GAME_CONTENT_CHECK_SETTINGS };
-  private readonly gameQuota = new ContentCheckQuota(() => this.gameContentCheck);
 
   constructor(private readonly now: () => number) {}
 
@@ -83,17 +77,13 @@ export class SocialSimState {
   messagesOf(platform: string, openid: string): readonly DeliveredMessage[] {
     return this.messages.get(player(platform, openid)) ?? [];
   }
-
-  takeGameContentCheckQuota(platform: string, appId: string): boolean {
-    return this.gameQuota.take(`${platform}\0${appId}`, this.now());
-  }
 }
 
 /** Sets a value as the most recent, dropping the oldest past the simulator's usual bound. */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.delete(key);
   map.set(key, value);
-  if (map.size > MAX_REMEMBERED_CODES) {
+  if (map.size > MAX_REMEMBERED_PLAYERS) {
     const oldest = map.keys().next().value;
     if (oldest !== undefined) map.delete(oldest);
   }

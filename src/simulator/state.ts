@@ -30,6 +30,12 @@ export class SimulatorState {
   /** Content-check limits; tests change them at run time (`RunningSimulator.setContentCheck`). */
   contentCheck: ContentCheckSettings = { ...DEFAULT_CONTENT_CHECK_SETTINGS };
   private readonly contentQuota = new ContentCheckQuota(() => this.contentCheck);
+  /**
+   * WeChat's mini-game check has a limit of its own: the sheet's "about 10,000 per minute per app"
+   * (unconfirmed); no daily limit is documented, so none is simulated.
+   */
+  gameContentCheck: Pick<ContentCheckSettings, "perMinute" | "perDay"> = { perMinute: 10_000, perDay: Number.MAX_SAFE_INTEGER };
+  private readonly gameContentQuota = new ContentCheckQuota(() => ({ ...this.contentCheck, ...this.gameContentCheck }));
   readonly social: SocialSimState;
   /** Every key issued, for the encrypt helper; bounded like consumed codes, oldest dropped first. */
   private readonly issuedKeys = new Map<string, IssuedSessionKey>();
@@ -62,6 +68,7 @@ export class SimulatorState {
         return at !== undefined && this.now() - at <= this.contentCheck.recentLoginMs;
       },
       takeContentCheckQuota: (appId) => this.contentQuota.take(`${platform}\0${appId}`, this.now()),
+      takeGameContentCheckQuota: (appId) => this.gameContentQuota.take(`${platform}\0${appId}`, this.now()),
       social: this.social,
       now: this.now,
     };

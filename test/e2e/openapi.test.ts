@@ -120,6 +120,7 @@ describe("OpenAPI description", () => {
       ...(p.playerData?.openData ? [`POST /api/minigame/${p.name}/decrypt`, `POST /api/minigame/${p.name}/signature/verify`] : []),
       ...(p.playerData?.sessionCheck ? [`GET /api/minigame/${p.name}/session_key/check`] : []),
       ...(p.playerData?.phoneNumber ? [`POST /api/minigame/${p.name}/phone_number`] : []),
+      ...(p.social?.subscribeMessages ? [`POST /api/minigame/${p.name}/subscribe_message`] : []),
     ]);
     // The Contract's platforms: WeChat and Douyin have the player-data routes, only WeChat phone numbers.
     assert.ok(platformRoutes.includes("POST /api/minigame/douyin/decrypt") && platformRoutes.includes("POST /api/minigame/wechat/phone_number"));
@@ -127,6 +128,8 @@ describe("OpenAPI description", () => {
     assert.deepEqual(routes.sort(), [
       ...platformRoutes,
       "DELETE /api/users/me",
+      "DELETE /api/players/me/storage",
+      "PUT /api/players/me/storage",
       "GET /api/users/me",
       "PATCH /api/users/me",
       "POST /api/auth/login",
@@ -232,6 +235,34 @@ describe("OpenAPI description", () => {
     assert.equal((await phone({ code })).status, 200);
     assert.equal((await phone({ code })).status, 401);
     assert.equal((await phone({})).status, 400);
+  });
+
+  it("social routes: player storage and subscribe messages, success and failures match the document", async () => {
+    const login = (await wechatLogin()).body.data;
+    const auth = bearer(login.token);
+    const storage = "/api/players/me/storage";
+    assert.equal((await call("PUT", storage, { body: { kvList: [{ key: "score", value: "1" }] }, headers: auth })).status, 200);
+    assert.equal((await call("PUT", storage, { body: { kvList: [{ key: "k", value: "v".repeat(1100) }] }, headers: auth })).status, 400);
+    assert.equal((await call("PUT", storage, { body: { kvList: [] } })).status, 401);
+    assert.equal((await call("DELETE", storage, { body: { keys: ["score"] }, headers: auth })).status, 200);
+    assert.equal((await call("DELETE", storage, { body: { keys: ["score"] }, headers: auth })).status, 400);
+    const name = unique("nokey");
+    const account = await h.request("POST", "/api/auth/register", { username: name, email: `${name}@example.com`, password: "correct horse" });
+    assert.equal((await call("DELETE", storage, { body: { keys: ["x"] }, headers: bearer(account.body.data.token) })).status, 409);
+
+    const key = { "x-internal-key": INTERNAL_KEY };
+    for (const definition of platformDefinitions.filter((p) => p.social?.subscribeMessages)) {
+      const platform = definition.name;
+      const player = (await h.get(loginPath(definition, unique("sub")))).body.data;
+      const route = `/api/minigame/${platform}/subscribe_message`;
+      const body = (templateId: string) => ({ userId: player.user.id, templateId, data: { thing1: "ready" } });
+      assert.equal((await call("POST", route, { body: body("tpl"), headers: key })).status, 409);
+      await fetch(`${h.simulator.url}/__simulator/subscribe-grant`, { method: "POST", body: JSON.stringify({ platform, openid: player.openid, templateId: "tpl" }) });
+      assert.equal((await call("POST", route, { body: body("tpl"), headers: key })).status, 200);
+      assert.equal((await call("POST", route, { body: body("invalid-tpl"), headers: key })).status, 422);
+      assert.equal((await call("POST", route, { body: body("tpl") })).status, 401);
+      assert.equal((await call("POST", route, { body: { ...body("tpl"), userId: "no-such-user" }, headers: key })).status, 403);
+    }
   });
 
   it("account routes: register, login, refresh, logout", async () => {

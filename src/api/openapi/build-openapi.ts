@@ -11,6 +11,7 @@ import { accountOperations } from "./account-operations";
 import { API_DESCRIPTION, errorCodeTable } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
+import { registerSocialComponents, socialOperations } from "./social-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -46,6 +47,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
     operations.push(...platformOperations(platform));
   }
   operations.push(...accountOperations(options.placeholderEmailDomain));
+  registerSocialComponents(register);
+  operations.push(...socialOperations(options.platforms));
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));

@@ -123,7 +123,7 @@ function gameContentCheckRoute({ checkToken, error, ok }: ErrcodeBusinessHelpers
     if ("refused" in auth) return auth.refused;
     const body = objectBody(req);
     if (!body) return error(DATA_FORMAT);
-    if (!sim.social.takeGameContentCheckQuota(sim.platform, auth.appId)) return error([45009, "reach max api daily quota limit"]);
+    if (!sim.takeGameContentCheckQuota(auth.appId)) return error([45009, "reach max api daily quota limit"]);
     const content = param(body, "content");
     const openid = param(body, "openid");
     if (!content || String(body.version) !== "2" || !openid) return error(DATA_FORMAT);
