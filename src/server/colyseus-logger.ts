@@ -22,3 +22,19 @@ export function colyseusLogger(logger: Logger): Record<Level, (...args: unknown[
     };
   return { trace: at("trace"), debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
+
+/**
+ * Loads a Colyseus module with `console` pointed at our logger meanwhile: @colyseus/tools prints
+ * "optional .env file not found" with console.info when it is first loaded, before any logger of ours
+ * can be handed to it.
+ */
+export function loadWithLogger<T>(logger: Logger, load: () => T): T {
+  const colyseus = colyseusLogger(logger);
+  const saved = { log: console.log, info: console.info, warn: console.warn };
+  Object.assign(console, { log: colyseus.info, info: colyseus.info, warn: colyseus.warn });
+  try {
+    return load();
+  } finally {
+    Object.assign(console, saved);
+  }
+}

@@ -1,6 +1,7 @@
 /** Process entry: load settings, listen. Everything else lives in app.config.ts. */
 import { ConfigError, loadConfig } from "../config/config";
 import { handColyseusTimeouts } from "./colyseus-environment";
+import { loadWithLogger } from "./colyseus-logger";
 import { StartupError } from "./container";
 import { createLogger } from "../logging/logger";
 
@@ -21,8 +22,8 @@ async function main(): Promise<void> {
   // require, not import(): under tsx an import() would load Colyseus's ESM build beside the CommonJS
   // one app.config.ts uses, two matchmakers in one process.
   /* eslint-disable @typescript-eslint/no-require-imports */
-  const { listen } = require("@colyseus/tools") as typeof import("@colyseus/tools");
-  const { createApp } = require("./app.config") as typeof import("./app.config");
+  const { listen } = loadWithLogger(logger, () => require("@colyseus/tools") as typeof import("@colyseus/tools"));
+  const { createApp } = loadWithLogger(logger, () => require("./app.config") as typeof import("./app.config"));
   /* eslint-enable @typescript-eslint/no-require-imports */
   const app = createApp(settings, { logger });
   // listen() adds NODE_APP_INSTANCE (pm2) to the port and tells pm2 "ready"; the transport binds HOST.
