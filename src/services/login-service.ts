@@ -45,6 +45,7 @@ interface Namespaces {
 /** Mini-game login: exchange the code, find or create the local user, start a session. */
 export class LoginService {
   private readonly now: () => number;
+  private readonly namespacesOf = new Map<PlatformApp, Namespaces>();
 
   constructor(
     private readonly apps: PlatformApps,
@@ -110,9 +111,14 @@ export class LoginService {
    * apps: with one, nothing new is stored and a login finds exactly whom it found before apps existed.
    */
   private namespaces(platform: PlatformApp): Namespaces {
-    const own = this.apps.namespaceOf(platform);
-    const linked = (this.options.linkAppsByUnionid ?? true) && this.apps.appsOf(platform.definition.name).length > 1;
-    return { own, union: linked ? platform.definition.name : own, linkUnion: linked };
+    let known = this.namespacesOf.get(platform);
+    if (!known) {
+      const own = this.apps.namespaceOf(platform);
+      const linked = (this.options.linkAppsByUnionid ?? true) && this.apps.appsOf(platform.definition.name).length > 1;
+      known = { own, union: linked ? platform.definition.name : own, linkUnion: linked };
+      this.namespacesOf.set(platform, known); // fixed for the process's life: worked out once per app
+    }
+    return known;
   }
 
   private async findOrCreateUser(

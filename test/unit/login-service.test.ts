@@ -300,4 +300,73 @@ describe("LoginService (unit, fixed clock, fake platforms, in-memory store)", ()
       assert.equal(await custody.read(first.user.id, "default"), undefined);
     });
   });
+
+  describe("apps", () => {
+    let puzzle: ScriptedPlatform;
+    beforeEach(() => {
+      puzzle = new ScriptedPlatform("wechat");
+    });
+
+    /** The default app on WeChat and Douyin, and the "puzzle" game on WeChat. */
+    function studioService(options: { linkAppsByUnionid?: boolean } = {}): LoginService {
+      const apps = new PlatformApps(
+        [
+          { app: "default", appId: "wx-app", definition: wechatPlatform, client: wechat.client() },
+          { app: "default", appId: "tt-app", definition: douyinPlatform, client: douyin.client() },
+          { app: "puzzle", appId: "wx-puzzle", definition: wechatPlatform, client: puzzle.client() },
+        ],
+        ["default", "puzzle"],
+      );
+      return new LoginService(apps, t.store, t.sessions, custody, createLogger({ level: "silent" }), {
+        exposeSessionKey: false,
+        placeholderEmailDomain: "players.invalid",
+        now: () => t.clock.ms,
+        metrics,
+        linkAppsByUnionid: options.linkAppsByUnionid,
+      });
+    }
+    const namespaces = async (userId: string) => (await t.store.listIdentities(userId)).map((i) => `${i.platform}:${i.platformId}`).sort();
+
+    it("one app per platform stores and finds exactly what it did before apps: no unionid identity", async () => {
+      wechat.answer = { openid: "o-1", unionid: "u-1" };
+      const first = await loginService().loginWithPlatform("wechat", "default", { code: "c1" });
+      assert.deepEqual(await namespaces(first.user.id), ["wechat:o-1"]);
+    });
+
+    it("a player arriving in a second game with a linked unionid is the same user, found by that game's openid from then on", async () => {
+      const service = studioService();
+      wechat.answer = { openid: "o-default", unionid: "u-1", sessionKey: "sk-a" };
+      const inDefault = await service.loginWithPlatform("wechat", "default", { code: "c1" });
+      puzzle.answer = { openid: "o-puzzle", unionid: "u-1", sessionKey: "sk-b" };
+      const inPuzzle = await service.loginWithPlatform("wechat", "puzzle", { code: "c2" });
+      assert.equal(inPuzzle.user.id, inDefault.user.id);
+      assert.deepEqual(await namespaces(inDefault.user.id), ["wechat:o-default", "wechat:u-1", "wechat@wx-puzzle:o-puzzle"]);
+      assert.equal((await t.sessions.verifyAccessToken(inPuzzle.token)).auth.app, "puzzle");
+      assert.equal((await t.sessions.verifyAccessToken(inDefault.token)).auth.app, "default", "both sessions live");
+      assert.deepEqual(await custody.read(inPuzzle.user.id, "puzzle"), { platform: "wechat", openid: "o-puzzle", sessionKey: "sk-b" });
+      assert.equal((await custody.read(inPuzzle.user.id, "default"))?.sessionKey, "sk-a", "each game keeps its own session key");
+      assert.equal(await counterValue(metrics, "logins_total", { platform: "wechat", app: "puzzle", outcome: "ok" }), 1);
+      puzzle.answer = { openid: "o-puzzle", unionid: "u-1" };
+      assert.equal((await service.loginWithPlatform("wechat", "puzzle", { code: "c3" })).user.id, inDefault.user.id);
+    });
+
+    it("with LINK_APPS_BY_UNIONID=false each game has its own users, and a unionid key stays in its game", async () => {
+      const service = studioService({ linkAppsByUnionid: false });
+      wechat.answer = { openid: "o-default", unionid: "u-2" };
+      const inDefault = await service.loginWithPlatform("wechat", "default", { code: "c1" });
+      puzzle.answer = { openid: "o-puzzle", unionid: "u-2" };
+      const inPuzzle = await service.loginWithPlatform("wechat", "puzzle", { code: "c2" });
+      assert.notEqual(inPuzzle.user.id, inDefault.user.id);
+      assert.deepEqual(await namespaces(inPuzzle.user.id), ["wechat@wx-puzzle:o-puzzle"]);
+      puzzle.answer = { unionid: "u-2" }; // no openid: the unionid is the key, in the puzzle game's namespace
+      const byUnion = await service.loginWithPlatform("wechat", "puzzle", { code: "c3" });
+      assert.notEqual(byUnion.user.id, inDefault.user.id);
+      assert.deepEqual(await namespaces(byUnion.user.id), ["wechat@wx-puzzle:u-2"]);
+    });
+
+    it("refuses an app that is not on the platform before calling anything", async () => {
+      await assert.rejects(studioService().loginWithPlatform("douyin", "puzzle", { code: "c" }), rejectsWith("unknown_app"));
+      assert.deepEqual(douyin.exchanged, []);
+    });
+  });
 });
