@@ -14,10 +14,14 @@ import { AdminService } from "../services/admin-service";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
+import type { SubscribeMessageService } from "../services/social/subscribe-message-service";
 import { announceUserChanges } from "../services/user-changes";
+import { openSubscribeMessages } from "./admin-notify";
 
 export interface AdminContext {
   admin: AdminService;
+  /** `notify`: subscribe messages through the servers' token cache. */
+  subscribeMessages: SubscribeMessageService;
   /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
   reachesServers: boolean;
   /** Waits for session-change announcements to be sent, then closes every connection. */
@@ -59,6 +63,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
 
   return {
     admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),
+    subscribeMessages: openSubscribeMessages(config, store, cache, logger),
     reachesServers: presence !== undefined,
     close: async () => {
       await Promise.all(announcements);

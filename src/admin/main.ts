@@ -10,7 +10,9 @@ import { ConfigError, parseConfig } from "../config/config";
 import { operatorEnvironment, readSettings } from "../config/settings-files";
 import { AppError } from "../core/errors";
 import { createLogger } from "../logging/logger";
+import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
+import { parseTemplateData } from "./admin-notify";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -22,9 +24,12 @@ commands:
   end-sessions <user>                          log the user out everywhere, closing its room connections
   erase <user>                                 delete the user, its identities and its session for good
   export <user>                                everything stored about the user, as JSON (no password hash)
+  notify <user> <template id> --platform <name> --data <field>=<text> [--data …] [--page <page>] [--app <key>]
+                                               send one subscribe message (uses one of the player's grants)
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
-const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export"] as const;
+const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify"] as const;
+const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
@@ -33,7 +38,16 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { reason: { type: "string" }, until: { type: "string" }, by: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: {
+        reason: { type: "string" },
+        until: { type: "string" },
+        by: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        platform: { type: "string" },
+        app: { type: "string" },
+        page: { type: "string" },
+        data: { type: "string", multiple: true },
+      },
     });
   } catch (err) {
     return usageError((err as Error).message);
@@ -45,7 +59,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const [command, reference, ...extra] = positionals;
   if (!COMMANDS.includes(command as Command)) return usageError(command ? `unknown command "${command}"` : "a command is required");
-  if (!reference || extra.length > 0) return usageError("exactly one user is required");
+  if (!reference) return usageError("exactly one user is required");
+  if (command === "notify" ? extra.length !== 1 : extra.length > 0) return usageError(command === "notify" ? "notify needs <user> <template id>" : "exactly one user is required");
+  if (command !== "notify" && NOTIFY_OPTIONS.some((o) => values[o] !== undefined)) return usageError("--platform, --app, --page and --data belong to notify");
+  const templateData = command === "notify" ? parseTemplateData(values.data ?? []) : {};
+  if (typeof templateData === "string") return usageError(templateData);
+  if (command === "notify" && !values.platform) return usageError("notify needs --platform <name>");
   if (command === "disable" && !values.reason?.trim()) return usageError("disable needs --reason <text>");
   if (command !== "disable" && (values.reason !== undefined || values.until !== undefined)) {
     return usageError("--reason and --until belong to disable");
@@ -69,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel, destination: stderr, name: "admin" });
   const audit = createLogger({ level: "info", destination: stderr, name: "admin-audit" });
   const context = await openAdminContext(config, logger, audit);
-  if (!context.reachesServers && command !== "find" && command !== "export") {
+  if (!context.reachesServers && command !== "find" && command !== "export" && command !== "notify") {
     process.stderr.write("note: in-memory cache: sessions live inside the server process; this reaches the store only\n");
   }
   try {
@@ -82,6 +101,12 @@ async function main(argv: string[]): Promise<number> {
       "end-sessions": () => admin.endSessions(reference, by),
       erase: () => admin.erase(reference, by),
       export: () => admin.export(reference, by),
+      notify: async () => {
+        const { id } = await admin.resolve(reference);
+        const [platform, app, templateId] = [values.platform!, values.app ?? DEFAULT_APP, extra[0]];
+        audit.info({ event: "admin_action", by, action: "notify", userId: id, platform, app, templateId }, "admin notify");
+        return context.subscribeMessages.send(platform, app, id, { templateId, page: values.page, data: templateData });
+      },
     };
     const result = await actions[command as Command]();
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
