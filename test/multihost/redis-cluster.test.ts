@@ -10,6 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { Cluster } from "ioredis";
 import { Client, type Room } from "colyseus.js";
+import { createCache } from "../../src/adapters/cache/create-cache";
+import { CrossSlotWriteError } from "../../src/adapters/cache/redis-cache";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { simulatorPlatformEnv, TEST_JWT_SECRET } from "../support/app-harness";
 import { redisCluster, redisClusterSkipReason } from "../support/redis-cluster";
@@ -84,6 +86,19 @@ interface Session {
     assert.ok(keys.length >= 2, `session keys found: ${keys.join(", ")}`);
     const slots = new Set(await Promise.all(keys.map((k) => raw.cluster("KEYSLOT", k) as Promise<number>)));
     assert.equal(slots.size, 1, `one slot for ${keys.join(", ")}`);
+  });
+
+  it("refuses an atomic write across hash slots instead of splitting it", async () => {
+    const { urls } = await redisCluster();
+    const cache = await createCache({ kind: "redis-cluster", nodes: urls }, prefix);
+    try {
+      const entries = [{ key: "{x}:guard", value: "v", ttlSec: 60 }, { key: "{y}:other", value: "w", ttlSec: 60 }];
+      await assert.rejects(cache.setMany(entries), CrossSlotWriteError);
+      await assert.rejects(cache.replaceIfEquals("{x}:guard", "v", entries), CrossSlotWriteError);
+      assert.deepEqual(await cache.getMany(["{x}:guard", "{y}:other"]), [null, null], "nothing written");
+    } finally {
+      await cache.close();
+    }
   });
 
   it("shares rooms over the cluster and closes a room socket with 4401 on a logout at the other process", async () => {
