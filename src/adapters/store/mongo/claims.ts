@@ -4,7 +4,7 @@
  * FerretDB alike. A claim held by a creation still in flight is waited for, as SQL's unique
  * index waits for the inserting transaction; one left by a crashed creation is taken over.
  */
-import type { Model } from "mongoose";
+import type { mongo } from "mongoose";
 import type { IdentityClaim, KeyClaim, UserDoc } from "./mongo-models";
 
 /** A claim whose user never appeared after this long was left by a crash mid-creation. */
@@ -13,9 +13,6 @@ export const ORPHAN_AFTER_MS = 30_000;
 const IN_FLIGHT_WAIT_MS = 2_000;
 
 type Claim = IdentityClaim | KeyClaim;
-/** Any of the claim collections; their documents share `_id` and `userId`. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- mongoose's Model types are invariant in the document
-export type ClaimModel = Model<any>;
 
 /**
  * 11000 is the only duplicate-key signal both servers give: FerretDB names neither the index nor
@@ -38,23 +35,23 @@ export type ClaimOutcome = "taken" | "held";
  * still in flight after waiting for it). A claim whose user is being deleted, or that a crashed
  * creation left behind, is removed and the insert retried.
  */
-export async function takeClaim(model: ClaimModel, claim: Claim, readUser: ReadUser): Promise<ClaimOutcome> {
+export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>, claim: T, readUser: ReadUser): Promise<ClaimOutcome> {
   const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
   for (let attempt = 0; ; attempt++) {
     try {
-      await model.create(claim);
+      await collection.insertOne(claim as mongo.OptionalUnlessRequiredId<T>);
       return "taken";
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
     }
-    const holder = (await model.findOne({ _id: claim._id }).lean()) as Claim | null;
+    const holder = (await collection.findOne({ _id: claim._id } as mongo.Filter<T>)) as Claim | null;
     if (!holder) continue; // released between our insert and this read: try again
     const user = await readUser(holder.userId);
     if (user && user.deletingAt === null) return "held";
     // The wall clock, not the store's (tests move that one): this is about a crash, not about users.
     const age = Date.now() - holder.at.getTime();
     if (user || age >= ORPHAN_AFTER_MS) {
-      await releaseClaim(model, holder._id, holder.userId);
+      await releaseClaim(collection, holder._id, holder.userId);
       continue;
     }
     // No user yet and the claim is young: its creation is in flight. It either shows the user or
@@ -65,6 +62,6 @@ export async function takeClaim(model: ClaimModel, claim: Claim, readUser: ReadU
 }
 
 /** Removes the claim only while it still belongs to `userId`: never another user's claim of the same key. */
-export async function releaseClaim(model: ClaimModel, id: string, userId: string): Promise<void> {
-  await model.deleteOne({ _id: id, userId });
+export async function releaseClaim<T extends Claim>(collection: mongo.Collection<T>, id: string, userId: string): Promise<void> {
+  await collection.deleteOne({ _id: id, userId } as mongo.Filter<T>);
 }

@@ -3,7 +3,7 @@
  * transaction: uniqueness through claim documents (claims.ts), every change as a version claim
  * (user-versions.ts). Runs the same on MongoDB and on FerretDB 1.x, which CI tests it against.
  */
-import type { Connection } from "mongoose";
+import type { Connection, Model, mongo } from "mongoose";
 import {
   AccountTakenError,
   IdentityTakenError,
@@ -16,7 +16,7 @@ import {
   type UserStore,
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
-import { releaseClaim, takeClaim, type ClaimModel } from "./claims";
+import { releaseClaim, takeClaim } from "./claims";
 import { defineModels, identityKey, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
 import { readNewest, writeNextVersion, type Change } from "./user-versions";
 
@@ -39,12 +39,8 @@ export class MongoUserStore implements UserStore {
 
   /** Collections and their plain indexes; the uniqueness lives in `_id`, which needs no building. */
   async migrate(): Promise<void> {
-    for (const model of Object.values(this.models)) {
-      await model.createCollection().catch((err: { code?: number }) => {
-        if (err?.code !== 48) throw err; // NamespaceExists: another process made it first
-      });
-      await model.createIndexes();
-    }
+    const { users, versions, identities, usernames, emails } = this.models;
+    for (const model of [users, versions, identities, usernames, emails]) await ensureCollection(model);
   }
 
   async findById(id: string): Promise<User | null> {
@@ -52,7 +48,7 @@ export class MongoUserStore implements UserStore {
   }
 
   async findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
-    const claim = await this.models.identities.findOne({ _id: identityKey(identity.platform, identity.platformId) }).lean();
+    const claim = await this.models.collections.identities.findOne({ _id: identityKey(identity.platform, identity.platformId) });
     return claim ? this.toUser(await this.readActive(claim.userId)) : null;
   }
 
@@ -64,20 +60,20 @@ export class MongoUserStore implements UserStore {
   async createUser(input: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
     const at = new Date(input.createdAt);
     const taken: { release(): Promise<void> }[] = [];
-    const claim = async (model: ClaimModel, doc: IdentityClaim | KeyClaim) => {
-      const outcome = await takeClaim(model, doc, this.readNewest);
-      if (outcome === "taken") taken.push({ release: () => releaseClaim(model, doc._id, doc.userId) });
+    const claim = async <T extends IdentityClaim | KeyClaim>(collection: mongo.Collection<T>, doc: T) => {
+      const outcome = await takeClaim(collection, doc, this.readNewest);
+      if (outcome === "taken") taken.push({ release: () => releaseClaim(collection, doc._id, doc.userId) });
       return outcome === "taken";
     };
     try {
       for (const identity of identities) {
         const doc: IdentityClaim = { _id: identityKey(identity.platform, identity.platformId), userId: input.id, ...identity, createdAt: at, at: new Date() };
-        if (!(await claim(this.models.identities, doc))) throw new IdentityTakenError(identity);
+        if (!(await claim(this.models.collections.identities, doc))) throw new IdentityTakenError(identity);
       }
       const usernameNorm = normalizeKey(input.username);
       const emailNorm = normalizeKey(input.email);
-      if (!(await claim(this.models.usernames, { _id: usernameNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
-      if (!(await claim(this.models.emails, { _id: emailNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
+      if (!(await claim(this.models.collections.usernames, { _id: usernameNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
+      if (!(await claim(this.models.collections.emails, { _id: emailNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
       const user: UserDoc = {
         _id: input.id,
         username: input.username,
@@ -98,7 +94,7 @@ export class MongoUserStore implements UserStore {
         version: 1,
         deletingAt: null,
       };
-      await this.models.users.create(user);
+      await this.models.collections.users.insertOne(user);
       return this.toUser(user)!;
     } catch (err) {
       await Promise.allSettled(taken.map((t) => t.release()));
@@ -110,11 +106,11 @@ export class MongoUserStore implements UserStore {
     const current = await this.readActive(userId);
     if (!current) return null;
     const doc: IdentityClaim = { _id: identityKey(identity.platform, identity.platformId), userId, ...identity, createdAt: this.now(), at: new Date() };
-    if ((await takeClaim(this.models.identities, doc, this.readNewest)) === "held") return null;
+    if ((await takeClaim(this.models.collections.identities, doc, this.readNewest)) === "held") return null;
     if (!options.asPrimary) return this.toUser(current);
     const updated = await this.write(userId, (u) => ({ ...u, openid: identity.platformId, updatedAt: this.now() }));
     // Deleted meanwhile: the new claim must not outlive its user.
-    if (!updated) await releaseClaim(this.models.identities, doc._id, userId);
+    if (!updated) await releaseClaim(this.models.collections.identities, doc._id, userId);
     return updated;
   }
 
@@ -123,11 +119,11 @@ export class MongoUserStore implements UserStore {
   }
 
   async findCredentialsByUsername(username: string): Promise<UserCredentials | null> {
-    return this.credentialsByClaim(await this.models.usernames.findOne({ _id: normalizeKey(username) }).lean());
+    return this.credentialsByClaim(await this.models.collections.usernames.findOne({ _id: normalizeKey(username) }));
   }
 
   async findCredentialsByEmail(email: string): Promise<UserCredentials | null> {
-    return this.credentialsByClaim(await this.models.emails.findOne({ _id: normalizeKey(email) }).lean());
+    return this.credentialsByClaim(await this.models.collections.emails.findOne({ _id: normalizeKey(email) }));
   }
 
   async findCredentialsById(id: string): Promise<UserCredentials | null> {
@@ -262,6 +258,14 @@ export class MongoUserStore implements UserStore {
       version: doc.version,
     };
   }
+}
+
+/** The collection and its plain indexes; tolerant of another process having made them first. */
+async function ensureCollection(model: Pick<Model<never>, "createCollection" | "createIndexes">): Promise<void> {
+  await model.createCollection().catch((err: { code?: number }) => {
+    if (err?.code !== 48) throw err; // NamespaceExists
+  });
+  await model.createIndexes();
 }
 
 function compare(a: string, b: string): number {

@@ -27,10 +27,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The user's newest version, including one being deleted; null when there is no such user. */
 export async function readNewest(models: MongoModels, userId: string): Promise<UserDoc | null> {
-  let user = (await models.users.findOne({ _id: userId }).lean()) as UserDoc | null;
+  const { users, versions } = models.collections;
+  let user = await users.findOne({ _id: userId });
   if (!user) return null;
   for (;;) {
-    const next = (await models.versions.findOne({ _id: versionKey(userId, user.version + 1) }).lean()) as VersionClaim | null;
+    const next: VersionClaim | null = await versions.findOne({ _id: versionKey(userId, user.version + 1) });
     if (!next) return user;
     user = next.user;
   }
@@ -59,7 +60,8 @@ export async function writeNextVersion(
     const at = options.now();
     const next: UserDoc = { ...change(current), _id: userId, version: current.version + 1 };
     try {
-      await models.versions.create({ _id: versionKey(userId, next.version), userId, version: next.version, user: next, at });
+      const claim: VersionClaim = { _id: versionKey(userId, next.version), userId, version: next.version, user: next, at };
+      await models.collections.versions.insertOne(claim);
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       if (options.expectedVersion !== undefined) return { kind: "conflict" };
@@ -69,7 +71,7 @@ export async function writeNextVersion(
       continue;
     }
     // A replace, never an upsert: a head removed by deleteUser must stay removed.
-    await models.users.replaceOne({ _id: userId }, next);
+    await models.collections.users.replaceOne({ _id: userId }, next);
     return { kind: "written", user: next };
   }
 }
