@@ -31,7 +31,8 @@ const HELP = `npm run bench [-- flags]
                           the loops measure joining a live lobby, not Colyseus disposing and re-creating it)
   --max-requests <n>      cap on requests per HTTP scenario (default 2000000)
   --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
-  --runs <list>           service runs: embedded,redis-pg (default both; redis-pg is skipped if unreachable)
+  --runs <list>           service runs: embedded,redis-pg,redis-mongo (default all; one is skipped if its
+                          services are unreachable; redis-mongo measures the logins only, on FerretDB)
   --only <list>           scenarios: ${SCENARIOS.join(",")} and steps: ${STEPS.join(",")}
                           (default all; the baselines always run, before each service run that has a scenario;
                           peers: @colyseus/auth and better-auth from bench/peers (npm ci there on first use);
@@ -45,7 +46,8 @@ const HELP = `npm run bench [-- flags]
   --out <file>            Markdown output (default bench/results/latest.md)
 
 Env: BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DATABASE_URL
-(default postgres://postgres@127.0.0.1:5432/test), BENCH_NOAUTH_REDIS_URL (default: BENCH_REDIS_URL, database 1).`;
+(default postgres://postgres@127.0.0.1:5432/test), BENCH_NOAUTH_REDIS_URL (default: BENCH_REDIS_URL, database 1),
+BENCH_MONGODB_URL (default mongodb://127.0.0.1:27017/?directConnection=true: FerretDB from scripts/test-services.sh).`;
 
 function parseFlags(): Flags {
   const { values } = parseArgs({

@@ -1,7 +1,11 @@
-/** The service's storage for a run: a temp SQLite file, or its own PostgreSQL database and Redis key prefix. */
+/**
+ * The service's storage for a run: a temp SQLite file, or its own PostgreSQL or MongoDB database
+ * and its own Redis key prefix.
+ */
 import crypto from "node:crypto";
 import path from "node:path";
 import Redis from "ioredis";
+import mongoose from "mongoose";
 import { Client as PgClient } from "pg";
 import { errText, type Context, type RunId } from "./context";
 import { onCleanUp } from "./lifecycle";
@@ -12,7 +16,7 @@ export interface Backends {
   describe: string;
 }
 
-/** The settings for `run`, or why it cannot run here (Redis or PostgreSQL unreachable). */
+/** The settings for `run`, or why it cannot run here (Redis, PostgreSQL or MongoDB unreachable). */
 export async function prepareBackends(ctx: Context, run: RunId, tmp: string): Promise<Backends | string> {
   if (run === "embedded") {
     return { env: { SQLITE_PATH: path.join(tmp, "users.sqlite") }, describe: "SQLite (temp file) + in-memory cache" };
@@ -44,6 +48,26 @@ export async function prepareBackends(ctx: Context, run: RunId, tmp: string): Pr
   });
 
   const dbName = `mgl_bench_${crypto.randomBytes(6).toString("hex")}`;
+  if (run === "redis-mongo") {
+    const mongoUrl = process.env.BENCH_MONGODB_URL ?? "mongodb://127.0.0.1:27017/?directConnection=true";
+    const dbUrl = new URL(mongoUrl);
+    dbUrl.pathname = `/${dbName}`;
+    let connection: mongoose.Connection;
+    try {
+      connection = await mongoose.createConnection(dbUrl.toString(), { serverSelectionTimeoutMS: 2000 }).asPromise();
+    } catch (err) {
+      return `MongoDB not reachable at ${mongoUrl} (${errText(err)}; bash scripts/test-services.sh starts FerretDB)`;
+    }
+    onCleanUp(async () => {
+      await connection.dropDatabase();
+      await connection.close();
+    });
+    return {
+      env: { REDIS_URL: redisUrl, CACHE_KEY_PREFIX: prefix, DATABASE_URL: dbUrl.toString(), SQLITE_PATH: path.join(tmp, "unused.sqlite") },
+      noauthRedisUrl,
+      describe: `MongoDB on FerretDB (${dbName}) + Redis (prefix ${prefix})`,
+    };
+  }
   try {
     await asPgAdmin(pgUrl, (c) => c.query(`CREATE DATABASE "${dbName}"`));
   } catch (err) {

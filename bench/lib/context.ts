@@ -14,7 +14,7 @@ export const SCENARIOS = ["access-token", "users-me", "returning-login", "new-lo
 /** Parts of the bench beyond the per-run scenarios, selectable with --only like them. */
 export const STEPS = ["peers", "scale", "capacity", "room-traffic"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number] | (typeof STEPS)[number];
-export const RUNS = ["embedded", "redis-pg"] as const;
+export const RUNS = ["embedded", "redis-pg", "redis-mongo"] as const;
 export type RunId = (typeof RUNS)[number];
 
 export interface Flags {

@@ -12,8 +12,16 @@ import type { Baselines } from "./baselines";
 const ROUTE_TARGETS = { "access-token": 0.8, "users-me": 0.6, "returning-login": 0.4, "new-login": 0.25 } as const;
 
 /** The routes measured on the run's service while it is up; `userToken` is a logged-in player's. */
-export async function measureRoutes(ctx: Context, run: RunId, table: RunTable, service: Child, base: string, userToken: string, baselines: Baselines): Promise<void> {
-  const { only } = ctx.flags;
+export async function measureRoutes(
+  ctx: Context,
+  run: RunId,
+  table: RunTable,
+  service: Child,
+  base: string,
+  userToken: string,
+  baselines: Baselines,
+  only: readonly ScenarioId[] = ctx.flags.only,
+): Promise<void> {
   if (only.includes("access-token")) {
     table.rows.push(
       await measureRoute(ctx, baselines, service, "access-token", "access-token", "GET /api/minigame/wechat/access_token (cached)", {
