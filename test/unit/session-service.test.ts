@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { User } from "../../src/core/user";
-import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
+import { accessTokenKey, refreshTokenKey, SessionService } from "../../src/services/session-service";
 import { sessionKeyKey } from "../../src/services/session-key-custody";
 import { TokenSigner } from "../../src/services/token-signer";
 import { newPlatformUser } from "../../src/services/user-factory";
@@ -244,6 +244,48 @@ describe("SessionService (unit, fixed clock, MemoryCache, in-memory store)", () 
       await t.sessions.endSession(user.id, "operator");
       assert.deepEqual(t.ended, [{ userId: user.id, reason: "operator" }]);
       assert.deepEqual(heard, [`${user.id}:operator`]);
+    });
+  });
+
+  describe("per app", () => {
+    /** A second service over the same signer, cache and store that knows the "puzzle" game too. */
+    const studio = () => new SessionService(t.signer, t.cache, t.store, { refreshGraceSec: 10, apps: ["default", "puzzle"] });
+
+    it("keeps one session per app under its own keys: the default app's are the spec's, another app's add it", async () => {
+      const sessions = studio();
+      const inDefault = await sessions.startSession(user, "default", "full");
+      const inPuzzle = await sessions.startSession(user, "puzzle", "full");
+      assert.equal(accessTokenKey(user.id, "puzzle"), `${accessTokenKey(user.id, "default")}:puzzle`);
+      assert.equal(await t.cache.get(accessTokenKey(user.id, "default")), inDefault.token);
+      assert.equal(await t.cache.get(refreshTokenKey(user.id, "puzzle")), inPuzzle.refreshToken);
+      assert.equal((await sessions.verifyAccessToken(inDefault.token)).auth.app, "default");
+      assert.equal((await sessions.verifyAccessToken(inPuzzle.token)).auth.app, "puzzle");
+      assert.deepEqual(await sessions.liveApps(user.id), ["default", "puzzle"]);
+      await sessions.logout(user.id, "puzzle", inPuzzle.sid);
+      await assert.rejects(sessions.verifyAccessToken(inPuzzle.token), rejectsWith("session_revoked"));
+      await sessions.verifyAccessToken(inDefault.token);
+      assert.deepEqual(await sessions.liveApps(user.id), ["default"]);
+    });
+
+    it("a token without an app claim (issued before apps) is the default app's", async () => {
+      const sessions = studio();
+      const issued = await sessions.startSession(user, "default", "full");
+      // JSON drops an undefined claim: the token carries no `app`, as tokens from before apps do.
+      const old = t.signer.signAccess({ userId: user.id, app: undefined as unknown as string, username: user.username, email: user.email, sid: issued.sid, grade: "full" });
+      assert.equal("app" in (JSON.parse(Buffer.from(old.token.split(".")[1], "base64url").toString()) as object), false);
+      await t.cache.set(accessTokenKey(user.id, "default"), old.token, 60);
+      assert.equal((await sessions.verifyAccessToken(old.token)).auth.app, "default");
+    });
+
+    it("endSession (ban, erase, operator) ends every app's session and session key", async () => {
+      const sessions = studio();
+      const a = await sessions.startSession(user, "default", "full");
+      const b = await sessions.startSession(user, "puzzle", "full");
+      await t.cache.set(sessionKeyKey(user.id, "puzzle"), "{}", 3600);
+      await sessions.endSession(user.id, "user_disabled");
+      for (const token of [a.token, b.token]) await assert.rejects(sessions.verifyAccessToken(token), rejectsWith("session_revoked"));
+      assert.equal(await t.cache.get(sessionKeyKey(user.id, "puzzle")), null);
+      assert.deepEqual(await sessions.liveApps(user.id), []);
     });
   });
 });
