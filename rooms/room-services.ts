@@ -7,6 +7,7 @@ import type { Logger } from "../src/logging/logger";
 import type { ModerationService } from "../src/services/moderation-service";
 import type { RateLimiter } from "../src/services/rate-limiter";
 import type { PlayerStorageService } from "../src/services/social/player-storage-service";
+import type { SubscribeMessageService } from "../src/services/social/subscribe-message-service";
 import type { SessionService } from "../src/services/session-service";
 import type { RoomSessionGuard } from "./session-guard";
 
@@ -19,6 +20,8 @@ export interface RoomServices {
   moderation: ModerationService;
   /** The players' platform storage: MatchRoom writes scores with it at match end. */
   playerStorage: PlayerStorageService;
+  /** Subscribe messages ("your match is ready"): `subscribeMessages.sendToPlayer(this.app, userId, …)`. */
+  subscribeMessages: SubscribeMessageService;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
 }

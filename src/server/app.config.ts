@@ -115,6 +115,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         logger,
         moderation: ready.moderation,
         playerStorage: ready.playerStorage,
+        subscribeMessages: ready.subscribeMessages,
         lobbyMaxClients: settings.lobbyMaxClients,
       });
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);

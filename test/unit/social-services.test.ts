@@ -88,7 +88,10 @@ describe("player storage service", () => {
 });
 
 describe("subscribe message service", () => {
-  const openids = { openidOf: async (_platform: string, _app: string, userId: string) => ({ alice: "o-alice", pw: "" })[userId] ?? null };
+  const openids = {
+    openidOf: async (_platform: string, _app: string, userId: string) => ({ alice: "o-alice", pw: "" })[userId] ?? null,
+    latestPlatform: async (userId: string) => (userId === "alice" ? "wechat" : undefined),
+  };
 
   function service(failure?: () => Error) {
     const { client, calls } = fakeClient(failure);
@@ -108,6 +111,13 @@ describe("subscribe message service", () => {
       message: { templateId: "tpl", data: { thing1: "ready" }, state: "trial", lang: "en_US" },
     });
     assert.deepEqual(counted, [["wechat", "sent"]]);
+  });
+
+  it("sends to a room's player on the platform of their latest login on the app", async () => {
+    const { subscribe, calls } = service();
+    assert.deepEqual(await subscribe.sendToPlayer("default", "alice", { templateId: "tpl", data: { thing1: "x" } }), { sent: true });
+    assert.equal((calls[0].call as { openid: string }).openid, "o-alice");
+    await assert.rejects(subscribe.sendToPlayer("default", "pw", { templateId: "tpl", data: {} }), isCode("subscribe_not_granted"));
   });
 
   it("maps the platform's answers to results, and a player without an openid there to not granted", async () => {

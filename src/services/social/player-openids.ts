@@ -23,4 +23,8 @@ export class StoredPlayerOpenids implements PlayerOpenids {
     const identity = namespace === undefined ? undefined : (await this.store.listIdentities(userId)).find((i) => i.platform === namespace);
     return identity?.platformId ?? "";
   }
+
+  async latestPlatform(userId: string, app: string): Promise<string | undefined> {
+    return (await this.keys.read(userId, app))?.platform;
+  }
 }

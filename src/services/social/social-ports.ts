@@ -34,4 +34,6 @@ export interface PlayerOpenids {
    * user does not exist; "" when they have no openid there (password-only, or known only by unionid).
    */
   openidOf(platform: string, app: string, userId: string): Promise<string | null>;
+  /** The platform of the player's latest login on this app, while its session key is kept. */
+  latestPlatform(userId: string, app: string): Promise<string | undefined>;
 }

@@ -47,6 +47,16 @@ export class SubscribeMessageService {
     private readonly options: SubscribeOptions,
   ) {}
 
+  /**
+   * For rooms, which know the player's app (`client.auth.app`) but not their platform: the platform of
+   * their latest login on that app. Without a kept login there is no grant to use: 409 subscribe_not_granted.
+   */
+  async sendToPlayer(app: string, userId: string, request: SubscribeRequest): Promise<{ sent: true }> {
+    const platform = await this.openids.latestPlatform(userId, app);
+    if (!platform) throw new AppError("subscribe_not_granted", { data: { reason: "no_kept_login" } });
+    return this.send(platform, app, userId, request);
+  }
+
   /** `app` is our key of the app; the message goes to the player's openid on that app. */
   async send(platform: string, app: string, userId: string, request: SubscribeRequest): Promise<{ sent: true }> {
     const found = this.clients.find(platform, app);
