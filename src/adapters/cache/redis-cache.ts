@@ -108,6 +108,11 @@ export class RedisCache implements Cache {
       // A command that already timed out for its caller must not run later behind its back
       // (e.g. a refresh-token rotation the client was told failed).
       autoResendUnfulfilledCommands: false,
+      // The commands of one event-loop turn leave in one write (ioredis sends them at setImmediate):
+      // under load, logins' session writes and the session checks of /api and room joins share
+      // system calls, which cost more here than the commands themselves. Each command keeps its own
+      // result, error and timeout. Not on a cluster, whose batches split per node anyway.
+      enableAutoPipelining: !this.cluster,
     }) as ScriptedRedis;
     redis.defineCommand("cacheDeleteIfEquals", { numberOfKeys: 1, lua: DELETE_IF_EQUALS });
     redis.defineCommand("cacheReplaceIfEquals", { lua: REPLACE_IF_EQUALS });
