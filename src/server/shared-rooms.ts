@@ -36,7 +36,7 @@ export function createSharedRooms(settings: AppConfig, logger: Logger): SharedRo
         intervalMs: settings.hostCheckIntervalMs,
         presenceTimeoutMs,
         logger,
-        ownListings: () => redis.driver.ownListings() as never,
+        ownListings: () => redis.driver.ownListings(),
         reconnect: redis.reconnect,
       });
       health.start();
