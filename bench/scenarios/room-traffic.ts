@@ -64,7 +64,7 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
   const held = steps.filter(within).at(-1);
   const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : "–");
   const table = simpleTable(
-    ["Rooms", "players", "messages/s in", "deliveries/s", "delivered", "p50 ms", "p99 ms", "max ms", "service CPU (core)", "CPU µs/message", "generators (cores)", "Redis+PG (cores)", "others (cores)", "RSS MiB", "join p99 ms", "errors"],
+    ["Rooms", "players", "messages/s in", "deliveries/s", "delivered", "p50 ms", "p99 ms", "max ms", "service CPU (core)", "CPU µs/message", "players per core at this CPU", "generators (cores)", "Redis+PG (cores)", "others (cores)", "RSS MiB", "join p99 ms", "errors"],
     steps.map((s) => [
       fmt(s.rooms),
       fmt(s.players),
@@ -76,6 +76,7 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
       s.max.toFixed(0),
       pct(s.serviceCpuShare),
       s.cpuUsPerMessage.toFixed(0),
+      s.serviceCpuShare > 0 ? fmt(s.players / s.serviceCpuShare) : "–",
       s.generatorCores.toFixed(2),
       s.databaseCores.toFixed(2),
       s.otherCores.toFixed(2),
@@ -92,6 +93,7 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
       ["service CPU at that step", held ? `${pct(held.serviceCpuShare)} of a core, ${held.cpuUsPerMessage.toFixed(0)} µs per message (relayed to 10)` : "–"],
       ["players per core (held ÷ the cores the process used)", held ? fmt(perCore) : "–"],
       ["the ramp stopped because", stoppedBecause],
+      ["players per core at the last step's CPU cost (whatever its latency)", steps.length > 0 && steps.at(-1)!.serviceCpuShare > 0 ? fmt(steps.at(-1)!.players / steps.at(-1)!.serviceCpuShare) : "–"],
     ],
   );
   const firstError = steps.find((s) => s.firstError)?.firstError;
@@ -99,7 +101,7 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
     title,
     [
       `A room type a studio would write on AuthenticatedRoom ("traffic", bench/servers/room-traffic-service.cjs: the service as it starts, plus this room): up to ${TRAFFIC.roomSize} players, the lobby's state shape, and a \`say\` message (${TRAFFIC.textLength}-character text and a timestamp) relayed at once to every player of the room with the sender from \`client.auth\` (no moderation or 1-per-second flood rule: game traffic, not typed chat). Each player sends ${TRAFFIC.hz} messages/s on its own phase, so a room carries ${TRAFFIC.roomSize * TRAFFIC.hz} messages in and ${TRAFFIC.roomSize * TRAFFIC.roomSize * TRAFFIC.hz} deliveries out per second. Every player is a distinct logged-in user (join with its token, one seat each); a room's players all live in one of ${TRAFFIC.workers} generator processes (colyseus.js), which times every delivery from send to receipt on one clock.`,
-      `One process with REDIS_URL (presence, driver and cache on Redis) and PostgreSQL. Rooms are added in steps (${TRAFFIC.schedule.join(", ")}); after each, a ${measureSec} s window is measured. The ramp stops at the first step whose p99 passes ${TRAFFIC.p99LimitMs} ms, whose service CPU reaches ${TRAFFIC.saturatedShare * 100}% of a core, or that loses messages or players. Players per core divides the players held by the service CPU they took, so it is what a core given to this process alone would carry; on this 2-core machine the generators (a column of their own) compete with the service, and their own receive work is inside the latency.`,
+      `One process with REDIS_URL (presence, driver and cache on Redis) and PostgreSQL. Rooms are added in steps (${TRAFFIC.schedule.join(", ")}); after each, a ${measureSec} s window is measured. The ramp stops at the first step whose p99 passes ${TRAFFIC.p99LimitMs} ms, whose service CPU reaches ${TRAFFIC.saturatedShare * 100}% of a core, or that loses messages or players. Players per core divides the players held by the service CPU they took, so it is what a core given to this process alone would carry (the table shows it for every step: on a busy machine the latency limit may stop the ramp long before the CPU does); on this 2-core machine the generators (a column of their own) compete with the service, and their own receive work is inside the latency.`,
     ],
     { markdown: `${summary.markdown}\n\n${table.markdown}`, text: `${summary.text}\n\n${table.text}` },
     firstError ? [`first failure: ${firstError}`] : [],
