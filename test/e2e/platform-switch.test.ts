@@ -31,6 +31,7 @@ describe("PLATFORMS switches platforms on and off", () => {
       "/api/minigame/wechat/phone_number",
       "/api/minigame/wechat/session_key/check",
       "/api/minigame/wechat/signature/verify",
+      "/api/minigame/wechat/subscribe_message",
     ]);
   });
 
