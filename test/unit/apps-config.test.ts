@@ -54,7 +54,7 @@ describe("config: apps (APPS_FILE)", () => {
     });
     const c = parseConfig({ ...production, APPS_FILE: file, LINK_APPS_BY_UNIONID: "false" });
     assert.deepEqual(c.apps.map((a) => a.key), ["default", "puzzle", "racing"]);
-    assert.deepEqual(c.apps[1].platforms.wechat, { appId: "wx_puzzle", appSecret: "puzzle-wechat-secret-value", apiBaseUrl: "https://api.weixin.qq.com", extra: { tokenApi: "stable" } });
+    assert.deepEqual(c.apps[1].platforms.wechat, { appId: "wx_puzzle", appSecret: "puzzle-wechat-secret-value", apiBaseUrl: "https://api.weixin.qq.com", extra: { tokenApi: "stable", gameChatCheck: true } });
     assert.equal(c.apps[2].platforms.douyin.apiBaseUrl, "https://douyin.proxy.example.com");
     assert.deepEqual(Object.keys(c.apps[2].platforms), ["douyin"]);
     assert.equal(c.linkAppsByUnionid, false);
