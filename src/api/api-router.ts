@@ -6,6 +6,8 @@ import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes"
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
+import { paymentRoutes } from "./payment-routes";
+import { pushRoutes } from "./push-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext } from "./request-context";
 
@@ -16,6 +18,8 @@ import { requestContext } from "./request-context";
 export function createApiRouter(services: Services): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
+  // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
+  api.use("/minigame", pushRoutes({ pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
@@ -66,6 +70,18 @@ export function createApiRouter(services: Services): Router {
     playerStorageRoutes({
       sessions: services.sessions,
       storage: services.playerStorage,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+    }),
+  );
+
+  api.use(
+    "/payments",
+    paymentRoutes({
+      sessions: services.sessions,
+      payments: services.payments.payments,
+      resolvePlayer: services.payments.resolvePlayer,
+      paymentsEnabled: services.payments.paymentsEnabled,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),

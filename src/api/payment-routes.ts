@@ -22,8 +22,9 @@ export interface PaymentRouteDeps {
 
 /**
  * Mounted at `/payments`: the logged-in player's coins and orders, on the platform and app of their
- * token. Balance and spending call the platform, so they are limited per user; a replayed spend is
- * answered from the ledger and is limited the same way (a client retrying in a loop is still a loop).
+ * token. The balance is limited per user like the other platform-bound reads. Spending is not: a
+ * replay must get its order back however many a client sends at once (100 concurrent replays are
+ * one platform call and ledger reads), and a new order costs the player's own coins.
  */
 export function paymentRoutes(deps: PaymentRouteDeps): Router {
   const router = Router();
@@ -44,7 +45,6 @@ export function paymentRoutes(deps: PaymentRouteDeps): Router {
 
   router.post("/orders", auth, async (req: Request, res: Response) => {
     const body = parseInput(spendBody, req.body);
-    await perUser(res);
     const { order, created } = await deps.payments.spendCoins(await player(res), body);
     sendOk(res, publicOrder(order), created ? "Order created" : "Order already made", created ? 201 : 200);
   });

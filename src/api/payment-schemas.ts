@@ -10,23 +10,25 @@ export const orderIdParam = z
 export const spendBody = z.object({
   orderId: orderIdParam,
   itemId: z.string().min(1, "is required").max(64).describe("What the coins buy: the game's item id, passed to the delivery hook"),
-  coins: z.number().int("must be an integer").positive("must be positive").max(1_000_000_000).describe("Coins to deduct"),
+  coins: z.int("must be an integer").min(1, "must be positive").max(1_000_000_000).meta({ description: "Coins to deduct", example: 30 }),
 });
 
 export const orderListQuery = z.object({
   state: z.enum(ORDER_STATES).optional().describe("Only orders in this state"),
-  limit: z.coerce.number().int().min(1).max(100).default(50).describe("At most this many, newest first"),
+  limit: z.coerce.number().int().min(1).max(100).default(50).meta({ description: "At most this many, newest first", example: 50 }),
 });
 
 export const orderParams = z.object({ orderId: orderIdParam });
 
-export const balanceSchema = z.strictObject({ balance: z.number().int().describe("Coins on the player's platform for the token's app") });
+export const balanceSchema = z.strictObject({
+  balance: z.int().min(0).max(2_000_000_000).meta({ description: "Coins on the player's platform for the token's app", example: 120 }),
+});
 
 export const orderSchema = z.strictObject({
   orderId: z.string().describe("The game's orderId; for an item purchase, the platform's trade number"),
   kind: z.enum(ORDER_KINDS),
   itemId: z.string(),
-  coins: z.number().int().describe("Coins spent or granted; for an item purchase the price the platform reported (WeChat: fen)"),
+  coins: z.int().min(0).max(2_000_000_000).meta({ description: "Coins spent or granted; for an item purchase the price the platform reported (WeChat: fen)", example: 30 }),
   state: z.enum(ORDER_STATES).describe("pending → paid → delivered, or failed, or refunded"),
   platform: z.string(),
   platformOrderId: z.string().describe("The platform's number for the order: our bill_no for coins, the trade number for an item purchase"),
@@ -39,6 +41,9 @@ export const orderListSchema = z.strictObject({ orders: z.array(orderSchema) });
 /** Optional `data` fields of payment failures. */
 export const paymentErrorFields = {
   order: orderSchema.optional().describe("The order as recorded (failed or still pending)"),
+  orderId: z.string().optional().describe("The orderId the failure is about"),
   platform: z.string().optional(),
-  errcode: z.number().int().optional().describe("The platform's error number"),
+  appId: z.string().optional().describe("The platform's app id payments are off for"),
+  errmsg: z.string().optional().describe("The platform's error text"),
+  errcode: z.int().min(-2_147_483_648).max(2_147_483_647).optional().meta({ description: "The platform's error number", example: 90013 }),
 };

@@ -20,12 +20,16 @@ export interface PushRouteDeps {
   nowSec?: () => number;
 }
 
-/** WeChat's reply shape: success only once the order is durably recorded; anything else makes WeChat retry. */
-function reply(res: Response, status: number, errCode: number, errMsg: string): void {
-  res.status(status).json({ ErrCode: errCode, ErrMsg: errMsg });
+/**
+ * WeChat's reply shape, always HTTP 200: WeChat reads ErrCode. 0 only once the order is durably
+ * recorded; a refusal or a failure to record is non-zero, and WeChat pushes again later.
+ */
+function reply(res: Response, errCode: number, errMsg: string): void {
+  res.status(200).json({ ErrCode: errCode, ErrMsg: errMsg });
 }
 
-const REFUSAL_STATUS: Record<string, number> = { bad_signature: 401, stale_timestamp: 401, bad_pay_sig: 401, wrong_app: 403, wrong_env: 403, malformed: 400 };
+/** Non-zero ErrCodes of our refusals, one per reason, so a console log tells them apart. */
+const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, bad_pay_sig: 40005, wrong_env: 40006 };
 
 /**
  * Mounted at `/minigame`, before the JSON parser: WeChat's message push for item purchases,
@@ -41,7 +45,7 @@ export function pushRoutes(deps: PushRouteDeps): Router {
   router.get("/wechat/push", (req: Request, res: Response) => {
     const q = query(req);
     const app = deps.pushApps("wechat").find((a) => verifiesUrl(a.push.token, q));
-    if (!app) return void res.status(401).type("text/plain").send("signature mismatch");
+    if (!app) throw new AppError("push_signature_invalid");
     res.status(200).type("text/plain").send(q.get("echostr") ?? "");
   });
 
@@ -52,12 +56,12 @@ export function pushRoutes(deps: PushRouteDeps): Router {
     const app = deps.pushApps("wechat").find((a) => verifiesUrl(a.push.token, q));
     if (!app) {
       deps.logger.warn({ event: "push_refused", platform: "wechat", reason: "bad_signature" }, "an item-purchase push was refused");
-      return reply(res, 401, 40001, "bad_signature");
+      return reply(res, REFUSAL_CODES.bad_signature, "bad_signature");
     }
     const outcome = readPush(app.appId, app.push, app.keys, q, raw, nowSec());
     if (outcome.kind === "refused") {
       deps.logger.warn({ event: "push_refused", platform: "wechat", appId: app.appId, reason: outcome.reason }, "an item-purchase push was refused");
-      return reply(res, REFUSAL_STATUS[outcome.reason] ?? 400, 40001, outcome.reason);
+      return reply(res, REFUSAL_CODES[outcome.reason] ?? 40003, outcome.reason);
     }
     if (outcome.kind === "purchase") {
       const { openid, tradeNo, itemId, price, env } = outcome;
@@ -67,10 +71,10 @@ export function pushRoutes(deps: PushRouteDeps): Router {
         // Not recorded: a failure reply makes WeChat push again later.
         const code = err instanceof AppError ? err.code : "internal_error";
         deps.logger.error({ err, event: "push_not_recorded", platform: "wechat", appId: app.appId, tradeNo }, "an item purchase could not be recorded; WeChat will push it again");
-        return reply(res, err instanceof AppError ? err.status : 500, 1, code);
+        return reply(res, 1, code);
       }
     }
-    reply(res, 200, 0, "Success");
+    reply(res, 0, "Success");
   });
   return router;
 }

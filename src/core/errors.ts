@@ -70,6 +70,7 @@ export const ERROR_CODES = {
     message: "The platform no longer accepts this player's session for payments; log in again and retry the same orderId",
   },
   payment_refused: { status: 502, message: "The platform refused the payment; nothing was deducted" },
+  push_signature_invalid: { status: 401, message: "The signature does not verify with the message-push Token of any app on this platform" },
   payment_unconfirmed: {
     status: 502,
     message: "The platform did not confirm the payment in time; retry the same orderId or read the order later (it is never charged twice)",

@@ -29,6 +29,9 @@ import { LobbyRoom } from "../../rooms/LobbyRoom";
 import { MatchRoom } from "../../rooms/MatchRoom";
 import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
+import { deliverItem } from "../../rooms/deliver-item";
+import { PurchaseNotices } from "../../rooms/purchase-notices";
+import { publicOrder } from "../services/payments/payment-service";
 
 /** WebSocket messages above this size are refused by the transport. */
 export const MAX_WS_PAYLOAD_BYTES = 16 * 1024;
@@ -49,6 +52,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   let services: Services | undefined;
   let guard: RoomSessionGuard | undefined;
+  let notices: PurchaseNotices | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
   // With Redis, rooms and presence are shared by every process, and dead or returning hosts are
@@ -77,6 +81,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
     initializeExpress: async (app: express.Express) => {
       services = await buildServices(settings, logger, options.overrides);
+      // The embedded simulator pushes item purchases to this server's own push route.
+      services.simulator?.payments.setDefaultNotifyUrl((platform) => {
+        const address = httpServer?.address();
+        return address && typeof address === "object" ? `http://127.0.0.1:${address.port}/api/minigame/${platform}/push` : undefined;
+      });
       expressApp = app;
       applyEdgeRules(app, { trust, clientIp, cors });
       app.disable("x-powered-by");
@@ -118,6 +127,15 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         subscribeMessages: ready.subscribeMessages,
         lobbyMaxClients: settings.lobbyMaxClients,
       });
+      // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.
+      notices = new PurchaseNotices(matchMaker.presence, logger);
+      await notices.start();
+      ready.payments.onDeliver((order) => deliverItem(order, { logger }));
+      ready.payments.onNotify((order) => {
+        const app = ready.platformApps.appsOf(order.platform).find((a) => a.appId === order.appId)?.app;
+        if (app) notices?.announce({ userId: order.userId, app, order: publicOrder(order) });
+      });
+      ready.payments.start();
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       // The example match: scores written to the players' platform storage at its end (friend rankings).
       gameServer.define("match", MatchRoom).filterBy(APP_FILTER);
@@ -131,6 +149,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         draining = true;
         sharedRooms.stop(); // before Colyseus unlists this process, so nothing lists it again
         guard?.stop(); // while the presence connection is still open
+        notices?.stop();
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
       });

@@ -28,6 +28,7 @@ import { TokenSigner } from "../services/token-signer";
 import { parseWordListFile, WordList } from "../services/word-list";
 import { AppSocialClients, buildSocialServices, type SocialServices } from "./social-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
+import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -54,6 +55,8 @@ export interface Services {
   playerStorage: SocialServices["playerStorage"];
   /** Subscribe messages: the internal route, rooms and `admin notify`. */
   subscribeMessages: SocialServices["subscribeMessages"];
+  /** Coins, orders, item purchases and their delivery (docs/payments.md). */
+  payments: PaymentServices;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -158,6 +161,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       now: overrides.now,
     });
+    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, now: overrides.now });
+    cleanups.push(() => payments.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -190,6 +195,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       platformApps,
       playerStorage: social.playerStorage,
       subscribeMessages: social.subscribeMessages,
+      payments,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),

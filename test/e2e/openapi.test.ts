@@ -12,6 +12,9 @@ import addFormats from "ajv-formats";
 import { freePort, startHarness, type Harness } from "../support/app-harness";
 import { expectedClass, loginPath, platformDefinitions } from "../support/platforms";
 import { ensureClientBuilt } from "../support/client-build";
+import { simulatorPaymentEnv } from "../support/payments";
+import { pushSignature } from "../../src/platforms/wechat/wechat-push";
+import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
 
 interface Res {
   status: number;
@@ -70,7 +73,8 @@ describe("OpenAPI description", () => {
 
   before(async () => {
     h = await startHarness({
-      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1" },
+      // Payments with the simulator's keys (WeChat's wallet at the harness's simulator; Douyin's is not called here).
+      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1", ...simulatorPaymentEnv("http://127.0.0.1:9") },
       overrides: { now: () => clock },
     });
     const res = await h.get("/api-docs.json");
@@ -137,6 +141,12 @@ describe("OpenAPI description", () => {
       "POST /api/auth/refresh",
       "POST /api/auth/register",
       "PUT /api/users/me/password",
+      "GET /api/payments/balance",
+      "POST /api/payments/orders",
+      "GET /api/payments/orders",
+      "GET /api/payments/orders/{orderId}",
+      "GET /api/minigame/wechat/push",
+      "POST /api/minigame/wechat/push",
     ].sort());
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
     assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
@@ -235,6 +245,34 @@ describe("OpenAPI description", () => {
     assert.equal((await phone({ code })).status, 200);
     assert.equal((await phone({ code })).status, 401);
     assert.equal((await phone({})).status, 400);
+  });
+
+  it("payment routes and the push: success and failures match the document", async () => {
+    const login = (await wechatLogin()).body.data;
+    const auth = bearer(login.token);
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: login.openid, balance: 50 }) });
+    assert.equal((await call("GET", "/api/payments/balance", { headers: auth })).status, 200);
+    assert.equal((await call("GET", "/api/payments/balance")).status, 401);
+    const orderId = unique("ord");
+    assert.equal((await call("POST", "/api/payments/orders", { body: { orderId, itemId: "sword", coins: 30 }, headers: auth })).status, 201);
+    assert.equal((await call("POST", "/api/payments/orders", { body: { orderId, itemId: "sword", coins: 30 }, headers: auth })).status, 200);
+    assert.equal((await call("POST", "/api/payments/orders", { body: { orderId, itemId: "sword", coins: 31 }, headers: auth })).status, 409);
+    assert.equal((await call("POST", "/api/payments/orders", { body: { orderId: unique("ord"), itemId: "sword", coins: 30 }, headers: auth })).status, 402);
+    assert.equal((await call("POST", "/api/payments/orders", { body: { orderId: "no spaces", itemId: "sword", coins: 1 }, headers: auth })).status, 400);
+    assert.equal((await call("GET", "/api/payments/orders", { path: "/api/payments/orders?state=delivered", headers: auth })).status, 200);
+    assert.equal((await call("GET", "/api/payments/orders")).status, 401);
+    const one = "/api/payments/orders/{orderId}";
+    assert.equal((await call("GET", one, { path: `/api/payments/orders/${orderId}`, headers: auth })).status, 200);
+    assert.equal((await call("GET", one, { path: `/api/payments/orders/${unique("none")}`, headers: auth })).status, 404);
+
+    const keys = simulatorPaymentKeys("wechat", platformDefinitions.find((p) => p.name === "wechat")!.simulatorApp.appId);
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const verify = (token: string) => `/api/minigame/wechat/push?${new URLSearchParams({ signature: pushSignature(token, timestamp, "n"), timestamp, nonce: "n", echostr: "e1" })}`;
+    assert.equal((await call("GET", "/api/minigame/wechat/push", { path: verify(keys.pushToken) })).status, 200);
+    assert.equal((await call("GET", "/api/minigame/wechat/push", { path: verify("forged") })).status, 401);
+    const refused = await call("POST", "/api/minigame/wechat/push", { path: verify(keys.pushToken), body: { MsgType: "event" } });
+    assert.notEqual(refused.body.ErrCode, 0);
+    assert.equal((await call("POST", "/api/minigame/wechat/push", { path: verify(keys.pushToken), body: "x".repeat(70_000) })).status, 413);
   });
 
   it("social routes: player storage and subscribe messages, success and failures match the document", async () => {

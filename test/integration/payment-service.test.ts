@@ -119,7 +119,7 @@ for (const store of stores) {
       const proc = { delivered: [] as Order[], notified: [] as Order[], failDeliveries: false } as Process;
       const deps: PaymentDeps = {
         ledger,
-        wallets,
+        wallet: (platform) => wallets.get(platform),
         paymentKeys: options.keys ?? ((platform, appId) => ({ ...simulatorPaymentKeys(platform, appId), env: 1 })),
         withAccessToken: (_platform, _appId, call) => call(sim.token),
         keptKey: async (player) => kept.get(player.userId),

@@ -11,6 +11,7 @@ import { accountOperations } from "./account-operations";
 import { API_DESCRIPTION, errorCodeTable } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
+import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 
 export interface OpenApiOptions {
@@ -49,6 +50,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...accountOperations(options.placeholderEmailDomain));
   registerSocialComponents(register);
   operations.push(...socialOperations(options.platforms));
+  registerPaymentComponents(register);
+  operations.push(...paymentOperations());
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -67,6 +70,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Player data", description: "What the server does with the player's platform session key, which it keeps. Bearer token required" },
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
+      { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
     ],
     paths,
     components: {

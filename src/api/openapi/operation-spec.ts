@@ -18,7 +18,10 @@ export interface OperationSpec {
   /** `also`: parameters every platform's route shares (the app id), beside the platform's own. */
   query?: { schema?: z.ZodType; also?: z.ZodType; examples: Record<string, string> };
   body?: { schema: z.ZodType; examples: Record<string, unknown> };
-  success: { status: 200 | 201; component: string; description: string };
+  /** Parameters in the path template (`{orderId}`). */
+  pathParams?: { schema: z.ZodType; examples: Record<string, string> };
+  /** `replay`: the same component under 200 too, for a create whose repeat answers the existing record. */
+  success: { status: 200 | 201; component: string; description: string; replay?: string };
   errors: ErrorCode[];
   /** Optional `data` fields this route's failures may carry beside `code`. */
   errorFields?: z.ZodRawShape;
@@ -38,6 +41,7 @@ export function operationObject(op: OperationSpec): Json {
   const responses: Json = {
     [op.success.status]: { description: op.success.description, content: { "application/json": { schema: ref(op.success.component) } } },
   };
+  if (op.success.replay) responses[200] = { description: op.success.replay, content: { "application/json": { schema: ref(op.success.component) } } };
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[status] = errorResponse(status, list, op.errorFields);
@@ -55,6 +59,10 @@ export function operationObject(op: OperationSpec): Json {
   if (op.query) {
     const schemas = [op.query.schema, op.query.also].filter((q): q is z.ZodType => q !== undefined);
     result.parameters = schemas.flatMap((schema) => queryParameters(schema, op.query!.examples));
+  }
+  if (op.pathParams) {
+    const inPath = queryParameters(op.pathParams.schema, op.pathParams.examples).map((p) => ({ ...p, in: "path", required: true }));
+    result.parameters = [...inPath, ...((result.parameters as Json[] | undefined) ?? [])];
   }
   if (op.body) {
     const examples = Object.fromEntries(Object.entries(op.body.examples).map(([k, value]) => [k, { value }]));

@@ -20,7 +20,7 @@ export class OrderDelivery {
   private readonly now: () => number;
 
   constructor(
-    private readonly deps: Pick<PaymentDeps, "ledger" | "notifyPlayer" | "logger" | "events" | "now">,
+    private readonly deps: Pick<PaymentDeps, "ledger" | "notifyPlayer" | "logger" | "events" | "now" | "crashPoint">,
     private readonly timings: Pick<PaymentTimings, "deliveryLeaseMs" | "replayWaitMs">,
   ) {
     this.now = deps.now ?? Date.now;
@@ -42,7 +42,9 @@ export class OrderDelivery {
     if (!claimed) return (await this.deps.ledger.findById(order.id)) ?? order;
     const events = this.deps.events ?? NO_PAYMENT_EVENTS;
     try {
-      await this.hook(claimed);
+      const running = this.hook(claimed);
+      this.deps.crashPoint?.("during_delivery");
+      await running;
     } catch (err) {
       this.deps.logger.error({ err, event: "order_delivery_failed", order: claimed.id, orderId: claimed.orderId, attempt: claimed.attempts }, "the delivery hook failed; the reconciler retries it");
       events.deliveryFailed(claimed);

@@ -40,8 +40,8 @@ export const NO_PAYMENT_EVENTS: PaymentEvents = {
 
 export interface PaymentDeps {
   ledger: OrderLedger;
-  /** One wallet per platform that has one (WeChat, Douyin). */
-  wallets: ReadonlyMap<string, CoinWallet>;
+  /** The app's wallet on the platform (WeChat coins, Douyin's wallet); undefined where the platform has none. */
+  wallet(platform: string, appId: string): CoinWallet | undefined;
   /** The app's payment keys; undefined while payments are off for it (its keys are not set). */
   paymentKeys(platform: string, appId: string): PaymentKeys | undefined;
   /** Runs a platform call with the app's access token, healing the token once if the platform rejects it. */
@@ -54,6 +54,8 @@ export interface PaymentDeps {
   notifyPlayer(order: Order): void;
   logger: Logger;
   events?: PaymentEvents;
+  /** Test-only (PAYMENT_CRASH_POINT): called at each step a fault test may kill the process at. */
+  crashPoint?: (step: "after_pay_sent" | "after_paid" | "during_delivery") => void;
   now?: () => number;
 }
 
@@ -79,14 +81,14 @@ export const DEFAULT_PAYMENT_TIMINGS: PaymentTimings = {
 };
 
 /** The app's keys, or 404 payments_disabled. */
-export function requireKeys(deps: Pick<PaymentDeps, "paymentKeys" | "wallets">, platform: string, appId: string): PaymentKeys {
-  const keys = deps.wallets.has(platform) ? deps.paymentKeys(platform, appId) : undefined;
+export function requireKeys(deps: Pick<PaymentDeps, "paymentKeys" | "wallet">, platform: string, appId: string): PaymentKeys {
+  const keys = deps.wallet(platform, appId) ? deps.paymentKeys(platform, appId) : undefined;
   if (!keys) throw new AppError("payments_disabled", { data: { platform, appId } });
   return keys;
 }
 
-export function requireWallet(deps: Pick<PaymentDeps, "wallets">, platform: string): CoinWallet {
-  const wallet = deps.wallets.get(platform);
+export function requireWallet(deps: Pick<PaymentDeps, "wallet">, platform: string, appId: string): CoinWallet {
+  const wallet = deps.wallet(platform, appId);
   if (!wallet) throw new AppError("payments_disabled", { data: { platform } });
   return wallet;
 }

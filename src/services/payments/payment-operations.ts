@@ -42,7 +42,7 @@ export class PaymentOperations {
     }
     const player: PaymentPlayer = { userId, platform: order.platform, appId: order.appId };
     const keys = requireKeys(this.deps, order.platform, order.appId);
-    const wallet = requireWallet(this.deps, order.platform);
+    const wallet = requireWallet(this.deps, order.platform, order.appId);
     const kept = await this.deps.keptKey(player);
     if (!kept || kept.openid !== order.openid) throw new AppError("session_key_missing", { data: { platform: order.platform } });
     await this.deps.withAccessToken(order.platform, order.appId, (token) =>
@@ -94,7 +94,7 @@ export class PaymentOperations {
   async presentPending(order: Order): Promise<Order> {
     const player: PaymentPlayer = { userId: order.userId, platform: order.platform, appId: order.appId };
     const keys = requireKeys(this.deps, order.platform, order.appId);
-    const wallet = requireWallet(this.deps, order.platform);
+    const wallet = requireWallet(this.deps, order.platform, order.appId);
     const kept = await this.deps.keptKey(player);
     if (!kept || kept.openid !== order.openid) throw new AppError("session_key_missing", { data: { platform: order.platform } });
     await this.deps.withAccessToken(order.platform, order.appId, (token) =>

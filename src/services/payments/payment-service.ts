@@ -55,7 +55,7 @@ export class PaymentService {
 
   async balance(player: PaymentPlayer): Promise<{ balance: number }> {
     const keys = requireKeys(this.deps, player.platform, player.appId);
-    const wallet = requireWallet(this.deps, player.platform);
+    const wallet = requireWallet(this.deps, player.platform, player.appId);
     const kept = await this.requireKept(player);
     return this.deps.withAccessToken(player.platform, player.appId, (token) => wallet.balance(walletCall(player, keys, kept, token)));
   }
@@ -141,7 +141,7 @@ export class PaymentService {
    */
   async settle(order: Order, kept: KeptPlayerKey, firstAttempt: boolean): Promise<Order> {
     const keys = requireKeys(this.deps, order.platform, order.appId);
-    const wallet = requireWallet(this.deps, order.platform);
+    const wallet = requireWallet(this.deps, order.platform, order.appId);
     const player = { userId: order.userId, platform: order.platform, appId: order.appId };
     const at = () => new Date(this.now()).toISOString();
     try {
@@ -158,7 +158,9 @@ export class PaymentService {
       if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
       return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
     }
+    this.deps.crashPoint?.("after_pay_sent");
     const paid = await this.deps.ledger.transition(order.id, "pending", "paid", { at: at() });
+    this.deps.crashPoint?.("after_paid");
     if (paid) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(paid);
     const current = paid ?? (await this.deps.ledger.findById(order.id)) ?? order;
     return this.delivery.deliver(current);

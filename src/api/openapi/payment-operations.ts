@@ -1,0 +1,131 @@
+/** The API description's payment operations: coins, orders and the item-purchase push (docs/payments.md). */
+import { z } from "zod";
+import type { ErrorCode } from "../../core/errors";
+import * as p from "../payment-schemas";
+import * as s from "../schemas";
+import { AUTH_ERRORS, type OperationSpec } from "./operation-spec";
+
+export function registerPaymentComponents(register: (id: string, schema: z.ZodType) => void): void {
+  register("Order", p.orderSchema);
+  register("BalanceResponse", s.okEnvelope(p.balanceSchema));
+  register("OrderResponse", s.okEnvelope(p.orderSchema));
+  register("OrderListResponse", s.okEnvelope(p.orderListSchema));
+  register(
+    "WeChatPushReply",
+    z.strictObject({
+      ErrCode: z.int().min(0).max(99_999).meta({ description: "0 once the order is durably recorded; anything else makes WeChat push again", example: 0 }),
+      ErrMsg: z.string().meta({ example: "Success" }),
+    }),
+  );
+  register("PushEcho", z.string().describe("The echostr, as text/plain"));
+}
+
+const PLAYER_NOTE =
+  "On the platform of the player's latest login to the token's app (WeChat game coins, Douyin's game wallet), " +
+  "signed with the session key the server kept from that login. No kept key → 409 `session_key_missing`; payments " +
+  "not set up for the app (its keys unset) → 404 `payments_disabled`.";
+
+const PLATFORM_ERRORS: ErrorCode[] = ["platform_misconfigured", "platform_unavailable", "payment_login_required", "payment_refused"];
+
+export function paymentOperations(): OperationSpec[] {
+  return [
+    {
+      method: "get",
+      path: "/api/payments/balance",
+      operationId: "getCoinBalance",
+      tag: "Payments",
+      summary: "The player's coin balance",
+      description: `${PLAYER_NOTE} Limited per user (RATE_LIMIT_USER_MAX).`,
+      security: "bearer",
+      success: { status: 200, component: "BalanceResponse", description: "`data.balance`: the player's coins" },
+      errors: [...AUTH_ERRORS, "payments_disabled", "session_key_missing", "rate_limited", ...PLATFORM_ERRORS],
+      errorFields: p.paymentErrorFields,
+    },
+    {
+      method: "post",
+      path: "/api/payments/orders",
+      operationId: "spendCoins",
+      tag: "Payments",
+      summary: "Spend coins on an item, once per orderId",
+      description:
+        `${PLAYER_NOTE} The order is recorded before the platform is asked, then the coins are deducted under a bill number ` +
+        "derived from it, then the game's delivery hook runs: 201 with the order, `state: delivered` once the hook returned " +
+        "(`paid` if it failed: the server retries it). The same `orderId` again, also concurrently, answers 200 with the same " +
+        "order and deducts nothing more; with another `itemId` or `coins` → 409 `order_conflict`. Not enough coins → 402 " +
+        "`insufficient_balance` (the order is recorded `failed`; nothing deducted; a replay answers the same). The platform " +
+        "refusing → 502 with its code, nothing delivered. No answer from the platform in time → 502 `payment_unconfirmed` " +
+        "with `data.order` pending: retry the same orderId (never a second deduction) or read the order later. A player " +
+        "in a room gets a `purchase` message with the order when it is delivered.",
+      security: "bearer",
+      body: { schema: p.spendBody, examples: { sword: { orderId: "order-20260101-0001", itemId: "sword", coins: 30 } } },
+      success: { status: 201, component: "OrderResponse", description: "The new order", replay: "The order made earlier under this orderId: nothing deducted again" },
+      errors: [...AUTH_ERRORS, "payments_disabled", "session_key_missing", "order_conflict", "insufficient_balance", "payment_unconfirmed", ...PLATFORM_ERRORS],
+      errorFields: p.paymentErrorFields,
+    },
+    {
+      method: "get",
+      path: "/api/payments/orders",
+      operationId: "listOrders",
+      tag: "Payments",
+      summary: "The player's orders, newest first",
+      description: "Coin spends, operators' grants and item purchases, in every state unless `state` says one.",
+      security: "bearer",
+      query: { schema: p.orderListQuery, examples: { state: "delivered" } },
+      success: { status: 200, component: "OrderListResponse", description: "`data.orders`" },
+      errors: [...AUTH_ERRORS, "payments_disabled"],
+      errorFields: p.paymentErrorFields,
+    },
+    {
+      method: "get",
+      path: "/api/payments/orders/{orderId}",
+      operationId: "getOrder",
+      tag: "Payments",
+      summary: "One of the player's orders",
+      description: "By the game's orderId (an item purchase: the platform's trade number). Another player's order → 404 `order_not_found`.",
+      security: "bearer",
+      pathParams: { schema: p.orderParams, examples: { orderId: "order-20260101-0001" } },
+      success: { status: 200, component: "OrderResponse", description: "The order" },
+      errors: [...AUTH_ERRORS, "payments_disabled", "order_not_found"],
+      errorFields: p.paymentErrorFields,
+    },
+    ...pushOperations(),
+  ];
+}
+
+function pushOperations(): OperationSpec[] {
+  const note =
+    "Register this URL as the app's message-push URL in the WeChat console, with the Token (and in safe mode the " +
+    "EncodingAESKey) of the payment settings; JSON format. One URL serves every app: the app is the one whose Token " +
+    "verifies the signature. Answers are WeChat's, not the envelope.";
+  return [
+    {
+      method: "get",
+      path: "/api/minigame/wechat/push",
+      operationId: "wechatPushVerify",
+      tag: "Payments",
+      summary: "WeChat message-push URL verification",
+      description: `${note} A valid \`signature\` (sha1 of the sorted Token, timestamp, nonce) answers \`echostr\` as plain text; any other → 401 \`push_signature_invalid\`.`,
+      query: { schema: z.object({ signature: z.string(), timestamp: z.string(), nonce: z.string(), echostr: z.string() }), examples: {} },
+      success: { status: 200, component: "PushEcho", description: "The echostr, as text/plain" },
+      errors: ["push_signature_invalid"],
+    },
+    {
+      method: "post",
+      path: "/api/minigame/wechat/push",
+      operationId: "wechatPush",
+      tag: "Payments",
+      summary: "WeChat item-purchase push (minigame_game_pay_goods_deliver_notify)",
+      description:
+        `${note} A verified push records the item purchase once per trade number (OutTradeNo: the order's orderId and ` +
+        "platformOrderId) and answers `{\"ErrCode\":0,\"ErrMsg\":\"Success\"}`; delivery follows at once and is retried " +
+        "by the reconciler. The same push again answers success and records nothing more. Every reply is HTTP 200 in " +
+        "WeChat's shape (WeChat reads ErrCode). Refused, with a non-zero ErrCode and nothing recorded (40001 signature, " +
+        "40002 timestamp, 40003 malformed, 40004 another app, 40005 PayEventSig, 40006 env): a bad signature or PayEventSig, a timestamp more than 300 s off, another app's " +
+        "push (safe mode: the app id inside), a sandbox push to a live app, a malformed body. The console's test push " +
+        "(IsMock) answers success and records nothing.",
+      body: { schema: z.object({ MsgType: z.string(), Event: z.string(), MiniGame: z.object({ Payload: z.string(), PayEventSig: z.string() }) }), examples: {} },
+      success: { status: 200, component: "WeChatPushReply", description: "ErrCode 0: recorded (or nothing to record); non-zero: refused or not recorded" },
+      errors: [],
+    },
+  ];
+}

@@ -1,0 +1,162 @@
+/**
+ * The payments' part of the composition root (container.ts): the ledger on the store's database,
+ * one wallet per (platform, app) with that app's keys, and the services over them. Everything is
+ * looked up by the platform and the platform's app id the order or the player names.
+ */
+import type { PushApp } from "../api/push-routes";
+import { createOrderLedger } from "../adapters/store/create-order-ledger";
+import { sharedSqliteLedger } from "../adapters/store/create-user-store";
+import type { AppConfig } from "../config/config";
+import type { AppSettings } from "../config/settings/apps";
+import { appPayments, withSimulatorKeys, type AppPayments, type AppPaymentsSettings } from "../config/settings/payments";
+import { DEFAULT_APP } from "../core/apps";
+import { AppError } from "../core/errors";
+import type { CoinWallet } from "../core/ports/coin-wallet";
+import type { Order, OrderLedger } from "../core/ports/order-ledger";
+import type { UserStore } from "../core/ports/user-store";
+import type { Logger } from "../logging/logger";
+import type { Metrics } from "../observability/metrics";
+import { paymentMetrics } from "../observability/payment-metrics";
+import { DouyinCoinWallet, DOUYIN_WALLET_BASE_URL } from "../platforms/douyin/douyin-coins";
+import { WechatCoinWallet } from "../platforms/wechat/wechat-coins";
+import { OrderReconciler } from "../services/payments/order-reconciler";
+import type { DeliverItem, PaymentDeps, PaymentPlayer } from "../services/payments/payment-deps";
+import { PaymentOperations } from "../services/payments/payment-operations";
+import { PaymentService } from "../services/payments/payment-service";
+import type { PlatformApps } from "../services/platform-apps";
+import type { PlatformTokenService } from "../services/platform-token-service";
+import type { SessionKeyCustody } from "../services/session-key-custody";
+
+export interface PaymentServices {
+  ledger: OrderLedger;
+  payments: PaymentService;
+  operations: PaymentOperations;
+  reconciler: OrderReconciler;
+  /** The game's delivery hook, registered next to the rooms (app.config.ts). */
+  onDeliver(hook: DeliverItem): void;
+  /** How a delivered order reaches the player's room connections; set by the room edge. */
+  onNotify(notify: (order: Order) => void): void;
+  paymentsEnabled(app: string): boolean;
+  resolvePlayer(userId: string, app: string): Promise<PaymentPlayer>;
+  pushApps(platform: string): PushApp[];
+  /** Starts the reconciler: one sweep now, then every PAYMENT_RECONCILE_INTERVAL_SEC. */
+  start(): void;
+  close(): Promise<void>;
+}
+
+export interface PaymentWiringInput {
+  config: AppConfig;
+  /** The apps with their platform settings as this process calls them (the simulator's URL when embedded). */
+  apps: readonly AppSettings[];
+  platformApps: PlatformApps;
+  store: Pick<UserStore, "findByIdentity">;
+  custody: SessionKeyCustody;
+  tokens: PlatformTokenService;
+  logger: Logger;
+  metrics: Metrics;
+  now?: () => number;
+}
+
+const WALLETS = ["wechat", "douyin"] as const;
+
+export async function buildPaymentServices(input: PaymentWiringInput): Promise<PaymentServices> {
+  const { config, platformApps, custody, tokens, logger } = input;
+  const embedded = config.simulator === "embedded";
+  const ledger = config.store.kind === "sqlite" ? sharedSqliteLedger(config.store.path) : await createOrderLedger(config.store);
+
+  // Per (platform, platform app id): the app's key, its payment settings and its wallet.
+  const perApp = new Map<string, { app: string; payments: AppPayments; wallet: CoinWallet }>();
+  for (const app of input.apps) {
+    for (const platform of WALLETS) {
+      const settings = app.platforms[platform];
+      if (!settings || !platformApps.find(platform, app.key)) continue;
+      const given: AppPaymentsSettings | undefined = app.key === DEFAULT_APP ? config.payments.defaultApp[platform] : app.payments?.[platform];
+      const payments = appPayments(platform, embedded ? withSimulatorKeys(platform, settings.appId, given) : (given ?? { env: "sandbox", zoneId: "1" }));
+      const http = { timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger };
+      const wallet =
+        platform === "wechat"
+          ? new WechatCoinWallet({ ...http, apiBaseUrl: settings.apiBaseUrl })
+          : new DouyinCoinWallet({ ...http, apiBaseUrl: douyinWalletBaseUrl(config, settings.apiBaseUrl) });
+      perApp.set(`${platform}\0${settings.appId}`, { app: app.key, payments, wallet });
+    }
+  }
+  const entry = (platform: string, appId: string) => perApp.get(`${platform}\0${appId}`);
+  const appKeyOf = (platform: string, appId: string) => {
+    const found = entry(platform, appId);
+    if (!found) throw new AppError("payments_disabled", { data: { platform } });
+    return found.app;
+  };
+
+  let notify: (order: Order) => void = () => undefined;
+  const deps: PaymentDeps = {
+    ledger,
+    wallet: (platform, appId) => entry(platform, appId)?.wallet,
+    paymentKeys: (platform, appId) => entry(platform, appId)?.payments.wallet,
+    withAccessToken: (platform, appId, call) => tokens.withPlatformToken(platform, appKeyOf(platform, appId), call),
+    keptKey: async (player) => {
+      const kept = await custody.read(player.userId, appKeyOf(player.platform, player.appId));
+      return kept && kept.platform === player.platform && kept.sessionKey && kept.openid ? { openid: kept.openid, sessionKey: kept.sessionKey } : undefined;
+    },
+    userIdForOpenid: async (platform, appId, openid) => {
+      const app = platformApps.find(platform, appKeyOf(platform, appId));
+      const user = app ? await input.store.findByIdentity({ platform: platformApps.namespaceOf(app), platformId: openid }) : null;
+      return user?.id;
+    },
+    notifyPlayer: (order) => notify(order),
+    logger,
+    events: paymentMetrics(input.metrics.registry, ledger),
+    crashPoint: crashPointFor(config.payments.crashPoint),
+    now: input.now,
+  };
+  const timings = { deliveryLeaseMs: config.payments.deliveryLeaseMs, settleAfterMs: config.payments.settleAfterMs };
+  const payments = new PaymentService(deps, timings);
+  const operations = new PaymentOperations(deps, payments);
+  const reconciler = new OrderReconciler(deps, payments, operations, { settleAfterMs: config.payments.settleAfterMs, retryBillForMs: 24 * 3600_000 });
+
+  return {
+    ledger,
+    payments,
+    operations,
+    reconciler,
+    onDeliver: (hook) => payments.delivery.onDeliver(hook),
+    onNotify: (fn) => {
+      notify = fn;
+    },
+    paymentsEnabled: (app) => WALLETS.some((platform) => {
+      const found = platformApps.find(platform, app);
+      return found !== undefined && entry(platform, found.appId)?.payments.wallet !== undefined;
+    }),
+    resolvePlayer: async (userId, app) => {
+      const kept = await custody.read(userId, app);
+      if (!kept?.sessionKey) throw new AppError("session_key_missing", { data: {} });
+      const found = platformApps.get(kept.platform, app);
+      if (!entry(kept.platform, found.appId)?.payments.wallet) throw new AppError("payments_disabled", { data: { platform: kept.platform } });
+      return { userId, platform: kept.platform, appId: found.appId };
+    },
+    pushApps: (platform) =>
+      platformApps.appsOf(platform).flatMap((app) => {
+        const found = entry(platform, app.appId);
+        return found?.payments.push && found.payments.wallet ? [{ appId: app.appId, push: found.payments.push, keys: found.payments.wallet }] : [];
+      }),
+    start: () => reconciler.start(config.payments.reconcileIntervalSec * 1000),
+    close: async () => {
+      await reconciler.stop();
+      // A SQLite ledger shares the user store's connection, which the store closes.
+      if (config.store.kind !== "sqlite") await ledger.close();
+    },
+  };
+}
+
+/** The wallet's host: the setting, else the Douyin API's when that points elsewhere (a simulator, a proxy), else Douyin's. */
+function douyinWalletBaseUrl(config: AppConfig, apiBaseUrl: string): string {
+  if (config.payments.douyinWalletBaseUrl) return config.payments.douyinWalletBaseUrl;
+  return /^https:\/\/(minigame\.zijieapi\.com|developer\.toutiao\.com)/.test(apiBaseUrl) ? DOUYIN_WALLET_BASE_URL : apiBaseUrl;
+}
+
+/** Test-only: kills the process at the configured step of a coin spend (SIGKILL: nothing is flushed or closed). */
+function crashPointFor(point: AppConfig["payments"]["crashPoint"]): PaymentDeps["crashPoint"] {
+  if (!point) return undefined;
+  return (step) => {
+    if (step === point) process.kill(process.pid, "SIGKILL");
+  };
+}
