@@ -11,7 +11,8 @@
  * - A process cut off from the network stays listed until a player's request trips on it: Colyseus
  *   checks other processes only at start and after a failed request.
  * - A process that comes back stays excluded until its room count changes or a quiet minute passes
- *   (Stats.setAutoPersistInterval), and its rooms stay unlisted until they change.
+ *   (Stats.setAutoPersistInterval), and its rooms stay unlisted until they change. The same after a
+ *   Redis restart that lost its data: every process and room is gone from the records.
  *
  * So every `intervalMs` each process (only with shared Redis):
  * 1. reads the shared process records within the presence timeout; when that fails its own
@@ -107,7 +108,7 @@ export class HostHealth {
     const listings = this.options.ownListings();
     await Promise.all(listings.map((l) => l.save()));
     processes.push(me);
-    this.log.warn({ rooms: listings.length }, "this process had been removed from the shared room records (cut off or too slow to answer): listed again");
+    this.log.warn({ rooms: listings.length }, "this process was missing from the shared room records (cut off, too slow to answer, or Redis lost its data): listed again");
   }
 
   /** Colyseus's health check of every other process; returns those that did not answer. */

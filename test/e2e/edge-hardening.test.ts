@@ -304,7 +304,8 @@ for (const backend of backends) {
     });
 
     describe("production settings without CORS_ORIGINS or HOST", () => {
-      const h = useHarness(backend, { env: { NODE_ENV: "production", ACCESS_TOKEN_ROUTE_KEY: "an-internal-key-for-the-edge-suite" } });
+      // Production with shared Redis (the PostgreSQL + Redis run) needs PUBLIC_ADDRESS.
+      const h = useHarness(backend, { env: { NODE_ENV: "production", ACCESS_TOKEN_ROUTE_KEY: "an-internal-key-for-the-edge-suite", PUBLIC_ADDRESS: "game.example.com/a" } });
 
       it("sends no CORS headers on /api or /matchmake, whatever the origin", async () => {
         const origin = "https://game.example.com";
