@@ -31,6 +31,8 @@ const HELP = `npm run bench [-- flags]
                           the loops measure joining a live lobby, not Colyseus disposing and re-creating it)
   --max-requests <n>      cap on requests per HTTP scenario (default 2000000)
   --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
+  --traffic-steps <list>  room-traffic: these total room counts (e.g. 20,40), each measured whatever its latency
+                          or CPU (for profiles and before/after pairs); default the ramp with its stop rules
   --runs <list>           service runs: embedded,redis-pg,redis-mongo (default all; one is skipped if its
                           services are unreachable; redis-mongo measures the logins only, on FerretDB)
   --only <list>           scenarios: ${SCENARIOS.join(",")} and steps: ${STEPS.join(",")}
@@ -59,6 +61,7 @@ function parseFlags(): Flags {
       "room-players": { type: "string", default: "40" },
       "max-requests": { type: "string", default: "2000000" },
       "capacity-clients": { type: "string", default: String(CAPACITY.clients) },
+      "traffic-steps": { type: "string" },
       runs: { type: "string", default: RUNS.join(",") },
       only: { type: "string", default: [...SCENARIOS, ...STEPS].join(",") },
       "no-build": { type: "boolean", default: false },
@@ -92,6 +95,7 @@ function parseFlags(): Flags {
     roomPlayers: Math.floor(int("room-players", values["room-players"]!, 1, 500)),
     maxRequests: Math.floor(int("max-requests", values["max-requests"]!, 1, 100_000_000)),
     capacityClients: Math.floor(int("capacity-clients", values["capacity-clients"]!, 1, 50_000)),
+    trafficSteps: values["traffic-steps"]?.split(",").map((v) => Math.floor(int("traffic-steps", v.trim(), 1, 1000))),
     runs: list("runs", values.runs!, RUNS),
     only: list("only", values.only!, [...SCENARIOS, ...STEPS] as ScenarioId[]),
     build: !values["no-build"],

@@ -25,6 +25,8 @@ export interface Flags {
   roomPlayers: number;
   maxRequests: number;
   capacityClients: number;
+  /** room-traffic: fixed total rooms per step, measured whatever the latency (profiling, A/B); default the ramp. */
+  trafficSteps?: number[];
   runs: RunId[];
   only: ScenarioId[];
   build: boolean;

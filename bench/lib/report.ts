@@ -186,7 +186,7 @@ export function writeReport(ctx: Context): void {
     `- Date: ${new Date().toISOString()}`,
     `- Node ${process.version}, ${os.platform()} ${os.release()}`,
     `- CPU: ${cpuModel()} × ${os.cpus().length} (load generator, simulator and service share these cores)`,
-    `- Flags: --duration ${flags.durationSec} --warmup ${flags.warmupSec} --connections ${flags.connections} --room-concurrency ${flags.roomConcurrency} --room-players ${flags.roomPlayers}${flags.anchor ? "" : " --no-anchor"} --runs ${flags.runs.join(",")} --only ${flags.only.join(",")}${flags.build ? "" : " --no-build"}${flags.profile ? " --profile" : ""}`,
+    `- Flags: --duration ${flags.durationSec} --warmup ${flags.warmupSec} --connections ${flags.connections} --room-concurrency ${flags.roomConcurrency} --room-players ${flags.roomPlayers}${flags.anchor ? "" : " --no-anchor"} --runs ${flags.runs.join(",")} --only ${flags.only.join(",")}${flags.trafficSteps ? ` --traffic-steps ${flags.trafficSteps.join(",")}` : ""}${flags.build ? "" : " --no-build"}${flags.profile ? " --profile" : ""}`,
     `- Service: ${flags.build ? "compiled (tsconfig.build.json) and run with node" : "run from src/ through tsx"}, one process, NODE_ENV=development, LOG_LEVEL=warn, rate limits off, standalone simulator as the platforms`,
     `- Whole run took ${elapsed} s; load average (1, 5, 15 min) at start ${ctx.loadAtStart.join(" ")}, at end ${loadAverage().join(" ")}`,
     "",

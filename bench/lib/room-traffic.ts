@@ -23,6 +23,8 @@ export interface TrafficOptions {
   p99LimitMs: number;
   /** Service CPU (share of one core) at or above which the process counts as saturated. */
   saturatedShare: number;
+  /** False: every step of the schedule is measured whatever its latency or CPU (errors still stop). */
+  enforceLimits: boolean;
   tag: string;
   log: (msg: string) => void;
   aborted: () => boolean;
@@ -131,11 +133,11 @@ export async function rampRoomTraffic(opts: TrafficOptions): Promise<{ steps: Tr
       opts.log(
         `  ${step.rooms} rooms (${step.players} players): p50 ${step.p50.toFixed(1)} ms, p99 ${step.p99.toFixed(1)} ms, ${Math.round(step.deliveredPerSec)} deliveries/s (${(step.deliveredShare * 100).toFixed(1)}%), service CPU ${(serviceCpuShare * 100).toFixed(0)}% of a core (${step.cpuUsPerMessage.toFixed(0)} µs/message), generators ${step.generatorCores.toFixed(2)} cores, ${errors} errors`,
       );
-      if (step.p99 > opts.p99LimitMs) {
+      if (opts.enforceLimits && step.p99 > opts.p99LimitMs) {
         stoppedBecause = `p99 ${step.p99.toFixed(1)} ms > ${opts.p99LimitMs} ms at ${rooms} rooms`;
         break;
       }
-      if (serviceCpuShare >= opts.saturatedShare) {
+      if (opts.enforceLimits && serviceCpuShare >= opts.saturatedShare) {
         stoppedBecause = `the service saturated (${(serviceCpuShare * 100).toFixed(0)}% of a core) at ${rooms} rooms`;
         break;
       }

@@ -43,7 +43,8 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
     service: child,
     tsxImport: TSX_IMPORT,
     workers: TRAFFIC.workers,
-    schedule: [...TRAFFIC.schedule],
+    schedule: ctx.flags.trafficSteps ?? [...TRAFFIC.schedule],
+    enforceLimits: !ctx.flags.trafficSteps,
     roomSize: TRAFFIC.roomSize,
     hz: TRAFFIC.hz,
     textLength: TRAFFIC.textLength,
@@ -101,7 +102,7 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
     title,
     [
       `A room type a studio would write on AuthenticatedRoom ("traffic", bench/servers/room-traffic-service.cjs: the service as it starts, plus this room): up to ${TRAFFIC.roomSize} players, the lobby's state shape, and a \`say\` message (${TRAFFIC.textLength}-character text and a timestamp) relayed at once to every player of the room with the sender from \`client.auth\` (no moderation or 1-per-second flood rule: game traffic, not typed chat). Each player sends ${TRAFFIC.hz} messages/s on its own phase, so a room carries ${TRAFFIC.roomSize * TRAFFIC.hz} messages in and ${TRAFFIC.roomSize * TRAFFIC.roomSize * TRAFFIC.hz} deliveries out per second. Every player is a distinct logged-in user (join with its token, one seat each); a room's players all live in one of ${TRAFFIC.workers} generator processes (colyseus.js), which times every delivery from send to receipt on one clock.`,
-      `One process with REDIS_URL (presence, driver and cache on Redis) and PostgreSQL. Rooms are added in steps (${TRAFFIC.schedule.join(", ")}); after each, a ${measureSec} s window is measured. The ramp stops at the first step whose p99 passes ${TRAFFIC.p99LimitMs} ms, whose service CPU reaches ${TRAFFIC.saturatedShare * 100}% of a core, or that loses messages or players. Players per core divides the players held by the service CPU they took, so it is what a core given to this process alone would carry (the table shows it for every step: on a busy machine the latency limit may stop the ramp long before the CPU does); on this 2-core machine the generators (a column of their own) compete with the service, and their own receive work is inside the latency.`,
+      `One process with REDIS_URL (presence, driver and cache on Redis) and PostgreSQL. Rooms are added in steps (${(ctx.flags.trafficSteps ?? TRAFFIC.schedule).join(", ")}${ctx.flags.trafficSteps ? ", given by --traffic-steps: each measured whatever its latency or CPU" : ""}); after each, a ${measureSec} s window is measured. The ramp stops at the first step whose p99 passes ${TRAFFIC.p99LimitMs} ms, whose service CPU reaches ${TRAFFIC.saturatedShare * 100}% of a core, or that loses messages or players. Players per core divides the players held by the service CPU they took, so it is what a core given to this process alone would carry (the table shows it for every step: on a busy machine the latency limit may stop the ramp long before the CPU does); on this 2-core machine the generators (a column of their own) compete with the service, and their own receive work is inside the latency.`,
     ],
     { markdown: `${summary.markdown}\n\n${table.markdown}`, text: `${summary.text}\n\n${table.text}` },
     firstError ? [`first failure: ${firstError}`] : [],
