@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   // one app.config.ts uses, two matchmakers in one process.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { listen } = loadWithLogger(logger, () => require("@colyseus/tools") as typeof import("@colyseus/tools"));
-  const { createApp } = loadWithLogger(logger, () => require("./app.config") as typeof import("./app.config"));
+  const { createApp } = require("./app.config") as typeof import("./app.config");
   /* eslint-enable @typescript-eslint/no-require-imports */
   const app = createApp(settings, { logger });
   // listen() adds NODE_APP_INSTANCE (pm2) to the port and tells pm2 "ready"; the transport binds HOST.
