@@ -17,11 +17,15 @@ import { TokenSigner } from "../services/token-signer";
 import type { SubscribeMessageService } from "../services/social/subscribe-message-service";
 import { announceUserChanges } from "../services/user-changes";
 import { openSubscribeMessages } from "./admin-notify";
+import { openAdminPayments } from "./admin-payments";
+import type { PaymentServices } from "../server/payment-wiring";
 
 export interface AdminContext {
   admin: AdminService;
   /** `notify`: subscribe messages through the servers' token cache. */
   subscribeMessages: SubscribeMessageService;
+  /** `orders`, `refund`, `grant`: the payment services, opened on first use. */
+  payments(): Promise<PaymentServices>;
   /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
   reachesServers: boolean;
   /** Waits for session-change announcements to be sent, then closes every connection. */
@@ -61,11 +65,14 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   });
 
 
+  let payments: Promise<PaymentServices> | undefined;
   return {
     admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),
     subscribeMessages: openSubscribeMessages(config, store, cache, logger),
+    payments: () => (payments ??= openAdminPayments(config, store, cache, logger)),
     reachesServers: presence !== undefined,
     close: async () => {
+      await (await payments?.catch(() => undefined))?.close();
       await Promise.all(announcements);
       presence?.shutdown();
       await cache.close();

@@ -13,6 +13,7 @@ import { createLogger } from "../logging/logger";
 import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
 import { parseTemplateData } from "./admin-notify";
+import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -26,9 +27,15 @@ commands:
   export <user>                                everything stored about the user, as JSON (no password hash)
   notify <user> <template id> --platform <name> --data <field>=<text> [--data …] [--page <page>] [--app <key>]
                                                send one subscribe message (uses one of the player's grants)
+  orders <user> [--state <state>]              the player's orders, newest first (docs/payments.md)
+  refund <user> <orderId>                      give a coin spend's coins back (WeChat cancelpay; idempotent)
+  grant <user> <coins> --platform <name> --grant-id <id> [--app <key>] [--reason <text>]
+                                               give coins once per grant id (WeChat present, Douyin add_coin)
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
-const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify"] as const;
+const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant"] as const;
+/** Commands that take one more positional after the user. */
+const WITH_ARGUMENT = new Set(["notify", "refund", "grant"]);
 const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
@@ -47,6 +54,8 @@ async function main(argv: string[]): Promise<number> {
         app: { type: "string" },
         page: { type: "string" },
         data: { type: "string", multiple: true },
+        state: { type: "string" },
+        "grant-id": { type: "string" },
       },
     });
   } catch (err) {
@@ -60,13 +69,17 @@ async function main(argv: string[]): Promise<number> {
   const [command, reference, ...extra] = positionals;
   if (!COMMANDS.includes(command as Command)) return usageError(command ? `unknown command "${command}"` : "a command is required");
   if (!reference) return usageError("exactly one user is required");
-  if (command === "notify" ? extra.length !== 1 : extra.length > 0) return usageError(command === "notify" ? "notify needs <user> <template id>" : "exactly one user is required");
-  if (command !== "notify" && NOTIFY_OPTIONS.some((o) => values[o] !== undefined)) return usageError("--platform, --app, --page and --data belong to notify");
+  if (WITH_ARGUMENT.has(command) ? extra.length !== 1 : extra.length > 0) {
+    return usageError(WITH_ARGUMENT.has(command) ? `${command} needs <user> and one more argument (see usage)` : "exactly one user is required");
+  }
+  const paymentProblem = paymentUsageProblem(command, extra[0], values);
+  if (paymentProblem) return usageError(paymentProblem);
+  if (command !== "notify" && command !== "grant" && NOTIFY_OPTIONS.some((o) => values[o] !== undefined)) return usageError("--platform, --app, --page and --data belong to notify");
   const templateData = command === "notify" ? parseTemplateData(values.data ?? []) : {};
   if (typeof templateData === "string") return usageError(templateData);
   if (command === "notify" && !values.platform) return usageError("notify needs --platform <name>");
   if (command === "disable" && !values.reason?.trim()) return usageError("disable needs --reason <text>");
-  if (command !== "disable" && (values.reason !== undefined || values.until !== undefined)) {
+  if (command !== "disable" && (values.until !== undefined || (values.reason !== undefined && command !== "grant"))) {
     return usageError("--reason and --until belong to disable");
   }
   const until = values.until === undefined ? null : Date.parse(values.until);
@@ -107,6 +120,27 @@ async function main(argv: string[]): Promise<number> {
         audit.info({ event: "admin_action", by, action: "notify", userId: id, platform, app, templateId }, "admin notify");
         return context.subscribeMessages.send(platform, app, id, { templateId, page: values.page, data: templateData });
       },
+      orders: async () => {
+        const { id } = await admin.resolve(reference);
+        const { ledger } = await context.payments();
+        return ledger.listByUser(id, { state: values.state as OrderState | undefined, limit: 100 });
+      },
+      refund: async () => {
+        const { id } = await admin.resolve(reference);
+        audit.info({ event: "admin_action", by, action: "refund", userId: id, orderId: extra[0] }, "admin refund");
+        return (await context.payments()).operations.refund(id, extra[0]);
+      },
+      grant: async () => {
+        const { id } = await admin.resolve(reference);
+        const services = await context.payments();
+        const platform = values.platform!;
+        const appKey = values.app ?? DEFAULT_APP;
+        const appId = config.apps.find((a) => a.key === appKey)?.platforms[platform]?.appId;
+        if (!appId) throw new AppError("unknown_app", { message: `app "${appKey}" is not on ${platform}` });
+        const grantId = values["grant-id"]!;
+        audit.info({ event: "admin_action", by, action: "grant", userId: id, platform, app: appKey, grantId, coins: Number(extra[0]) }, "admin grant");
+        return services.operations.grant({ userId: id, platform, appId }, grantId, Number(extra[0]), values.reason?.trim() || "operator grant");
+      },
     };
     const result = await actions[command as Command]();
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -120,6 +154,17 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await context.close();
   }
+}
+
+/** What is wrong with a payment command's arguments, or undefined. */
+function paymentUsageProblem(command: string, argument: string | undefined, values: { state?: string; platform?: string; "grant-id"?: string }): string | undefined {
+  if (command !== "orders" && values.state !== undefined) return "--state belongs to orders";
+  if (values.state !== undefined && !(ORDER_STATES as readonly string[]).includes(values.state)) return `--state must be one of ${ORDER_STATES.join(", ")}`;
+  if (command !== "grant") return values["grant-id"] !== undefined ? "--grant-id belongs to grant" : undefined;
+  if (!/^[1-9][0-9]{0,8}$/.test(argument ?? "")) return "grant needs a whole number of coins (1 to 999999999)";
+  if (!values.platform) return "grant needs --platform <name>";
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(values["grant-id"] ?? "")) return "grant needs --grant-id <1-64 of A-Z a-z 0-9 _ ->: the same id again is the same grant";
+  return undefined;
 }
 
 function usageError(problem: string): number {
