@@ -5,6 +5,7 @@ import { Emitter, type GameClientEvents } from "./events";
 import { RoomConnector } from "./room-connector";
 import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from "./runtime";
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
+import * as payments from "./payments";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
 import { SessionKeeper } from "./session-keeper";
@@ -157,6 +158,34 @@ export class GameClient {
     const prompt = this.runtime.requestSubscribe?.bind(this.runtime);
     return prompt ? prompt(templateIds) : Promise.reject(new Error(`${this.runtime.platform}: this runtime has no subscribe prompt`));
   }
+
+  /** The player's coins on their platform for this game (`GET /api/payments/balance`). */
+  balance(): Promise<number> {
+    return payments.balance(this.authed);
+  }
+
+  /**
+   * Spends coins on an item, keyed by the game's `orderId` (retry with the same one after any failure:
+   * never charged twice). Resolves the order, `state: "delivered"` once the server delivered it.
+   */
+  spendCoins(purchase: { orderId: string; itemId: string; coins: number }): Promise<payments.Order> {
+    return payments.spendCoins(this.authed, purchase);
+  }
+
+  /** One of the player's orders, or all of them (newest first), optionally in one state. */
+  order(orderId: string): Promise<payments.Order> {
+    return payments.order(this.authed, orderId);
+  }
+  orders(state?: payments.Order["state"]): Promise<payments.Order[]> {
+    return payments.orders(this.authed, state);
+  }
+
+  /** Resolves when the server has delivered the order (e.g. an item bought in the platform's payment UI). */
+  waitForDelivery(orderId: string, options?: { timeoutMs?: number; intervalMs?: number }): Promise<payments.Order> {
+    return payments.waitForDelivery(this.authed, orderId, options);
+  }
+
+  private readonly authed: payments.AuthedRequest = (method, path, body) => this.request(method, path, body);
 
   /** Deletes the player's account (`DELETE /api/users/me`) and forgets the session; throws if the server refused. */
   async deleteAccount(): Promise<void> {
