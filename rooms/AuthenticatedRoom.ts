@@ -246,8 +246,9 @@ async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): P
   const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
   if (method !== "joinById" || !roomId) return;
   const listing = (await matchMaker.getRoomById(decodeURIComponent(roomId))) as Record<string, unknown> | undefined;
-  const roomApp = listing?.[APP_OPTION] ?? DEFAULT_APP;
-  if (listing && roomApp !== app) throw new AppError("app_mismatch");
+  // Only rooms defined with APP_FILTER list their app; any other is left to onJoin's check.
+  const roomApp = listing?.[APP_OPTION];
+  if (typeof roomApp === "string" && roomApp !== app) throw new AppError("app_mismatch");
 }
 
 /** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */

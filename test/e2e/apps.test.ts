@@ -8,7 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import jwt from "jsonwebtoken";
+import { matchMaker } from "@colyseus/core";
 import { Client, type Room } from "colyseus.js";
+import { AuthenticatedRoom } from "../../rooms/AuthenticatedRoom";
 import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
 import { useHarness, type Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
@@ -35,6 +37,9 @@ async function login(h: Harness, name: string, n: number, appId?: string) {
 }
 
 const claimsOf = (token: string) => jwt.decode(token) as Record<string, unknown>;
+
+/** A studio room someone defined without filterBy(APP_FILTER): matchmaking ignores apps there. */
+class UnfilteredRoom extends AuthenticatedRoom {}
 
 for (const backend of backends) {
   describe(`several apps in one deployment — ${backend.name}`, function () {
@@ -200,6 +205,12 @@ for (const backend of backends) {
         assert.equal(err.message, "app_mismatch");
         return true;
       });
+      // A room defined without the filter: the seat still goes only to a player of the room's app.
+      matchMaker.defineRoomType("unfiltered", UnfilteredRoom);
+      const puzzleRoom = await new Client(h.baseUrl).joinOrCreate("unfiltered", { accessToken: b.token });
+      rooms.push(puzzleRoom);
+      await assert.rejects(new Client(h.baseUrl).join("unfiltered", { accessToken: a.token }), /app_mismatch/);
+      await assert.rejects(new Client(h.baseUrl).joinById(puzzleRoom.roomId, { accessToken: a.token }), /app_mismatch/);
       await assert.rejects(new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: a.token, app: "puzzle" }).then((r) => {
         rooms.push(r);
         assert.equal(r.roomId, roomA.roomId, "a client cannot pick another game's lobby with the app option");
