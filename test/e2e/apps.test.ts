@@ -155,6 +155,9 @@ for (const backend of backends) {
       const ready = h.logs.find((line) => line.includes("ready:"))!;
       assert.match(ready, new RegExp(`puzzle \\(wechat ${PUZZLE_APP_ID}\\)`));
       assert.ok(!h.logs.join("").includes("puzzle-wechat-secret"), "no log line holds the app secret");
+      const docs = await fetch(`${h.baseUrl}/api-docs.json`).then((r) => r.text());
+      assert.match(docs, /unknown_app/, "the API description lists the new error");
+      assert.ok(!docs.includes("puzzle-wechat-secret") && !docs.includes(PUZZLE_APP_ID), "nor does the API description name an app");
     });
 
     it("refuses an app id the deployment does not serve with 400 unknown_app, before calling the platform", async () => {
