@@ -185,6 +185,19 @@ export class GameClient {
     return payments.waitForDelivery(this.authed, orderId, options);
   }
 
+  /**
+   * An item bought through the platform's own payment UI: opens it with the platform's options
+   * (WeChat: `requestMidasPayment` with the item purchase's fields and this `outTradeNo`; Douyin:
+   * `requestGamePayment`) and resolves once the server has delivered the order the platform pushed.
+   * Call it from a tap handler.
+   */
+  async buyItem(purchase: { outTradeNo: string; paymentOptions: Record<string, unknown>; timeoutMs?: number }): Promise<payments.Order> {
+    const open = this.runtime.requestPayment?.bind(this.runtime);
+    if (!open) throw new Error(`${this.runtime.platform}: this runtime has no payment UI`);
+    await open({ ...purchase.paymentOptions, outTradeNo: purchase.outTradeNo });
+    return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs });
+  }
+
   private readonly authed: payments.AuthedRequest = (method, path, body) => this.request(method, path, body);
 
   /** Deletes the player's account (`DELETE /api/users/me`) and forgets the session; throws if the server refused. */

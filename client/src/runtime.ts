@@ -66,6 +66,8 @@ export interface Runtime {
   readonly storage: RuntimeStorage;
   /** The platform's subscribe prompt (subscribe.ts); absent where there is none (the browser). */
   requestSubscribe?(templateIds: string[]): Promise<SubscribeGrants>;
+  /** The platform's payment UI (payment-ui.ts) with the platform's own options; absent where there is none. */
+  requestPayment?(options: Record<string, unknown>): Promise<void>;
 }
 
 export type PlatformName = "wechat" | "douyin" | "qq" | "kuaishou";

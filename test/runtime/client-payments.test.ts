@@ -54,5 +54,20 @@ describe("client payments in a WeChat runtime", function () {
     const delivered = await client.waitForDelivery(outTradeNo, { timeoutMs: 10_000, intervalMs: 50 });
     assert.deepEqual([delivered.kind, delivered.itemId, delivered.state], ["item_purchase", "gem_pack", "delivered"]);
     await assert.rejects(client.waitForDelivery(unique("never"), { timeoutMs: 200, intervalMs: 50 }), (err: { code?: string }) => err.code === "delivery_timeout");
+
+    // buyItem: the runtime's payment UI (here a stand-in for wx.requestMidasPayment that has the
+    // simulator play WeChat's side), then the delivery of what the platform pushed.
+    const shown: Array<Record<string, unknown>> = [];
+    (game.context.wx as Record<string, unknown>).requestMidasPayment = (options: Record<string, any>) => {
+      shown.push(options);
+      void fetch(`${simulator.url}/__simulator/item-purchase`, {
+        method: "POST",
+        body: JSON.stringify({ platform: "wechat", openid: user.openid, itemId: options.productId, price: 100, outTradeNo: options.outTradeNo, notifyUrl: `${h.baseUrl}/api/minigame/wechat/push` }),
+      }).then(() => options.success?.({}));
+    };
+    const tradeNo = unique("trade");
+    const item = await client.buyItem({ outTradeNo: tradeNo, paymentOptions: { mode: "short_series_goods", productId: "skin_7" }, timeoutMs: 10_000 });
+    assert.deepEqual([item.orderId, item.itemId, item.state], [tradeNo, "skin_7", "delivered"]);
+    assert.equal(shown[0].outTradeNo, tradeNo);
   });
 });

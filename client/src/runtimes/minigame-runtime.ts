@@ -1,3 +1,4 @@
+import { openPaymentUi, type PaymentUiApi } from "../payment-ui";
 import { promptSubscribe, type SubscribePromptApi } from "../subscribe";
 import { NetworkError, parseBody, type HttpRequest, type HttpResponse, type LoginCodes, type PlatformName, type Runtime, type RuntimeSocket } from "../runtime";
 
@@ -6,7 +7,7 @@ import { NetworkError, parseBody, type HttpRequest, type HttpResponse, type Logi
  * (callback objects with `success` / `fail`); the tests type their fakes against the published
  * WeChat and Douyin typings and check they fit this.
  */
-export interface MiniGameApi extends SubscribePromptApi {
+export interface MiniGameApi extends SubscribePromptApi, PaymentUiApi {
   login(options: {
     force?: boolean;
     success?(result: { code?: string; anonymousCode?: string; isLogin?: boolean }): void;
@@ -92,6 +93,7 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
       }),
     connectSocket: (url, headers) => wrapSocketTask(api, url, headers),
     requestSubscribe: (templateIds) => promptSubscribe(api, platform, templateIds),
+    requestPayment: (options) => openPaymentUi(api, platform, options),
     storage: {
       get: (key) => {
         const value = api.getStorageSync(key);

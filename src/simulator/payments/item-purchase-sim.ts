@@ -61,7 +61,9 @@ export class ItemPurchaseSim {
     if (!appId) return bad("appId is required: no default app");
     if (!notifyUrl || !/^https?:\/\//.test(notifyUrl)) return bad("notifyUrl is required (an http(s) URL)");
     const env = body.env === 0 ? 0 : 1;
-    const outTradeNo = `sim${this.now()}${crypto.randomBytes(6).toString("hex")}`;
+    // The game's own number when it gives one (WeChat's item purchase takes the game's outTradeNo).
+    const given = typeof body.outTradeNo === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(body.outTradeNo) ? body.outTradeNo : undefined;
+    const outTradeNo = given ?? `sim${this.now()}${crypto.randomBytes(6).toString("hex")}`;
     const trade: Trade = { platform, appId, openid, outTradeNo, itemId, price, env, attempts: 0, acknowledged: false };
     this.trades.set(outTradeNo, trade);
     void this.push(trade, notifyUrl, body.safeMode === true, 0);

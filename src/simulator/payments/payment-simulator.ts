@@ -5,7 +5,8 @@
  * - `POST /__simulator/coins` `{"platform", "openid", "balance", "appId"?, "env"?}` sets a player's
  *   balance (both envs unless `env` 0/1 is given; appId: the platform's default simulator app);
  *   `GET /__simulator/coins?platform=&openid=&appId=&env=` reads `{balance, deductions, presents, cancels}`;
- * - `POST /__simulator/item-purchase` (item-purchase-sim.ts) answers `{"outTradeNo"}` and pushes.
+ * - `POST /__simulator/item-purchase` (item-purchase-sim.ts) answers `{"outTradeNo"}` (the request's, when it
+ *   gives one) and pushes.
  * Every app's keys are `simulatorPaymentKeys(platform, appId)`.
  */
 import type http from "node:http";
