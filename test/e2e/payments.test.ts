@@ -12,7 +12,7 @@ import { payEventSig, pushSignature } from "../../src/platforms/wechat/wechat-pu
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
 import { startSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
-import { backends } from "../support/backends";
+import { storeBackends as backends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
 
 let seq = 0;

@@ -2,7 +2,7 @@
  * The server process killed (SIGKILL, through the test-only PAYMENT_CRASH_POINT) at each step of a
  * coin spend: after the deduction was sent and before the ledger recorded it, after `paid` was
  * recorded and before delivery, and while the delivery hook runs. After a restart (two processes on
- * PostgreSQL + Redis, one on SQLite) the reconciler brings the order to `delivered` with one
+ * PostgreSQL + Redis and MongoDB + Redis, one on SQLite) the reconciler brings the order to `delivered` with one
  * deduction. The player logs in again after the restart, as a returning player would: with the
  * in-memory cache the session key WeChat's signature needs died with the process.
  */
@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { PAYMENT_CRASH_POINTS } from "../../src/config/settings/payments";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
-import { backends } from "../support/backends";
+import { storeBackends as backends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
 import { startServerProcess, type ServerProcess } from "../support/server-process";
 
@@ -28,7 +28,7 @@ for (const backend of backends) {
     let release: () => Promise<void>;
     let tmp: string;
     const servers: ServerProcess[] = [];
-    const twoProcesses = backend.name.includes("PostgreSQL");
+    const twoProcesses = !backend.name.startsWith("embedded");
 
     before(async () => {
       sim = await startSimulator({ port: 0 });
@@ -103,8 +103,9 @@ for (const backend of backends) {
         const hookCalls = (s: ServerProcess) => s.output().split("\n").filter((l) => l.includes('"event":"item_delivered"') && l.includes(orderId));
         const after = restarted.flatMap(hookCalls);
         assert.equal(after.length, 1, after.join("\n"));
+        // The killed process's own log line of a hook it started may die with it (stdout is buffered).
         const before = hookCalls(crashing);
-        assert.equal(before.length, point === "during_delivery" ? 1 : 0);
+        assert.ok(before.length <= (point === "during_delivery" ? 1 : 0), before.join("\n"));
         const ids = new Set([...before, ...after].map((l) => (JSON.parse(l) as { order: string }).order));
         assert.equal(ids.size, 1, "one order id across every call of the hook");
       });
