@@ -7,8 +7,13 @@
  * still reads no environment variable outside src/config/: this module only writes the ones
  * Colyseus reads, from the parsed configuration.
  */
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { AppConfig } from "../config/config";
+
+// Node's own require, typed as Node's: the mini-game typings (test/runtime) declare a global
+// `require` of their own without `resolve` or `cache`.
+const nodeRequire = createRequire(__filename);
 
 type ColyseusTimeouts = AppConfig["colyseus"];
 
@@ -22,7 +27,7 @@ export function colyseusVariables(timeouts: ColyseusTimeouts): Record<string, st
 
 /** Where @colyseus/core keeps the constants (its package exports hide the file from a plain import). */
 function colyseusUtilsPath(): string {
-  return path.join(path.dirname(require.resolve("@colyseus/core")), "utils", "Utils.js");
+  return path.join(path.dirname(nodeRequire.resolve("@colyseus/core")), "utils", "Utils.js");
 }
 
 /**
@@ -30,7 +35,7 @@ function colyseusUtilsPath(): string {
  * did, the values it fixed are kept, so this says so instead of pretending.
  */
 export function handColyseusTimeouts(timeouts: ColyseusTimeouts, environment: NodeJS.ProcessEnv = process.env): void {
-  if (require.cache[colyseusUtilsPath()]) {
+  if (nodeRequire.cache[colyseusUtilsPath()]) {
     throw new Error("@colyseus/core was loaded before its timeouts were set: load the configuration first (see src/server/index.ts)");
   }
   Object.assign(environment, colyseusVariables(timeouts));
@@ -38,6 +43,5 @@ export function handColyseusTimeouts(timeouts: ColyseusTimeouts, environment: No
 
 /** The presence request timeout Colyseus actually runs with (fixed when it was loaded). */
 export function effectivePresenceTimeoutMs(): number {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require(colyseusUtilsPath()) as { REMOTE_ROOM_SHORT_TIMEOUT: number }).REMOTE_ROOM_SHORT_TIMEOUT;
+  return (nodeRequire(colyseusUtilsPath()) as { REMOTE_ROOM_SHORT_TIMEOUT: number }).REMOTE_ROOM_SHORT_TIMEOUT;
 }
