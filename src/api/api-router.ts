@@ -19,7 +19,7 @@ export function createApiRouter(services: Services): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
-  api.use("/minigame", pushRoutes({ pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
+  api.use("/minigame", pushRoutes({ platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's

@@ -13,6 +13,8 @@ export interface PushApp {
 }
 
 export interface PushRouteDeps {
+  /** The served platforms (PLATFORMS): the WeChat push route exists only where WeChat is served. */
+  platforms: readonly { name: string }[];
   /** The apps of the platform whose push Token is set. */
   pushApps(platform: string): PushApp[];
   operations: PaymentOperations;
@@ -41,6 +43,7 @@ export function pushRoutes(deps: PushRouteDeps): Router {
   const router = Router();
   const nowSec = deps.nowSec ?? (() => Math.floor(Date.now() / 1000));
   const query = (req: Request) => new URL(req.originalUrl, "http://push.invalid").searchParams;
+  if (!deps.platforms.some((p) => p.name === "wechat")) return router;
 
   router.get("/wechat/push", (req: Request, res: Response) => {
     const q = query(req);

@@ -29,6 +29,7 @@ describe("PLATFORMS switches platforms on and off", () => {
       "/api/minigame/wechat/decrypt",
       "/api/minigame/wechat/login",
       "/api/minigame/wechat/phone_number",
+      "/api/minigame/wechat/push",
       "/api/minigame/wechat/session_key/check",
       "/api/minigame/wechat/signature/verify",
       "/api/minigame/wechat/subscribe_message",

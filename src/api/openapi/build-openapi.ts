@@ -51,7 +51,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   registerSocialComponents(register);
   operations.push(...socialOperations(options.platforms));
   registerPaymentComponents(register);
-  operations.push(...paymentOperations());
+  operations.push(...paymentOperations(options.platforms));
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));

@@ -27,7 +27,8 @@ const PLAYER_NOTE =
 
 const PLATFORM_ERRORS: ErrorCode[] = ["platform_misconfigured", "platform_unavailable", "payment_login_required", "payment_refused"];
 
-export function paymentOperations(): OperationSpec[] {
+/** The push operations only where WeChat is served (PLATFORMS). */
+export function paymentOperations(platforms: readonly { name: string }[]): OperationSpec[] {
   return [
     {
       method: "get",
@@ -88,7 +89,7 @@ export function paymentOperations(): OperationSpec[] {
       errors: [...AUTH_ERRORS, "payments_disabled", "order_not_found"],
       errorFields: p.paymentErrorFields,
     },
-    ...pushOperations(),
+    ...(platforms.some((p) => p.name === "wechat") ? pushOperations() : []),
   ];
 }
 
