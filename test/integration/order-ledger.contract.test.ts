@@ -219,6 +219,15 @@ for (const impl of implementations) {
       await ledger.create(draft({ appId, createdAt: at(0) }));
       const unsettled = (await ledger.listUnsettled(at(-1_000_000), 1000)).filter((o) => o.appId === appId);
       assert.deepEqual(unsettled.map((o) => o.id), [old.order.id, paid.order.id]);
+      const nextPage = (await ledger.listUnsettled(at(-1_000_000), 1000, old.order)).filter((o) => o.appId === appId);
+      assert.deepEqual(nextPage.map((o) => o.id), [paid.order.id], "after an order");
+      // Orders of the same time are paged by id.
+      const tied = await Promise.all([0, 1, 2].map(() => ledger.create(draft({ appId: `${appId}-tied`, createdAt: at(-7_000_000) }))));
+      const ids = tied.map((t) => t.order.id).sort();
+      const firstTwo = (await ledger.listUnsettled(at(-6_000_000), 1000)).filter((o) => o.appId === `${appId}-tied`).slice(0, 2);
+      assert.deepEqual(firstTwo.map((o) => o.id), ids.slice(0, 2));
+      const rest = (await ledger.listUnsettled(at(-6_000_000), 1000, firstTwo[1])).filter((o) => o.appId === `${appId}-tied`);
+      assert.deepEqual(rest.map((o) => o.id), ids.slice(2));
     });
 
     it("counts orders per platform, kind and state", async () => {

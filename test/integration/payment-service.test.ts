@@ -252,6 +252,21 @@ for (const store of stores) {
       assert.equal(coinsOf(p).deductions, 1);
     });
 
+    it("reconciles past a full page of orders left waiting for their players' login", async () => {
+      const proc = process();
+      const appId = `app-${crypto.randomBytes(4).toString("hex")}`;
+      const at = new Date(Date.now() - 60_000).toISOString();
+      for (let i = 0; i < 101; i++) {
+        const id = crypto.randomUUID();
+        await ledger.create({ id, platform: "wechat", appId, userId: crypto.randomUUID(), openid: "o-gone", orderId: `w${i}`, kind: "coin_spend", itemId: "x", coins: 1, platformOrderId: id, env: 1, createdAt: at });
+      }
+      const p = player(0);
+      const id = crypto.randomUUID();
+      const { order } = await ledger.create({ id, platform: "wechat", appId: sim.appId, userId: p.userId, openid: p.openid, orderId: "late", kind: "item_purchase", itemId: "gem", coins: 1, platformOrderId: id, env: 1, state: "paid", createdAt: new Date(Date.now() - 30_000).toISOString() });
+      await proc.reconciler.sweep();
+      assert.equal((await ledger.findById(order.id))!.state, "delivered");
+    });
+
     it("retries a failed delivery from the reconciler once the lease lapsed, and never delivers twice", async () => {
       const proc = process();
       const p = player(100);

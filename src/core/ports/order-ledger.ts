@@ -108,9 +108,11 @@ export interface OrderLedger {
   claimDelivery(id: string, expectedAttempts: number, now: string, leaseUntil: string): Promise<Order | null>;
   /**
    * Orders the reconciler must look at: `pending` or `paid`, last changed before `changedBefore`
-   * (so requests still in flight are left alone), oldest first.
+   * (so requests still in flight are left alone), oldest first (ties by id); when `after` is given,
+   * only those after that order in this sort (the next page: orders left waiting, e.g. for a
+   * player's login, must not hide newer ones).
    */
-  listUnsettled(changedBefore: string, limit: number): Promise<Order[]>;
+  listUnsettled(changedBefore: string, limit: number, after?: Pick<Order, "updatedAt" | "id">): Promise<Order[]>;
   /** Counts per (platform, kind, state), for the metrics. */
   countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>>;
   close(): Promise<void>;

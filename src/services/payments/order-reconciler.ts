@@ -17,6 +17,7 @@ import type { PaymentOperations } from "./payment-operations";
 import type { PaymentService } from "./payment-service";
 
 const BATCH = 100;
+const MAX_PAGES = 100;
 
 export class OrderReconciler {
   private timer: NodeJS.Timeout | undefined;
@@ -55,15 +56,22 @@ export class OrderReconciler {
     return this.running;
   }
 
+  /** Page by page, oldest first: orders that stay unsettled (waiting for a login) never hide newer ones. */
   private async sweepOnce(): Promise<void> {
     const cutoff = new Date(this.now() - this.timings.settleAfterMs).toISOString();
-    const orders = await this.deps.ledger.listUnsettled(cutoff, BATCH);
-    for (const order of orders) {
-      try {
-        await this.reconcile(order);
-      } catch (err) {
-        this.deps.logger.warn({ err, event: "order_reconcile_failed", order: order.id, orderId: order.orderId }, "an order could not be reconciled; the next sweep retries");
+    let after: Order | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const orders = await this.deps.ledger.listUnsettled(cutoff, BATCH, after && { updatedAt: after.updatedAt, id: after.id });
+      for (const order of orders) {
+        try {
+          await this.reconcile(order);
+        } catch (err) {
+          this.deps.logger.warn({ err, event: "order_reconcile_failed", order: order.id, orderId: order.orderId }, "an order could not be reconciled; the next sweep retries");
+        }
       }
+      if (orders.length < BATCH) return;
+      // The next page: after the last order as listed (its state may have changed since; the cursor is what was read).
+      after = orders[orders.length - 1];
     }
   }
 

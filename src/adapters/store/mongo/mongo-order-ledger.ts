@@ -212,14 +212,15 @@ export class MongoOrderLedger implements OrderLedger {
     return this.toOrder(doc);
   }
 
-  async listUnsettled(changedBefore: string, limit: number): Promise<Order[]> {
+  async listUnsettled(changedBefore: string, limit: number, after?: Pick<Order, "updatedAt" | "id">): Promise<Order[]> {
     const docs = await this.orders.find({ settled: { $ne: true } }).limit(10_000).toArray();
     const orders = await Promise.all(docs.map((d) => this.toOrder(d)));
-    const unsettled = orders.filter((o) => (o.state === "pending" || o.state === "paid") && o.updatedAt < changedBefore);
+    const later = (o: Order) => !after || o.updatedAt > after.updatedAt || (o.updatedAt === after.updatedAt && o.id > after.id);
+    const unsettled = orders.filter((o) => (o.state === "pending" || o.state === "paid") && o.updatedAt < changedBefore && later(o));
     // A terminal order whose hint was lost (a crash after its claim): set it now, so sweeps skip it.
     const stale = orders.filter((o) => TERMINAL.has(o.state)).map((o) => o.id);
     if (stale.length > 0) await this.orders.updateMany({ _id: { $in: stale } }, { $set: { settled: true } });
-    return unsettled.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt)).slice(0, limit);
+    return unsettled.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.id.localeCompare(b.id)).slice(0, limit);
   }
 
   /** In a state = began in it or entered it, and not left it: three counts, no per-order reads. */

@@ -139,13 +139,14 @@ export class KyselyOrderLedger implements OrderLedger {
     return row ? toOrder(row) : null;
   }
 
-  async listUnsettled(changedBefore: string, limit: number): Promise<Order[]> {
-    const rows = await this.db
-      .selectFrom("orders")
-      .selectAll()
-      .where("state", "in", ["pending", "paid"])
-      .where("updated_at", "<", changedBefore)
+  async listUnsettled(changedBefore: string, limit: number, after?: Pick<Order, "updatedAt" | "id">): Promise<Order[]> {
+    let select = this.db.selectFrom("orders").selectAll().where("state", "in", ["pending", "paid"]).where("updated_at", "<", changedBefore);
+    if (after) {
+      select = select.where((eb) => eb.or([eb("updated_at", ">", after.updatedAt), eb.and([eb("updated_at", "=", after.updatedAt), eb("id", ">", after.id)])]));
+    }
+    const rows = await select
       .orderBy("updated_at", "asc")
+      .orderBy("id", "asc")
       .limit(limit)
       .execute();
     return rows.map(toOrder);
