@@ -6,7 +6,7 @@
  */
 import type { AppConfig } from "../../config/config";
 import type { OrderLedger } from "../../core/ports/order-ledger";
-import { openMongoOrderLedger } from "./mongo/mongo-order-ledger";
+import { openMongoOrderLedger } from "./mongo/open-mongo-order-ledger";
 import { openOrderLedger } from "./sql/open-order-ledger";
 
 export async function createOrderLedger(config: AppConfig["store"]): Promise<OrderLedger> {

@@ -15,10 +15,9 @@
  * (FerretDB's SQLite backend pushes no other filter down). `settled` on the order is a hint for the
  * reconciler's sweep, only ever set to true, so a lost or repeated write of it changes no outcome.
  */
-import mongoose, { type Collection, type Connection } from "mongoose";
+import type { Collection, Connection } from "mongoose";
 import type { CreateOrderResult, NewOrder, Order, OrderKind, OrderLedger, OrderListQuery, OrderState, StateChange } from "../../../core/ports/order-ledger";
 import { isDuplicateKey } from "./claims";
-import type { MongoTimeouts } from "./open-mongo";
 
 interface OrderDoc {
   /** Our order id (UUID). */
@@ -289,29 +288,4 @@ export class MongoOrderLedger implements OrderLedger {
       updatedAt: updatedAt.toISOString(),
     };
   }
-}
-
-/** A ledger on a connection of its own, with the same failure budget as the user store's (open-mongo.ts). */
-export async function openMongoOrderLedger(url: string, timeouts: MongoTimeouts): Promise<MongoOrderLedger> {
-  const connection = mongoose.createConnection(url, {
-    bufferCommands: false,
-    autoIndex: false,
-    autoCreate: false,
-    serverSelectionTimeoutMS: timeouts.connectTimeoutMs,
-    connectTimeoutMS: timeouts.connectTimeoutMs,
-    waitQueueTimeoutMS: timeouts.acquireTimeoutMs,
-    socketTimeoutMS: timeouts.queryTimeoutMs,
-    heartbeatFrequencyMS: 2000,
-    maxPoolSize: 5,
-  });
-  connection.on("error", () => undefined);
-  await connection.asPromise();
-  const ledger = new MongoOrderLedger(connection, () => connection.close());
-  try {
-    await ledger.migrate();
-  } catch (err) {
-    await connection.close().catch(() => undefined);
-    throw err;
-  }
-  return ledger;
 }
