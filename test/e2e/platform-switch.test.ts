@@ -40,7 +40,10 @@ describe("PLATFORMS switches platforms on and off", () => {
     const harness = await startHarness({ env: { PLATFORMS: "douyin", PLAYGROUND_ENABLED: "true" }, simulator: h.simulator });
     try {
       const list = (await harness.get("/playground/platforms.json")).body;
-      assert.deepEqual(list, [{ name: "douyin", displayName: "Douyin", codeParams: ["code", "anonymous_code"] }]);
+      // Each platform lists the games it serves (the app ids a player picks from; never a secret).
+      assert.deepEqual(list, [
+        { name: "douyin", displayName: "Douyin", codeParams: ["code", "anonymous_code"], apps: [{ key: "default", appId: "tt_simulator_app" }] },
+      ]);
     } finally {
       await harness.close();
     }
