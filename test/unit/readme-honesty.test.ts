@@ -93,6 +93,11 @@ describe("README honesty", () => {
     const readme = read("README.md");
     const scripts = Object.keys(JSON.parse(read("package.json")).scripts as Record<string, string>);
 
+    it("stays a task guide under 250 lines (reference goes to docs/)", () => {
+      const lines = readme.split("\n").length;
+      assert.ok(lines < 250, `README.md has ${lines} lines`);
+    });
+
     it("keeps the two set-up commands", () => {
       assert.ok(readme.includes("npm ci && npm start"));
       assert.ok(readme.includes("npm ci && npm test"));
