@@ -12,8 +12,8 @@
 import crypto from "node:crypto";
 import { AppError } from "../../core/errors";
 import { WalletRefusal, type CoinBalance, type CoinWallet, type WalletCall } from "../../core/ports/coin-wallet";
-import type { Logger } from "../../logging/logger";
 import { PlatformTokenRejectedError, type PlatformClientDeps } from "../platform";
+import { coinWalletHttp, unixSeconds, walletInteger, type CoinWalletDeps } from "../shared/coin-wallet-http";
 import { callPlatformApi } from "../shared/http-json";
 import { errorNumber, str } from "../shared/login-code";
 
@@ -42,29 +42,16 @@ export function douyinMpSig(secret: string, path: string, params: Record<string,
 
 export const DOUYIN_WALLET_ERRCODES = { busy: -1, badToken: 28001003, insufficient: 90013, badSig: 90009, badParams: 90018, duplicate: 90012 } as const;
 
-export interface DouyinCoinDeps {
-  apiBaseUrl: string;
-  timeoutMs: number;
-  busyRetries: number;
-  retryDelayMs?: (attempt: number) => number;
-  logger: Logger;
-  nowSec?: () => number;
-}
+export type DouyinCoinDeps = CoinWalletDeps;
 
 export class DouyinCoinWallet implements CoinWallet {
   readonly platform = "douyin";
   private readonly http: PlatformClientDeps;
   private readonly nowSec: () => number;
 
-  constructor(deps: DouyinCoinDeps) {
-    this.http = {
-      settings: { appId: "", appSecret: "", apiBaseUrl: deps.apiBaseUrl, extra: {} },
-      timeoutMs: deps.timeoutMs,
-      busyRetries: deps.busyRetries,
-      retryDelayMs: deps.retryDelayMs,
-      logger: deps.logger,
-    };
-    this.nowSec = deps.nowSec ?? (() => Math.floor(Date.now() / 1000));
+  constructor(deps: CoinWalletDeps) {
+    this.http = coinWalletHttp(deps);
+    this.nowSec = deps.nowSec ?? unixSeconds;
   }
 
   async balance(call: WalletCall): Promise<CoinBalance> {
@@ -106,6 +93,5 @@ export class DouyinCoinWallet implements CoinWallet {
 }
 
 function integer(value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw new AppError("platform_unavailable", { data: { platform: "douyin", reason: "malformed_response" } });
-  return value;
+  return walletInteger(value, "douyin");
 }

@@ -6,9 +6,9 @@
 import crypto from "node:crypto";
 import { AppError } from "../../core/errors";
 import { WalletRefusal, type CoinBalance, type CoinWallet, type WalletCall } from "../../core/ports/coin-wallet";
-import type { Logger } from "../../logging/logger";
 import type { PlatformClientDeps } from "../platform";
 import { errcodeBusinessFailure } from "../shared/errcode-client";
+import { coinWalletHttp, unixSeconds, walletInteger, type CoinWalletDeps } from "../shared/coin-wallet-http";
 import { callPlatformApi } from "../shared/http-json";
 import { errorNumber, str } from "../shared/login-code";
 
@@ -47,32 +47,16 @@ const REFUSALS: Record<number, ConstructorParameters<typeof WalletRefusal>[0]> =
 
 const BAD_TOKEN_CODES = [40001, 42001, 40014];
 
-export interface WechatCoinDeps {
-  apiBaseUrl: string;
-  timeoutMs: number;
-  /** "System busy" (-1) retries; safe for every call here, as each repeats the same bill number. */
-  busyRetries: number;
-  retryDelayMs?: (attempt: number) => number;
-  logger: Logger;
-  /** Seconds clock for `ts`; tests pin it. */
-  nowSec?: () => number;
-}
+export type WechatCoinDeps = CoinWalletDeps;
 
 export class WechatCoinWallet implements CoinWallet {
   readonly platform = "wechat";
   private readonly http: PlatformClientDeps;
   private readonly nowSec: () => number;
 
-  constructor(deps: WechatCoinDeps) {
-    // callPlatformApi reads only the base URL, the timeout and the retry settings; the app comes with each call.
-    this.http = {
-      settings: { appId: "", appSecret: "", apiBaseUrl: deps.apiBaseUrl, extra: {} },
-      timeoutMs: deps.timeoutMs,
-      busyRetries: deps.busyRetries,
-      retryDelayMs: deps.retryDelayMs,
-      logger: deps.logger,
-    };
-    this.nowSec = deps.nowSec ?? (() => Math.floor(Date.now() / 1000));
+  constructor(deps: CoinWalletDeps) {
+    this.http = coinWalletHttp(deps);
+    this.nowSec = deps.nowSec ?? unixSeconds;
   }
 
   async balance(call: WalletCall): Promise<CoinBalance> {
@@ -132,6 +116,5 @@ export class WechatCoinWallet implements CoinWallet {
 }
 
 function integer(value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value)) throw new AppError("platform_unavailable", { data: { platform: "wechat", reason: "malformed_response" } });
-  return value;
+  return walletInteger(value, "wechat");
 }
