@@ -13,7 +13,7 @@ import { simulatorPlatformEnv, TEST_JWT_SECRET } from "../support/app-harness";
 import { createTestDatabase, type TestDatabase } from "../support/postgres";
 import { startServerProcess, type ServerProcess } from "../support/server-process";
 import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services";
-import { Load, measureFault, waitFor, type FaultTiming } from "../support/fault-load";
+import { measureFault, printFaultTimings, startReaderLoad, type FaultTiming, type Load } from "../support/fault-load";
 import { TcpProxy } from "../support/tcp-proxy";
 
 (testDatabaseUrl && testRedisUrl ? describe : describe.skip)("faults: PostgreSQL and Redis drop or go silent under load", function () {
@@ -45,11 +45,7 @@ import { TcpProxy } from "../support/tcp-proxy";
       RATE_LIMIT_IP_MAX: "1000000",
       ...simulatorPlatformEnv(simulator.url),
     });
-    const login = await fetch(`${server.baseUrl}/api/minigame/wechat/login?jsCode=faultreader${Date.now()}.1`);
-    assert.equal(login.status, 200);
-    const bearer = ((await login.json()) as any).data.token as string;
-    load = new Load(server.baseUrl, bearer, 4, 2);
-    await waitFor(() => (load.samples.filter((s) => s.status === 200).length >= 20 ? true : undefined), 15_000, "the load to run");
+    load = await startReaderLoad(server, "faultreader");
   });
 
   after(async () => {
@@ -59,10 +55,7 @@ import { TcpProxy } from "../support/tcp-proxy";
     await redisProxy?.close();
     await simulator?.close();
     await database?.drop();
-    if (Object.keys(timings).length > 0) {
-      const lines = Object.entries(timings).map(([name, t]) => `      ${name}: first 503 after ${t.firstFailureMs} ms, recovered ${t.recoveryMs} ms after the restore`);
-      console.log(`    fault timings:\n${lines.join("\n")}`);
-    }
+    printFaultTimings(timings);
   });
 
   /** Cut, then silent with bytes held (a short partition), then silent with bytes lost for good. */

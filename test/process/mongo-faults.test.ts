@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { simulatorPlatformEnv, TEST_JWT_SECRET } from "../support/app-harness";
 import { declareBackend } from "../support/backend-report";
-import { Load, measureFault, waitFor, type FaultTiming } from "../support/fault-load";
+import { measureFault, printFaultTimings, startReaderLoad, waitFor, type FaultTiming, type Load } from "../support/fault-load";
 import { ferretdbBinary, startOwnFerretdb, type OwnFerretdb } from "../support/ferretdb";
 import { startServerProcess, type ServerProcess } from "../support/server-process";
 import { TcpProxy } from "../support/tcp-proxy";
@@ -45,11 +45,7 @@ declareBackend({
       USER_CACHE_TTL_MS: "0",
       ...simulatorPlatformEnv(simulator.url),
     });
-    const login = await fetch(`${server.baseUrl}/api/minigame/wechat/login?jsCode=mongoreader${Date.now()}.1`);
-    assert.equal(login.status, 200);
-    const bearer = ((await login.json()) as any).data.token as string;
-    load = new Load(server.baseUrl, bearer, 4, 2);
-    await waitFor(() => (load.samples.filter((s) => s.status === 200).length >= 20 ? true : undefined), 15_000, "the load to run");
+    load = await startReaderLoad(server, "mongoreader");
   });
 
   after(async () => {
@@ -58,10 +54,7 @@ declareBackend({
     await proxy?.close();
     await simulator?.close();
     await ferretdb?.remove();
-    if (Object.keys(timings).length > 0) {
-      const lines = Object.entries(timings).map(([name, t]) => `      ${name}: first 503 after ${t.firstFailureMs} ms, recovered ${t.recoveryMs} ms after the restore`);
-      console.log(`    fault timings:\n${lines.join("\n")}`);
-    }
+    printFaultTimings(timings);
   });
 
   const readyz = async () => (await fetch(`${server.baseUrl}/readyz`)).status;

@@ -97,3 +97,20 @@ export async function measureFault(load: Load, server: ServerProcess, fault: () 
   assert.deepEqual(after.filter((s) => s.status !== 200), [], `requests still failed after the recovery from ${what}`);
   return { firstFailureMs: firstFailure.ended - faultAt, recoveryMs: recovered.ended - restoredAt };
 }
+
+/** Logs a reader in on the server and starts the load with its token, once it is answering. */
+export async function startReaderLoad(server: ServerProcess, readerPrefix: string): Promise<Load> {
+  const login = await fetch(`${server.baseUrl}/api/minigame/wechat/login?jsCode=${readerPrefix}${Date.now()}.1`);
+  assert.equal(login.status, 200);
+  const bearer = ((await login.json()) as { data: { token: string } }).data.token;
+  const load = new Load(server.baseUrl, bearer, 4, 2);
+  await waitFor(() => (load.samples.filter((s) => s.status === 200).length >= 20 ? true : undefined), 15_000, "the load to run");
+  return load;
+}
+
+/** The measured timings, printed after the suite whatever its outcome. */
+export function printFaultTimings(timings: Record<string, FaultTiming>): void {
+  if (Object.keys(timings).length === 0) return;
+  const lines = Object.entries(timings).map(([name, t]) => `      ${name}: first 503 after ${t.firstFailureMs} ms, recovered ${t.recoveryMs} ms after the restore`);
+  console.log(`    fault timings:\n${lines.join("\n")}`);
+}
