@@ -17,10 +17,10 @@ import {
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
 import { migrateToLatest, type SqlDialect } from "./migrations";
-import type { Precompiled } from "./precompiled-query";
-import type { RunQuery, SqliteGroupCommit } from "./sqlite-group-commit";
-import { ACCOUNT_KEYS, IDENTITY_KEY, isUniqueViolation } from "./unique-keys";
-import { compileUserStatements, newUserValues, type NewIdentitiesValues, type NewUserValues, type UserStatements } from "./user-statements";
+import { PostgresUserBatches } from "./postgres-user-batches";
+import { createUserInOneStatement, insertNewUser } from "./new-user-writes";
+import type { SqliteGroupCommit } from "./sqlite-group-commit";
+import { compileUserStatements, type UserStatements } from "./user-statements";
 import { camelCase, isTimestampColumn, toIso, USER_COLUMNS, type Database, type UserRow } from "./user-tables";
 
 export type { Database } from "./user-tables";
@@ -39,6 +39,8 @@ export interface KyselyUserStoreOptions {
 export class KyselyUserStore implements UserStore {
   private readonly now: () => Date;
   private readonly statements: UserStatements;
+  /** PostgreSQL: the hot reads and creations of one event-loop turn go as one statement. */
+  private readonly batches?: PostgresUserBatches;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -49,6 +51,15 @@ export class KyselyUserStore implements UserStore {
   ) {
     this.now = options.now ?? (() => new Date());
     this.statements = compileUserStatements(db, dialect);
+    const createOne = this.statements.createUserStatement;
+    if (dialect === "postgres" && createOne) {
+      this.batches = new PostgresUserBatches(db, {
+        findByIdentity: (identity) => this.findOneByIdentity(identity),
+        findById: (id) => this.findOneById(id),
+        createUser: async (user, identities) => this.toUser(await createUserInOneStatement(db, createOne, user, identities, (identity) => this.findByIdentity(identity))),
+        toUser: (row) => this.toUser(row),
+      });
+    }
   }
 
   /** Runs a precompiled query with new parameters, in the order its placeholders appear. */
@@ -63,58 +74,26 @@ export class KyselyUserStore implements UserStore {
   }
 
   findById(id: string): Promise<User | null> {
+    return this.batches ? this.batches.byId.add(id) : this.findOneById(id);
+  }
+
+  private findOneById(id: string): Promise<User | null> {
     return this.first(this.statements.byIdQuery, [id]);
   }
 
   findByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
+    return this.batches ? this.batches.byIdentity.add(identity) : this.findOneByIdentity(identity);
+  }
+
+  private findOneByIdentity(identity: PlatformIdentityKey): Promise<User | null> {
     return this.first(this.statements.byIdentityQuery, [identity.platform, identity.platformId]);
   }
 
   async createUser(user: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
-    if (this.statements.createUserStatement) return this.createUserInOneStatement(this.statements.createUserStatement, user, identities);
+    if (this.batches) return this.batches.creations.add({ user, identities });
     if (!this.sqliteWrites) throw new Error("a SQLite user store is opened with its group commit (create-user-store.ts)");
-    return this.sqliteWrites.write((run) => this.insertNewUser(run, user, identities));
-  }
-
-  /** SQLite: runs inside a savepoint of a group commit; throwing rolls back this user alone. */
-  private insertNewUser(run: RunQuery, user: NewUser, identities: PlatformIdentityKey[]): User {
-    let row: UserRow;
-    try {
-      row = run(this.statements.insertUserQuery.with(newUserValues(user)))[0];
-    } catch (err) {
-      if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
-      throw err;
-    }
-    for (const identity of identities) {
-      const values = { platform: identity.platform, platform_id: identity.platformId, user_id: user.id, created_at: user.createdAt };
-      if (run(this.statements.insertIdentityQuery.with(values)).length === 0) throw new IdentityTakenError(identity);
-    }
-    return this.toUser(row);
-  }
-
-  private async createUserInOneStatement(
-    statement: Precompiled<UserRow, NewUserValues & NewIdentitiesValues>,
-    user: NewUser,
-    identities: PlatformIdentityKey[],
-  ): Promise<User> {
-    try {
-      const { rows } = await this.db.executeQuery(
-        statement.with({
-          ...newUserValues(user),
-          platforms: identities.map((i) => i.platform),
-          platform_ids: identities.map((i) => i.platformId),
-        }),
-      );
-      return this.toUser(rows[0]);
-    } catch (err) {
-      if (ACCOUNT_KEYS.some((key) => isUniqueViolation(err, key))) throw new AccountTakenError();
-      if (isUniqueViolation(err, IDENTITY_KEY)) {
-        // Which one: asked again rather than parsed out of the error text, which quotes ids as they are.
-        for (const identity of identities) if (await this.findByIdentity(identity)) throw new IdentityTakenError(identity);
-        throw new IdentityTakenError(identities[0]);
-      }
-      throw err;
-    }
+    const { insertUserQuery, insertIdentityQuery } = this.statements;
+    return this.toUser(await this.sqliteWrites.write((run) => insertNewUser(run, { insertUserQuery, insertIdentityQuery }, user, identities)));
   }
 
   /** False when the identity belongs to someone already. */
@@ -308,7 +287,3 @@ export class KyselyUserStore implements UserStore {
     };
   }
 }
-
-
-
-
