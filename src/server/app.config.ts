@@ -23,6 +23,9 @@ import { clientIpResolver, compileTrust } from "../net/client-ip";
 import { CorsPolicy } from "../net/cors-policy";
 import { createLogger, type Logger } from "../logging/logger";
 import { playgroundRoutes } from "../playground/playground-routes";
+import { playgroundSimulatorRoutes } from "../playground/playground-simulator-routes";
+import { SessionKeyCustody } from "../services/session-key-custody";
+import { SimulatorPlayerControls } from "../services/simulator-player-controls";
 import { RoomTransport } from "./room-transport";
 import { APP_FILTER } from "../../rooms/AuthenticatedRoom";
 import { LobbyRoom } from "../../rooms/LobbyRoom";
@@ -106,7 +109,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
         app.use(apiDocsRoutes(document));
       }
-      if (settings.playgroundEnabled) app.use(playgroundRoutes(services.platformDefinitions, services.platformApps));
+      if (settings.playgroundEnabled) {
+        // The simulator's controls for the page's player exist only where the simulator runs in this process.
+        if (services.simulator) app.use(playgroundSimulatorRoutes({ sessions: services.sessions, controls: simulatorControls(services, services.simulator.url) }));
+        app.use(playgroundRoutes(services.platformDefinitions, services.platformApps));
+      }
       answerTheRestWithEnvelope(app, logger);
       logger.info(`ready: ${describeStartup(services)}`);
     },
@@ -183,4 +190,10 @@ function describeStartup(services: Services): string {
   ];
   if (config.jwt.isDevelopmentSecret) parts.push("built-in development JWT secret");
   return parts.join("; ");
+}
+
+/** Reads the player's kept login the way the payment services do (the same cache entries), to name their openid to the simulator. */
+function simulatorControls(services: Services, simulatorUrl: string): SimulatorPlayerControls {
+  const custody = new SessionKeyCustody(services.cache, services.config.jwt.refreshTtlSec);
+  return new SimulatorPlayerControls({ simulatorUrl, custody, platformApps: services.platformApps, timeoutMs: services.config.platformTimeoutMs });
 }
