@@ -1,26 +1,32 @@
-// The playground's whole page script: plain browser JS, no build step. It logs in, joins and chats
+// The playground's page script: plain browser JS, no build step. It logs in, joins and chats
 // through this repository's game client (client/, served at /vendor/minigame-client.js) in its
-// browser mode, so what it shows is what a game gets.
+// browser mode, so what it shows is what a game gets. The Payments panel is payments.js, which
+// builds on what this script shares as `window.Playground`.
 (function () {
   "use strict";
 
   const $ = (id) => document.getElementById(id);
   const Minigame = window.MinigameClient;
   const state = { client: null, room: null };
+  /** "login" {client}, "room" {room}, "logout": what payments.js follows. */
+  const events = new EventTarget();
+  const emit = (type, detail) => events.dispatchEvent(new CustomEvent(type, { detail }));
 
   /**
    * One game client per login: the web runtime is told which platform's route the codes are for and
    * which game (the platform's app id) they log in to, as a mini-game's runtime would report it.
    */
   function createClient(platform, appId) {
-    const client = Minigame.createGameClient({
-      server: window.location.origin,
-      // In memory: a reload starts logged out, so the page always shows a full login.
-      runtime: Minigame.webRuntime({ platform, appId: appId || undefined, storage: Minigame.memoryStorage() }),
-    });
+    // In memory: a reload starts logged out, so the page always shows a full login.
+    const runtime = Minigame.webRuntime({ platform, appId: appId || undefined, storage: Minigame.memoryStorage() });
+    // A browser has no platform payment UI: payments.js plays one with the simulator (client.buyItem opens it).
+    runtime.requestPayment = (options) =>
+      window.Playground.paymentUi ? window.Playground.paymentUi(client, options) : Promise.reject(new Error("no payment UI in this page"));
+    const client = Minigame.createGameClient({ server: window.location.origin, runtime });
     client.on("sessionEnded", (event) => {
       logEvent("session ended by the server (" + event.code + ")");
       setStatus($("login-status"), "Session ended: log in again", "error");
+      emit("logout");
       refreshControls();
     });
     client.on("connectionLost", (event) => logEvent("connection lost (close code " + event.code + ")"));
@@ -114,6 +120,7 @@
       setStatus($("login-status"), "Logged in as " + user.username, "ok");
       logEvent("logged in on " + platform + (client.appId ? " (app " + client.appId + ")" : "") + " as " + user.username);
       $("code").value = nextCode(code);
+      emit("login", { client });
     } catch (err) {
       // ApiError: the HTTP status and the server's stable data.code.
       const prefix = err.code ? (err.status ? err.status + " " : "") + err.code + ": " : "Login failed: ";
@@ -152,6 +159,7 @@
       room.onStateChange((roomState) => renderPlayers(roomState.players));
       room.onMessage("chat", addChatLine);
       room.onMessage("error", (problem) => logEvent("room refused a message: " + problem.code));
+      emit("room", { room });
       room.onLeave((code) => {
         state.room = null;
         const byServer = code >= 4000;
@@ -182,10 +190,12 @@
     const confirmed = await state.client.logout();
     logEvent(confirmed ? "logout confirmed by the server" : "logged out here; the server could not be reached");
     setStatus($("login-status"), "Logged out", "");
+    emit("logout");
     // No client-side leave: the point is to watch the server end the room connection itself.
     refreshControls();
   });
 
+  window.Playground = { $, setStatus, logEvent, events, /** Set by payments.js: (client, options) => Promise. */ paymentUi: null };
   $("code").value = "player" + Math.random().toString(36).slice(2, 7) + ".1";
   refreshControls();
 })();

@@ -3,71 +3,29 @@
  * "Try it out" logs a player in, and the playground walks login → lobby → chat → logout.
  */
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { startHarness, type Harness } from "../support/app-harness";
 import { ensureClientBuilt } from "../support/client-build";
-import { declareBackend } from "../support/backend-report";
-
-const CHROMIUM = "/usr/bin/chromium";
-declareBackend({
-  name: "headless Chromium",
-  titles: /headless Chromium/,
-  skipReason: fs.existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (apt-get install -y chromium)`,
-});
-const RESULTS = path.resolve(__dirname, "../../test-results");
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-const unique = (label: string) => `${label}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+import { launchChromium, requireChromium, RESULTS, unique, type Browser } from "./chromium";
 
 describe("browser pages in headless Chromium", function () {
   this.timeout(120_000);
   let h: Harness;
-  let context: BrowserContext;
-  let userDataDir: string;
-  const pageErrors: string[] = [];
+  let browser: Browser;
 
   before(async function () {
-    if (!fs.existsSync(CHROMIUM)) {
-      const message = `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does this`;
-      if (process.env.CI) throw new Error(message);
-      console.warn(`skipping the browser suite: ${message}`);
-      this.skip();
-    }
-    fs.mkdirSync(RESULTS, { recursive: true });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-chromium-"));
+    requireChromium(this);
     ensureClientBuilt(); // the playground runs on the game client's drop-in file
     h = await startHarness({ env: { PLAYGROUND_ENABLED: "true" } });
-    // A persistent context is how Playwright takes a user-data-dir of our choosing (a fresh one).
-    context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ARGS,
-      viewport: { width: 1280, height: 900 },
-    });
+    browser = await launchChromium();
   });
   after(async () => {
-    await context?.close();
+    await browser?.close();
     await h?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
   });
 
-  async function open(pathname: string): Promise<Page> {
-    const page = await context.newPage();
-    page.on("pageerror", (err) => pageErrors.push(`${pathname}: ${err.message}`));
-    await page.goto(h.baseUrl + pathname);
-    return page;
-  }
+  const open = (pathname: string): Promise<Page> => browser.open(h.baseUrl, pathname);
 
   it("/api-docs: Try it out on WeChat login answers 200 with a token, which Authorize then uses", async () => {
     const page = await open("/api-docs");
@@ -136,6 +94,6 @@ describe("browser pages in headless Chromium", function () {
   });
 
   it("raised no script errors on either page", () => {
-    assert.deepEqual(pageErrors, []);
+    assert.deepEqual(browser.pageErrors, []);
   });
 });
