@@ -245,7 +245,10 @@ function takeToken(options: unknown, bearer: string | undefined, context: Colyse
 async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): Promise<void> {
   const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
   if (method !== "joinById" || !roomId) return;
-  const listing = (await matchMaker.getRoomById(decodeURIComponent(roomId))) as Record<string, unknown> | undefined;
+  const id = decodeURIComponent(roomId);
+  // A room of this process answers from memory; only a room elsewhere costs a presence round trip.
+  const local = matchMaker.getLocalRoomById(id) as { listing?: Record<string, unknown> } | undefined;
+  const listing = local?.listing ?? ((await matchMaker.getRoomById(id)) as Record<string, unknown> | undefined);
   // Only rooms defined with APP_FILTER list their app; any other is left to onJoin's check.
   const roomApp = listing?.[APP_OPTION];
   if (typeof roomApp === "string" && roomApp !== app) throw new AppError("app_mismatch");

@@ -203,11 +203,23 @@ for (const backend of backends) {
       assert.notEqual(roomB.roomId, roomA.roomId, "game B's lobby is not game A's");
       assert.equal(roomC.roomId, roomB.roomId, "players of one game meet");
 
-      await assert.rejects(new Client(h.baseUrl).joinById(roomA.roomId, { accessToken: c.token }), (err: { code?: number; message?: string }) => {
-        assert.equal(err.code, 403);
-        assert.equal(err.message, "app_mismatch");
-        return true;
-      });
+      // The room lives in this process: onAuth reads its app from memory; the one driver lookup is Colyseus's own.
+      const lookups: unknown[] = [];
+      const findOne = matchMaker.driver.findOne.bind(matchMaker.driver);
+      matchMaker.driver.findOne = ((conditions: unknown, ...rest: unknown[]) => {
+        lookups.push(conditions);
+        return (findOne as (...args: unknown[]) => unknown)(conditions, ...rest);
+      }) as typeof matchMaker.driver.findOne;
+      try {
+        await assert.rejects(new Client(h.baseUrl).joinById(roomA.roomId, { accessToken: c.token }), (err: { code?: number; message?: string }) => {
+          assert.equal(err.code, 403);
+          assert.equal(err.message, "app_mismatch");
+          return true;
+        });
+      } finally {
+        matchMaker.driver.findOne = findOne;
+      }
+      assert.equal(lookups.length, 1, `driver lookups for a local room: ${JSON.stringify(lookups)}`);
       // A room defined without the filter: the seat still goes only to a player of the room's app.
       matchMaker.defineRoomType("unfiltered", UnfilteredRoom);
       const puzzleRoom = await new Client(h.baseUrl).joinOrCreate("unfiltered", { accessToken: b.token });
