@@ -6,12 +6,14 @@
  *   balance (both envs unless `env` 0/1 is given; appId: the platform's default simulator app);
  *   `GET /__simulator/coins?platform=&openid=&appId=&env=` reads `{balance, deductions, presents, cancels}`;
  * - `POST /__simulator/item-purchase` (item-purchase-sim.ts) answers `{"outTradeNo"}` (the request's, when it
- *   gives one) and pushes.
+ *   gives one) and pushes; `POST /xpay/query_order` (item-order-query-sim.ts) answers those trades, and
+ *   `orderQueries(orderId)` counts the queries made for an order id (tests of the server's throttle).
  * Every app's keys are `simulatorPaymentKeys(platform, appId)`.
  */
 import type http from "node:http";
 import { CoinBook, type Env } from "./coin-book";
 import { DOUYIN_WALLET_SIM_PATHS, handleDouyinWallet } from "./douyin-wallet-sim";
+import { handleItemOrderQuery, ITEM_ORDER_QUERY_SIM_PATHS } from "./item-order-query-sim";
 import { ItemPurchaseSim } from "./item-purchase-sim";
 import { simulatorPaymentKeys } from "./payment-keys";
 import { handleWechatCoins, WECHAT_COIN_SIM_PATHS, type WalletSimContext } from "./wechat-coins-sim";
@@ -33,11 +35,13 @@ export interface PaymentSimHost {
 
 const MAX_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = "application/json";
+const MAX_COUNTED_ORDERS = 10_000;
 
 export class PaymentSimulator {
   readonly book: CoinBook;
   readonly itemPurchases: ItemPurchaseSim;
   private notifyUrl: ((platform: string) => string | undefined) | undefined;
+  private readonly queries = new Map<string, number>();
 
   constructor(
     private readonly host: PaymentSimHost,
@@ -58,8 +62,14 @@ export class PaymentSimulator {
     this.notifyUrl = resolve;
   }
 
+  /** `/xpay/query_order` requests made for this order_id so far, answered or refused. */
+  orderQueries(orderId: string): number {
+    return this.queries.get(orderId) ?? 0;
+  }
+
   owns(method: string, path: string): boolean {
-    if (method === "POST" && (WECHAT_COIN_SIM_PATHS.includes(path) || DOUYIN_WALLET_SIM_PATHS.includes(path))) return true;
+    const apis = [...WECHAT_COIN_SIM_PATHS, ...DOUYIN_WALLET_SIM_PATHS, ...ITEM_ORDER_QUERY_SIM_PATHS];
+    if (method === "POST" && apis.includes(path)) return true;
     return path === "/__simulator/coins" || (method === "POST" && path === "/__simulator/item-purchase");
   }
 
@@ -70,6 +80,7 @@ export class PaymentSimulator {
     const json = (status: number, body: unknown) => ({ status, reply: { contentType: JSON_TYPE, body } });
     if (WECHAT_COIN_SIM_PATHS.includes(path)) return { status: 200, reply: handleWechatCoins(path, url.searchParams, raw ?? "", this.walletContext("wechat")) };
     if (DOUYIN_WALLET_SIM_PATHS.includes(path)) return { status: 200, reply: handleDouyinWallet(path, url.searchParams, raw ?? "", this.walletContext("douyin")) };
+    if (ITEM_ORDER_QUERY_SIM_PATHS.includes(path)) return { status: 200, reply: this.queryOrder(url.searchParams, raw ?? "") };
     if (path === "/__simulator/item-purchase") {
       const { status, body } = this.itemPurchases.purchase(parseObject(raw));
       return json(status, body);
@@ -98,6 +109,15 @@ export class PaymentSimulator {
     this.itemPurchases.close();
   }
 
+  private queryOrder(query: URLSearchParams, raw: string): SimReply {
+    const orderId = orderIdOf(raw);
+    // Counters for tests; a long-running simulator forgets them rather than grow without bound.
+    if (this.queries.size >= MAX_COUNTED_ORDERS) this.queries.clear();
+    if (orderId) this.queries.set(orderId, this.orderQueries(orderId) + 1);
+    const wallet = this.walletContext("wechat");
+    return handleItemOrderQuery(query, raw, { tokenStatus: wallet.tokenStatus, keys: wallet.keys, trade: (no) => this.itemPurchases.trade(no) });
+  }
+
   private walletContext(platform: string): WalletSimContext {
     const sim = this.host.context(platform);
     return {
@@ -121,6 +141,12 @@ function readRaw(req: http.IncomingMessage): Promise<string | undefined> {
     req.on("end", () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
     req.on("error", () => resolve(undefined));
   });
+}
+
+/** The order_id a query names, for counting (a malformed body names none). */
+function orderIdOf(raw: string): string | undefined {
+  const id = parseObject(raw)?.order_id;
+  return typeof id === "string" ? id : undefined;
 }
 
 function parseObject(raw: string | undefined): Record<string, unknown> | undefined {
