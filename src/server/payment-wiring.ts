@@ -12,6 +12,7 @@ import { appPayments, withSimulatorKeys, type AppPayments, type AppPaymentsSetti
 import { DEFAULT_APP } from "../core/apps";
 import { AppError } from "../core/errors";
 import type { CoinWallet } from "../core/ports/coin-wallet";
+import type { ItemOrderQuery } from "../core/ports/item-order-query";
 import type { Order, OrderLedger } from "../core/ports/order-ledger";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
@@ -19,6 +20,8 @@ import type { Metrics } from "../observability/metrics";
 import { paymentMetrics } from "../observability/payment-metrics";
 import { DouyinCoinWallet, DOUYIN_WALLET_BASE_URL } from "../platforms/douyin/douyin-coins";
 import { WechatCoinWallet } from "../platforms/wechat/wechat-coins";
+import { WechatItemOrders } from "../platforms/wechat/wechat-item-orders";
+import { ItemOrderLookup } from "../services/payments/item-order-lookup";
 import { OrderReconciler } from "../services/payments/order-reconciler";
 import type { DeliverItem, PaymentDeps, PaymentPlayer } from "../services/payments/payment-deps";
 import { PaymentOperations } from "../services/payments/payment-operations";
@@ -65,7 +68,7 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
   const ledger = config.store.kind === "sqlite" ? sharedSqliteLedger(config.store.path) : await createOrderLedger(config.store);
 
   // Per (platform, platform app id): the app's key, its payment settings and its wallet.
-  const perApp = new Map<string, { app: string; payments: AppPayments; wallet: CoinWallet }>();
+  const perApp = new Map<string, { app: string; payments: AppPayments; wallet: CoinWallet; itemOrders?: ItemOrderQuery }>();
   for (const app of input.apps) {
     for (const platform of WALLETS) {
       const settings = app.platforms[platform];
@@ -77,7 +80,9 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
         platform === "wechat"
           ? new WechatCoinWallet({ ...http, apiBaseUrl: settings.apiBaseUrl })
           : new DouyinCoinWallet({ ...http, apiBaseUrl: douyinWalletBaseUrl(config, settings.apiBaseUrl) });
-      perApp.set(`${platform}\0${settings.appId}`, { app: app.key, payments, wallet });
+      // Only WeChat answers order queries for item purchases (Douyin's item payments are not supported).
+      const itemOrders = platform === "wechat" ? new WechatItemOrders({ ...http, apiBaseUrl: settings.apiBaseUrl }) : undefined;
+      perApp.set(`${platform}\0${settings.appId}`, { app: app.key, payments, wallet, itemOrders });
     }
   }
   const entry = (platform: string, appId: string) => perApp.get(`${platform}\0${appId}`);
@@ -109,8 +114,10 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
     now: input.now,
   };
   const timings = { deliveryLeaseMs: config.payments.deliveryLeaseMs, settleAfterMs: config.payments.settleAfterMs };
-  const payments = new PaymentService(deps, timings);
+  // The lookup records through the operations, which need the service: it is reached through a closure.
+  const payments: PaymentService = new PaymentService(deps, timings, (player, orderId) => itemOrders.find(player, orderId));
   const operations = new PaymentOperations(deps, payments);
+  const itemOrders: ItemOrderLookup = new ItemOrderLookup({ ...deps, itemOrderQuery: (platform, appId) => entry(platform, appId)?.itemOrders }, operations);
   const reconciler = new OrderReconciler(deps, payments, operations, { settleAfterMs: config.payments.settleAfterMs, retryBillForMs: 24 * 3600_000 });
 
   return {

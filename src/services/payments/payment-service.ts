@@ -37,6 +37,9 @@ export interface SpendResult {
 /** Failure codes a refusal leaves on a failed order; a replay answers the same error. */
 const FAILURE_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(["insufficient_balance", "payment_login_required", "payment_refused", "platform_misconfigured"]);
 
+/** Finds an item purchase the platform's push did not bring (item-order-lookup.ts); undefined when there is none to record. */
+export type UnseenItemOrderFinder = (player: PaymentPlayer, orderId: string) => Promise<Order | undefined>;
+
 export class PaymentService {
   readonly delivery: OrderDelivery;
   private readonly timings: PaymentTimings;
@@ -47,6 +50,7 @@ export class PaymentService {
   constructor(
     private readonly deps: PaymentDeps,
     timings: Partial<PaymentTimings> = {},
+    private readonly findUnseenItemOrder?: UnseenItemOrderFinder,
   ) {
     this.timings = { ...DEFAULT_PAYMENT_TIMINGS, ...timings };
     this.now = deps.now ?? Date.now;
@@ -79,10 +83,22 @@ export class PaymentService {
     }
   }
 
-  async getOrder(userId: string, orderId: string): Promise<Order> {
+  /**
+   * One of the player's orders. With `player` (the route's reads), an orderId the ledger does not have
+   * may be an item purchase whose push was lost or is late: the platform is asked (throttled), and a
+   * paid one is recorded, delivered and answered. `player` is lazy: it reads the kept login, needed
+   * only on a miss; if it cannot be resolved the answer stays 404.
+   */
+  async getOrder(userId: string, orderId: string, player?: () => Promise<PaymentPlayer>): Promise<Order> {
     const order = await this.deps.ledger.findByOrderId(userId, orderId);
-    if (!order) throw new AppError("order_not_found", { data: { orderId } });
-    return order;
+    if (order) return order;
+    // No kept login or payments off for the platform: nothing to ask, the answer stays 404.
+    const resolved = player && this.findUnseenItemOrder ? await player().catch(notAnAppError) : undefined;
+    const found = resolved && resolved.userId === userId ? await this.findUnseenItemOrder?.(resolved, orderId) : undefined;
+    if (!found) throw new AppError("order_not_found", { data: { orderId } });
+    // recordItemPurchase started a delivery; this one delivers if that one has not claimed it yet, else waits for it.
+    const delivered = await this.delivery.deliver(found);
+    return (await this.delivery.settled(delivered.id)) ?? delivered;
   }
 
   listOrders(userId: string, state?: OrderState, limit?: number): Promise<Order[]> {
@@ -171,6 +187,11 @@ export class PaymentService {
     if (!kept) throw new AppError("session_key_missing", { data: { platform: player.platform } });
     return kept;
   }
+}
+
+function notAnAppError(err: unknown): undefined {
+  if (err instanceof AppError) return undefined;
+  throw err;
 }
 
 function sameRequest(a: SpendRequest, b: SpendRequest): boolean {
