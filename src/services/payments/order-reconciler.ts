@@ -9,6 +9,10 @@
  *   Past `retryBillForMs` the platform may have forgotten the bill number, so it is left alone and
  *   logged for an operator (`npm run admin -- orders`).
  * - `pending` coin grant: presented again with its bill number, then recorded delivered.
+ * Item purchases arrive `paid` (by the push, or by the order query when a player reads an order the
+ * push did not bring: item-order-lookup.ts), so only the first step applies to them. The reconciler
+ * never asks the platform for item orders: it cannot know an order no push brought, and the number
+ * to ask with is only in the player's client, which asks by reading the order.
  */
 import type { Order } from "../../core/ports/order-ledger";
 import type { Logger } from "../../logging/logger";
