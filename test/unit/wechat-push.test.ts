@@ -149,7 +149,7 @@ describe("WeChat item-purchase push", () => {
 
   it("refuses requests it cannot play", () => {
     const sim = simulator();
-    assert.equal(sim.purchase({ platform: "douyin", openid: "o", itemId: "i", price: 1, notifyUrl: "http://x" }).status, 400);
+    assert.equal(sim.purchase({ platform: "qq", openid: "o", itemId: "i", price: 1, notifyUrl: "http://x" }).status, 400);
     assert.equal(sim.purchase({ platform: "wechat", openid: "o", itemId: "i", price: -1, notifyUrl: "http://x" }).status, 400);
     assert.equal(sim.purchase({ platform: "wechat", openid: "o", itemId: "i", price: 1 }).status, 400);
   });

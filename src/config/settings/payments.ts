@@ -1,8 +1,9 @@
 /**
  * Settings of virtual payments (docs/payments.md). The keys a platform's console issues an app
- * (WeChat: offer id, AppKeys, message-push Token and EncodingAESKey; Douyin: the payment secret) are
- * per platform and per app: `WECHAT_PAY_*` / `DOUYIN_PAY_*` for the app of the platform settings,
- * a `payments` object in an APPS_FILE entry for the others. Payments stay off for an app until its
+ * (WeChat: offer id, AppKeys, message-push Token and EncodingAESKey; Douyin: the payment secret and
+ * the payment callback's Token) are per platform and per app: `WECHAT_PAY_*`, `WECHAT_PUSH_*`,
+ * `DOUYIN_PAY_*`, `DOUYIN_PUSH_TOKEN` for the app of the platform settings, a `payments` object in
+ * an APPS_FILE entry for the others. Payments stay off for an app until its
  * keys are set, so a deployment that sells nothing sets none. With the embedded simulator every
  * app uses the simulator's own keys where none are set (withSimulatorKeys).
  */
@@ -29,6 +30,7 @@ export const paymentsShape = {
   DOUYIN_PAY_ENV: payEnv,
   DOUYIN_PAY_ZONE_ID: z.string().trim().min(1).default("1"),
   DOUYIN_PAY_SECRET: key,
+  DOUYIN_PUSH_TOKEN: key,
   DOUYIN_WALLET_API_BASE_URL: z.string().regex(/^https?:\/\//, "must be an http(s) URL").optional(),
   PAYMENT_RECONCILE_INTERVAL_SEC: int(1, 86_400).default(60),
   PAYMENT_DELIVERY_LEASE_MS: int(1000, 600_000).default(30_000),
@@ -55,7 +57,7 @@ export type AppPaymentsSettings = z.output<typeof appPaymentsSchema>;
 export interface AppPayments {
   /** Present once the keys the wallet needs are set: the wallet routes work. */
   wallet?: PaymentKeys;
-  /** Present once the push Token is set (WeChat): the item-purchase push is accepted. */
+  /** Present once the push Token is set (WeChat's message push, Douyin's payment callback): item purchases are accepted. */
   push?: { token: string; encodingAesKey?: string };
 }
 
@@ -71,7 +73,7 @@ function walletKeys(platform: string, p: AppPaymentsSettings): PaymentKeys | und
 export function appPayments(platform: string, p: AppPaymentsSettings): AppPayments {
   return {
     wallet: walletKeys(platform, p),
-    push: platform === "wechat" && p.pushToken ? { token: p.pushToken, encodingAesKey: p.pushAesKey } : undefined,
+    push: p.pushToken && (platform === "wechat" || platform === "douyin") ? { token: p.pushToken, encodingAesKey: platform === "wechat" ? p.pushAesKey : undefined } : undefined,
   };
 }
 
@@ -87,7 +89,7 @@ function defaultAppPayments(s: PaymentsSettings): Record<string, AppPaymentsSett
       pushToken: s.WECHAT_PUSH_TOKEN,
       pushAesKey: s.WECHAT_PUSH_AES_KEY,
     },
-    douyin: { env: s.DOUYIN_PAY_ENV, zoneId: s.DOUYIN_PAY_ZONE_ID, appKey: s.DOUYIN_PAY_SECRET },
+    douyin: { env: s.DOUYIN_PAY_ENV, zoneId: s.DOUYIN_PAY_ZONE_ID, appKey: s.DOUYIN_PAY_SECRET, pushToken: s.DOUYIN_PUSH_TOKEN },
   };
 }
 
@@ -126,7 +128,7 @@ export function withSimulatorKeys(platform: string, appId: string, p: AppPayment
 export function paymentProductionProblems(s: PaymentsSettings, isPlaceholder: (value: string) => boolean): SettingProblem[] {
   const problems: SettingProblem[] = [];
   if (s.PAYMENT_CRASH_POINT) problems.push({ key: "PAYMENT_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
-  const secrets = ["WECHAT_PAY_APP_KEY", "WECHAT_PAY_SANDBOX_APP_KEY", "WECHAT_PUSH_TOKEN", "DOUYIN_PAY_SECRET", "WECHAT_PAY_OFFER_ID"] as const;
+  const secrets = ["WECHAT_PAY_APP_KEY", "WECHAT_PAY_SANDBOX_APP_KEY", "WECHAT_PUSH_TOKEN", "DOUYIN_PAY_SECRET", "DOUYIN_PUSH_TOKEN", "WECHAT_PAY_OFFER_ID"] as const;
   for (const name of secrets) {
     const value = s[name];
     if (value && isPlaceholder(value)) problems.push({ key: name, message: "still a placeholder" });

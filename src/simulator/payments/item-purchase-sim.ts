@@ -1,16 +1,25 @@
 /**
- * A player buying an item through WeChat's own payment, as the simulator plays it
- * (`POST /__simulator/item-purchase`): a trade number is made up, and the delivery push is sent to
- * the notify URL, signed as WeChat signs it (platform-apis-3 §2), until it answers
- * `{"ErrCode":0}` or the retry schedule runs out. The schedule is WeChat's as far as it is known
- * (~15 s growing to ~6 h; the exact steps are unconfirmed), multiplied by `retryScale` so tests can
- * compress it. Douyin's payment callback has unconfirmed fields and is not simulated.
+ * A player buying an item through the platform's own payment, as the simulator plays it
+ * (`POST /__simulator/item-purchase`): a trade number is made up (or the game's is taken), and the
+ * delivery is sent to the notify URL, signed as the platform signs it, until it is answered success
+ * or the retry schedule runs out: WeChat's message push (platform-apis-3 §2), answered
+ * `{"ErrCode":0}`; Douyin's payment callback (src/platforms/douyin/douyin-push.ts), answered HTTP 200.
+ * WeChat's schedule is as far as it is known (~15 s growing to ~6 h; the exact steps are
+ * unconfirmed); Douyin's see DOUYIN_CALLBACK_RETRY_MS. Both are multiplied by `retryScale` so tests
+ * can compress them.
  */
 import crypto from "node:crypto";
+import { signCallback } from "../../platforms/douyin/douyin-push";
 import { encryptPush, ITEM_PURCHASE_EVENT, payEventSig, pushSignature } from "../../platforms/wechat/wechat-push";
 import type { SimulatorPaymentKeys } from "./payment-keys";
 
 export const WECHAT_PUSH_RETRY_MS: readonly number[] = [15_000, 15_000, 30_000, 180_000, 600_000, 1_200_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000];
+/**
+ * Douyin's callback retries: the source quoting Douyin's doc (tgf-platform) gives "10s/30s/1m/…/2h,
+ * 4 h 45 min in all"; the middle steps are ours, chosen to start, end and add up as quoted.
+ */
+export const DOUYIN_CALLBACK_RETRY_MS: readonly number[] = [10_000, 30_000, 60_000, ...[2, 3, 4, 5, 6, 7, 8, 9, 10, 20, 30, 60, 120].map((min) => min * 60_000)];
+const RETRY_MS: Record<string, readonly number[]> = { wechat: WECHAT_PUSH_RETRY_MS, douyin: DOUYIN_CALLBACK_RETRY_MS };
 const PUSH_TIMEOUT_MS = 5_000;
 
 export interface ItemPurchaseOptions {
@@ -19,7 +28,7 @@ export interface ItemPurchaseOptions {
   defaultAppId(platform: string): string | undefined;
   /** Where a request without `notifyUrl` is pushed (the embedded server's own push route). */
   defaultNotifyUrl?: (platform: string) => string | undefined;
-  /** Multiplies every retry delay: 1 is WeChat's schedule, 0.001 turns hours into seconds. */
+  /** Multiplies every retry delay: 1 is the platform's schedule, 0.001 turns hours into seconds. */
   retryScale?: number;
   now?: () => number;
 }
@@ -28,10 +37,13 @@ export interface Trade {
   platform: string;
   appId: string;
   openid: string;
+  /** The game's order number: WeChat's OutTradeNo, Douyin's cp_orderno (the game's customId). */
   outTradeNo: string;
   itemId: string;
   price: number;
   env: 0 | 1;
+  /** Douyin: the platform's own transaction number (`order_no_channel`) beside the game's. */
+  channelOrderNo?: string;
   /** Pushes sent so far, and whether one was answered success. */
   attempts: number;
   acknowledged: boolean;
@@ -53,18 +65,20 @@ export class ItemPurchaseSim {
     const bad = (errmsg: string): Reply => ({ status: 400, body: { errcode: 400, errmsg } });
     if (!body) return bad("expected a JSON object");
     const { platform, openid, itemId, price } = body;
-    if (platform !== "wechat") return bad("item purchases are simulated for wechat only");
+    if (platform !== "wechat" && platform !== "douyin") return bad("item purchases are simulated for wechat and douyin only");
     if (typeof openid !== "string" || !openid || typeof itemId !== "string" || !itemId) return bad("openid and itemId are required strings");
     if (typeof price !== "number" || !Number.isInteger(price) || price < 0) return bad("price must be an integer >= 0 (fen)");
     const appId = typeof body.appId === "string" ? body.appId : this.options.defaultAppId(platform);
     const notifyUrl = typeof body.notifyUrl === "string" ? body.notifyUrl : this.options.defaultNotifyUrl?.(platform);
     if (!appId) return bad("appId is required: no default app");
     if (!notifyUrl || !/^https?:\/\//.test(notifyUrl)) return bad("notifyUrl is required (an http(s) URL)");
-    const env = body.env === 0 ? 0 : 1;
-    // The game's own number when it gives one (WeChat's item purchase takes the game's outTradeNo).
+    // Douyin's virtual payment has a live environment only.
+    const env = platform === "douyin" || body.env === 0 ? 0 : 1;
+    // The game's own number when it gives one (WeChat's outTradeNo, Douyin's customId).
     const given = typeof body.outTradeNo === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(body.outTradeNo) ? body.outTradeNo : undefined;
     const outTradeNo = given ?? `sim${this.now()}${crypto.randomBytes(6).toString("hex")}`;
     const trade: Trade = { platform, appId, openid, outTradeNo, itemId, price, env, attempts: 0, acknowledged: false };
+    if (platform === "douyin") trade.channelOrderNo = `dy${this.now()}${crypto.randomBytes(4).toString("hex")}`;
     this.trades.set(outTradeNo, trade);
     void this.push(trade, notifyUrl, body.safeMode === true, 0);
     return { status: 200, body: { outTradeNo } };
@@ -84,10 +98,11 @@ export class ItemPurchaseSim {
     trade.attempts += 1;
     let ok = false;
     try {
-      const { url, body } = this.signedPush(trade, notifyUrl, safeMode);
+      const { url, body } = trade.platform === "douyin" ? { url: notifyUrl, body: this.douyinCallback(trade) } : this.signedPush(trade, notifyUrl, safeMode);
       const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body, signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
       const answer = (await response.json().catch(() => undefined)) as { ErrCode?: unknown } | undefined;
-      ok = response.ok && answer?.ErrCode === 0;
+      // Douyin reads the status only; WeChat reads ErrCode.
+      ok = trade.platform === "douyin" ? response.status === 200 : response.ok && answer?.ErrCode === 0;
     } catch {
       ok = false;
     }
@@ -95,13 +110,29 @@ export class ItemPurchaseSim {
       trade.acknowledged = true;
       return;
     }
-    if (retry >= WECHAT_PUSH_RETRY_MS.length) return;
+    const schedule = RETRY_MS[trade.platform];
+    if (retry >= schedule.length) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       void this.push(trade, notifyUrl, safeMode, retry + 1);
-    }, WECHAT_PUSH_RETRY_MS[retry] * (this.options.retryScale ?? 1));
+    }, schedule[retry] * (this.options.retryScale ?? 1));
     timer.unref();
     this.timers.add(timer);
+  }
+
+  /** Douyin's callback body: the order in `msg`, the player and item in `cp_extra` as the game passed them (douyin-push.ts). */
+  private douyinCallback(trade: Trade): string {
+    const msg = {
+      appid: trade.appId,
+      cp_orderno: trade.outTradeNo,
+      cp_extra: JSON.stringify({ openid: trade.openid, itemId: trade.itemId }),
+      order_no_channel: trade.channelOrderNo,
+      amount_cent: trade.price,
+      amount_coin: 0,
+      currency: "CNY",
+    };
+    const timestamp = String(Math.floor(this.now() / 1000));
+    return signCallback(this.options.keys(trade.platform, trade.appId).pushToken, msg, timestamp, String(crypto.randomInt(1000, 10_000)));
   }
 
   /** The push as WeChat sends it: query signature over (Token, timestamp, nonce); in safe mode the body encrypted. */

@@ -8,7 +8,7 @@ import crypto from "node:crypto";
 import type { PaymentKeys } from "../../core/ports/coin-wallet";
 
 export interface SimulatorPaymentKeys extends Omit<PaymentKeys, "env"> {
-  /** The message-push Token the console would show (WeChat URL verification and push `signature`). */
+  /** The Token the console would show: WeChat's message push, Douyin's payment callback (URL verification and signature). */
   pushToken: string;
   /** Safe mode's EncodingAESKey: 43 base64 characters, the console's shape. */
   pushEncodingAesKey: string;
