@@ -4,8 +4,9 @@ import type { PaymentKeys } from "../core/ports/coin-wallet";
 import type { Logger } from "../logging/logger";
 import { readPush, verifiesUrl, type PushKeys } from "../platforms/wechat/wechat-push";
 import type { PaymentOperations } from "../services/payments/payment-operations";
+import { mountDouyinPush } from "./push-routes-douyin";
 
-/** An app that accepts item-purchase pushes: its platform app id, push Token (and AES key), and payment keys. */
+/** An app that accepts item-purchase pushes: its platform app id, push (or callback) Token (and AES key), and payment keys. */
 export interface PushApp {
   appId: string;
   push: PushKeys;
@@ -13,7 +14,7 @@ export interface PushApp {
 }
 
 export interface PushRouteDeps {
-  /** The served platforms (PLATFORMS): the WeChat push route exists only where WeChat is served. */
+  /** The served platforms (PLATFORMS): each platform's push route exists only where it is served. */
   platforms: readonly { name: string }[];
   /** The apps of the platform whose push Token is set. */
   pushApps(platform: string): PushApp[];
@@ -34,16 +35,22 @@ function reply(res: Response, errCode: number, errMsg: string): void {
 const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, bad_pay_sig: 40005, wrong_env: 40006 };
 
 /**
- * Mounted at `/minigame`, before the JSON parser: WeChat's message push for item purchases,
- * `/wechat/push` (GET: the console's URL verification; POST: a push). The app is the one whose
- * Token verifies the signature, so one URL serves every app. Replies are WeChat's own, not our
- * envelope. Douyin's payment callback is not supported (its fields are unconfirmed).
+ * Mounted at `/minigame`, before the JSON parser: item purchases the platforms push, at
+ * `/{platform}/push` (GET: the console's URL verification; POST: a push): WeChat's message push
+ * here, Douyin's payment callback in push-routes-douyin.ts. The app is the one whose Token verifies
+ * the signature, so one URL serves every app. Replies are the platform's own, not our envelope.
  */
 export function pushRoutes(deps: PushRouteDeps): Router {
   const router = Router();
   const nowSec = deps.nowSec ?? (() => Math.floor(Date.now() / 1000));
+  const served = (name: string) => deps.platforms.some((p) => p.name === name);
+  if (served("wechat")) mountWechatPush(router, deps, nowSec);
+  if (served("douyin")) mountDouyinPush(router, { pushApps: deps.pushApps, operations: deps.operations, logger: deps.logger, nowSec });
+  return router;
+}
+
+function mountWechatPush(router: Router, deps: PushRouteDeps, nowSec: () => number): void {
   const query = (req: Request) => new URL(req.originalUrl, "http://push.invalid").searchParams;
-  if (!deps.platforms.some((p) => p.name === "wechat")) return router;
 
   router.get("/wechat/push", (req: Request, res: Response) => {
     const q = query(req);
@@ -79,5 +86,4 @@ export function pushRoutes(deps: PushRouteDeps): Router {
     }
     reply(res, 0, "Success");
   });
-  return router;
 }

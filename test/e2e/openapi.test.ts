@@ -14,6 +14,7 @@ import { expectedClass, loginPath, platformDefinitions } from "../support/platfo
 import { ensureClientBuilt } from "../support/client-build";
 import { simulatorPaymentEnv } from "../support/payments";
 import { pushSignature } from "../../src/platforms/wechat/wechat-push";
+import { callbackSignature, signCallback } from "../../src/platforms/douyin/douyin-push";
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
 
 interface Res {
@@ -147,6 +148,8 @@ describe("OpenAPI description", () => {
       "GET /api/payments/orders/{orderId}",
       "GET /api/minigame/wechat/push",
       "POST /api/minigame/wechat/push",
+      "GET /api/minigame/douyin/push",
+      "POST /api/minigame/douyin/push",
     ].sort());
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
     assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
@@ -273,6 +276,20 @@ describe("OpenAPI description", () => {
     const refused = await call("POST", "/api/minigame/wechat/push", { path: verify(keys.pushToken), body: { MsgType: "event" } });
     assert.notEqual(refused.body.ErrCode, 0);
     assert.equal((await call("POST", "/api/minigame/wechat/push", { path: verify(keys.pushToken), body: "x".repeat(70_000) })).status, 413);
+
+    const douyinApp = platformDefinitions.find((p) => p.name === "douyin")!.simulatorApp.appId;
+    const douyinToken = simulatorPaymentKeys("douyin", douyinApp).pushToken;
+    const dyPush = "/api/minigame/douyin/push";
+    const dyVerify = (token: string) => `${dyPush}?${new URLSearchParams({ signature: callbackSignature(token, timestamp, "n", ""), timestamp, nonce: "n", echostr: "e2" })}`;
+    assert.equal((await call("GET", dyPush, { path: dyVerify(douyinToken) })).status, 200);
+    assert.equal((await call("GET", dyPush, { path: dyVerify("forged") })).status, 401);
+    const dyBuyer = (await call("GET", "/api/minigame/douyin/login", { path: `/api/minigame/douyin/login?code=${unique("dybuyer")}` })).body.data;
+    const msg = { appid: douyinApp, cp_orderno: unique("dy"), cp_extra: JSON.stringify({ openid: dyBuyer.openid, itemId: "gem" }), amount_cent: 100 };
+    assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, msg, timestamp, "1") })).status, 200);
+    assert.equal((await call("POST", dyPush, { body: signCallback("forged", msg, timestamp, "1") })).status, 401);
+    assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, { ...msg, appid: "tt_other" }, timestamp, "1") })).status, 400);
+    const nobody = { ...msg, cp_orderno: unique("dy"), cp_extra: JSON.stringify({ openid: unique("nobody"), itemId: "gem" }) };
+    assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, nobody, timestamp, "1") })).status, 500);
   });
 
   it("social routes: player storage and subscribe messages, success and failures match the document", async () => {

@@ -13,6 +13,7 @@ export function simulatorPaymentEnv(simulatorUrl: string): Record<string, string
     WECHAT_PUSH_TOKEN: wechat.pushToken,
     WECHAT_PUSH_AES_KEY: wechat.pushEncodingAesKey,
     DOUYIN_PAY_SECRET: douyin.appKey,
+    DOUYIN_PUSH_TOKEN: douyin.pushToken,
     DOUYIN_WALLET_API_BASE_URL: simulatorUrl,
   };
 }

@@ -25,6 +25,8 @@ export interface OperationSpec {
   errors: ErrorCode[];
   /** Optional `data` fields this route's failures may carry beside `code`. */
   errorFields?: z.ZodRawShape;
+  /** Failures answered in the platform's own shape (a push route's), by status; beside the envelope where both occur. */
+  platformReplies?: Array<{ status: number; component: string; description: string }>;
 }
 
 export const AUTH_ERRORS: ErrorCode[] = ["token_missing", "token_invalid", "token_expired", "session_revoked", "user_disabled"];
@@ -45,6 +47,12 @@ export function operationObject(op: OperationSpec): Json {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) byStatus.set(ERROR_CODES[code].status, [...(byStatus.get(ERROR_CODES[code].status) ?? []), code]);
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) responses[status] = errorResponse(status, list, op.errorFields);
+  for (const reply of op.platformReplies ?? []) {
+    const envelope = responses[reply.status] as { description: string; content: { "application/json": { schema: Json } } } | undefined;
+    const schema = envelope ? { anyOf: [ref(reply.component), envelope.content["application/json"].schema] } : ref(reply.component);
+    const description = envelope ? `${reply.description}; or the envelope: ${envelope.description}` : reply.description;
+    responses[reply.status] = { description, content: { "application/json": { schema } } };
+  }
 
   const result: Json = {
     tags: [op.tag],

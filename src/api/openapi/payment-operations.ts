@@ -17,6 +17,13 @@ export function registerPaymentComponents(register: (id: string, schema: z.ZodTy
       ErrMsg: z.string().meta({ example: "Success" }),
     }),
   );
+  register(
+    "DouyinPushReply",
+    z.strictObject({
+      err_no: z.int().min(0).max(99_999).meta({ description: "0 with HTTP 200 once the order is durably recorded; Douyin reads the status, and calls again after anything but 200", example: 0 }),
+      err_tips: z.string().meta({ example: "success" }),
+    }),
+  );
   register("PushEcho", z.string().describe("The echostr, as text/plain"));
 }
 
@@ -27,7 +34,7 @@ const PLAYER_NOTE =
 
 const PLATFORM_ERRORS: ErrorCode[] = ["platform_misconfigured", "platform_unavailable", "payment_login_required", "payment_refused"];
 
-/** The push operations only where WeChat is served (PLATFORMS). */
+/** Each platform's push operations only where it is served (PLATFORMS). */
 export function paymentOperations(platforms: readonly { name: string }[]): OperationSpec[] {
   return [
     {
@@ -98,6 +105,52 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
       errorFields: p.paymentErrorFields,
     },
     ...(platforms.some((p) => p.name === "wechat") ? pushOperations() : []),
+    ...(platforms.some((p) => p.name === "douyin") ? douyinPushOperations() : []),
+  ];
+}
+
+function douyinPushOperations(): OperationSpec[] {
+  const note =
+    "Register this URL as the server address (服务器地址) of the Douyin console's virtual-payment settings " +
+    "(商业化 → 虚拟支付 → 支付设置), with the callback Token (服务器回调 Token) of the payment settings. One URL " +
+    "serves every app: the app is the one whose Token verifies the signature, sha1 of the sorted Token, timestamp, " +
+    "nonce and msg. Answers are Douyin's, not the envelope (the GET's refusal excepted).";
+  return [
+    {
+      method: "get",
+      path: "/api/minigame/douyin/push",
+      operationId: "douyinPushVerify",
+      tag: "Payments",
+      summary: "Douyin payment-callback URL verification",
+      description: `${note} A valid \`signature\` answers \`echostr\` as plain text; any other → 401 \`push_signature_invalid\`.`,
+      query: { schema: z.object({ signature: z.string(), timestamp: z.string(), nonce: z.string(), msg: z.string().optional(), echostr: z.string() }), examples: {} },
+      success: { status: 200, component: "PushEcho", description: "The echostr, as text/plain" },
+      errors: ["push_signature_invalid"],
+    },
+    {
+      method: "post",
+      path: "/api/minigame/douyin/push",
+      operationId: "douyinPush",
+      tag: "Payments",
+      summary: "Douyin payment callback (an item bought in the game)",
+      description:
+        `${note} \`msg\` is the order as JSON: \`appid\`, \`cp_orderno\` (the game's customId: the order's orderId and ` +
+        "platformOrderId), `amount_cent` (the price), `order_no_channel`, and `cp_extra`: the game's extraInfo, which must be " +
+        "JSON `{\"openid\", \"itemId\"}`. A verified callback records the item purchase once per cp_orderno and answers HTTP " +
+        "200 `{\"err_no\":0,\"err_tips\":\"success\"}`; delivery follows at once and is retried by the reconciler. The same " +
+        "callback again answers success and records nothing more; a `status` other than SUCCESS is acknowledged and not " +
+        "recorded. Refused, with nothing recorded and a non-200 status so Douyin calls again: 401 (err_no 40001) a bad " +
+        "signature; 400 a timestamp more than 300 s off (40002), a malformed body or cp_extra (40003), another app's " +
+        "appid (40004). Not recorded (e.g. no player with that openid): 500, err_no 1.",
+      body: { schema: z.object({ timestamp: z.string(), nonce: z.string(), msg: z.string(), signature: z.string() }), examples: {} },
+      success: { status: 200, component: "DouyinPushReply", description: "err_no 0: recorded (or nothing to record)" },
+      errors: [],
+      platformReplies: [
+        { status: 400, component: "DouyinPushReply", description: "Refused: stale timestamp, malformed, another app" },
+        { status: 401, component: "DouyinPushReply", description: "Refused: the signature verifies with no app's Token" },
+        { status: 500, component: "DouyinPushReply", description: "Not recorded; Douyin calls again" },
+      ],
+    },
   ];
 }
 
