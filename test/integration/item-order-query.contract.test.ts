@@ -110,6 +110,11 @@ describe("ItemOrderQuery contract: WeChat answers the simulator does not give", 
     assert.deepEqual(await ask(), { kind: "not_paid", status: 2 });
     answer = () => order({ env_type: 1 });
     assert.deepEqual(await ask(), { kind: "not_found" });
+    // Not in the documented answer, but if WeChat names the payer, another player's order is not this one's.
+    answer = () => order({ openid: "o_someone_else" });
+    assert.deepEqual(await ask(), { kind: "not_found" });
+    answer = () => order({ openid: "o1" });
+    assert.equal((await ask()).kind, "paid");
   });
 
   it("fails as platform_unavailable when busy past the retries, rate limited, or malformed", async () => {

@@ -69,6 +69,8 @@ function readOrder(value: unknown, call: ItemOrderCall, orderId: string): ItemOr
   // env_type is 1 live, 2 sandbox: an order of the other env is not this app's to deliver here.
   const envType = order.env_type;
   if (envType !== undefined && envType !== (call.keys.env === 0 ? 1 : 2)) return { kind: "not_found" };
+  // The documented answer names no player; should one carry an openid, another player's order is not found.
+  if (typeof order.openid === "string" && order.openid !== call.openid) return { kind: "not_found" };
   const orderType = order.order_type ?? 0;
   if (!PAID_STATUSES.includes(status) || typeof orderType !== "number" || !PAYMENT_TYPES.includes(orderType)) return { kind: "not_paid", status };
   const price = order.paid_fee ?? order.order_fee;
