@@ -3,13 +3,15 @@
  * Colyseus logs a connect without a valid seat reservation (expired, already used, made up, or
  * for a room that is gone) as an error with a 9-line stack trace, and does the same for a socket
  * error a client provokes (a message above the size limit). Both are the client's doing: one info
- * line each, so that error-level lines stay meaningful for alerts.
+ * line each, so that error-level lines stay meaningful for alerts. Each connection's frames of one
+ * event-loop turn leave in one write (src/net/turn-batched-writes.ts).
  */
 import type http from "node:http";
 import { ErrorCode, getMessageBytes, matchMaker, Protocol } from "@colyseus/core";
 import { WebSocketTransport, type TransportOptions } from "@colyseus/ws-transport";
 import type WebSocket from "ws";
 import type { Logger } from "../logging/logger";
+import { batchWritesPerTurn } from "../net/turn-batched-writes";
 
 type RawClient = Parameters<WebSocketTransport["onConnection"]>[0];
 
@@ -52,6 +54,7 @@ export class RoomTransport extends WebSocketTransport {
     // The base class takes X-Real-IP, else X-Forwarded-For, as the address it hands to the room's
     // auth: put the address our rule resolved there, so both edges see the same client.
     req.headers["x-real-ip"] = this.clientIp(req);
+    batchWritesPerTurn(rawClient);
     const joined = super.onConnection(rawClient, req);
     // The base class has attached its stack-printing "error" listener synchronously by now.
     rawClient.removeAllListeners("error");
