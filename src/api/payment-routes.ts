@@ -22,9 +22,10 @@ export interface PaymentRouteDeps {
 
 /**
  * Mounted at `/payments`: the logged-in player's coins and orders, on the platform and app of their
- * token. The balance is limited per user like the other platform-bound reads. Spending is not: a
+ * token. The balance is limited per user like the other platform-bound reads. Spending is limited
+ * per user on new orders only (each is a platform call, even one refused for too few coins): a
  * replay must get its order back however many a client sends at once (100 concurrent replays are
- * one platform call and ledger reads), and a new order costs the player's own coins.
+ * one platform call and ledger reads), so replays are never counted.
  */
 export function paymentRoutes(deps: PaymentRouteDeps): Router {
   const router = Router();
@@ -33,6 +34,7 @@ export function paymentRoutes(deps: PaymentRouteDeps): Router {
     next(deps.paymentsEnabled(authOf(res).auth.app) ? undefined : new AppError("payments_disabled"));
   const auth = [authenticate, enabled];
   const perUser = (res: Response) => deps.limiter.hit(`user:payments:${authOf(res).auth.userId}`, deps.limits.userMax, deps.limits.windowSec);
+  const perUserNewOrder = (res: Response) => () => deps.limiter.hit(`user:payment_orders:${authOf(res).auth.userId}`, deps.limits.userMax, deps.limits.windowSec);
   const player = (res: Response) => {
     const { auth: claims } = authOf(res);
     return deps.resolvePlayer(claims.userId, claims.app);
@@ -45,7 +47,7 @@ export function paymentRoutes(deps: PaymentRouteDeps): Router {
 
   router.post("/orders", auth, async (req: Request, res: Response) => {
     const body = parseInput(spendBody, req.body);
-    const { order, created } = await deps.payments.spendCoins(await player(res), body);
+    const { order, created } = await deps.payments.spendCoins(await player(res), body, perUserNewOrder(res));
     sendOk(res, publicOrder(order), created ? "Order created" : "Order already made", created ? 201 : 200);
   });
 

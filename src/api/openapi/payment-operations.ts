@@ -63,11 +63,13 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "`insufficient_balance` (the order is recorded `failed`; nothing deducted; a replay answers the same). The platform " +
         "refusing → 502 with its code, nothing delivered. No answer from the platform in time → 502 `payment_unconfirmed` " +
         "with `data.order` pending: retry the same orderId (never a second deduction) or read the order later. A player " +
-        "in a room gets a `purchase` message with the order when it is delivered.",
+        "in a room gets a `purchase` message with the order when it is delivered. New orderIds are limited per user " +
+        "(RATE_LIMIT_USER_MAX per window; 429 `rate_limited` with Retry-After, nothing recorded: retry the same orderId " +
+        "later); replays of an orderId already recorded are never limited.",
       security: "bearer",
       body: { schema: p.spendBody, examples: { sword: { orderId: "order-20260101-0001", itemId: "sword", coins: 30 } } },
       success: { status: 201, component: "OrderResponse", description: "The new order", replay: "The order made earlier under this orderId: nothing deducted again" },
-      errors: [...AUTH_ERRORS, "payments_disabled", "session_key_missing", "order_conflict", "insufficient_balance", "payment_unconfirmed", ...PLATFORM_ERRORS],
+      errors: [...AUTH_ERRORS, "payments_disabled", "session_key_missing", "order_conflict", "insufficient_balance", "payment_unconfirmed", "rate_limited", ...PLATFORM_ERRORS],
       errorFields: p.paymentErrorFields,
     },
     {

@@ -65,7 +65,12 @@ export class PaymentService {
   }
 
   /** Spends coins on an item: 201 once, then the same order for every replay of the same orderId. */
-  async spendCoins(player: PaymentPlayer, request: SpendRequest): Promise<SpendResult> {
+  /**
+   * `admitNewOrder` runs once per new orderId in this process, after the ledger showed the orderId
+   * unused and before anything is recorded or asked of the platform: the caller's rate limit on new
+   * orders, which replays never count against (a refusal leaves nothing behind: retry the same orderId).
+   */
+  async spendCoins(player: PaymentPlayer, request: SpendRequest, admitNewOrder?: () => Promise<void>): Promise<SpendResult> {
     requireKeys(this.deps, player.platform, player.appId);
     const key = `${player.userId}\0${request.orderId}`;
     const running = this.inflight.get(key);
@@ -74,7 +79,7 @@ export class PaymentService {
       await running.done.catch(() => undefined);
       return this.replay(player, request, false);
     }
-    const done = this.spendOnce(player, request);
+    const done = this.spendOnce(player, request, admitNewOrder);
     this.inflight.set(key, { request, done });
     try {
       return await done;
@@ -105,9 +110,10 @@ export class PaymentService {
     return this.deps.ledger.listByUser(userId, { state, limit });
   }
 
-  private async spendOnce(player: PaymentPlayer, request: SpendRequest): Promise<SpendResult> {
+  private async spendOnce(player: PaymentPlayer, request: SpendRequest, admitNewOrder?: () => Promise<void>): Promise<SpendResult> {
     const existing = await this.deps.ledger.findByOrderId(player.userId, request.orderId);
     if (existing) return this.replay(player, request, true, existing);
+    await admitNewOrder?.();
     const kept = await this.requireKept(player);
     const keys = requireKeys(this.deps, player.platform, player.appId);
     const id = crypto.randomUUID();
