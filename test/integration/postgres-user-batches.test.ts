@@ -28,7 +28,8 @@ function newUser(tag: string): NewUser {
   before(async () => {
     database = await createTestDatabase(testDatabaseUrl!);
     pool = new Pool({ connectionString: database.url, max: 10 });
-    pool.on("error", () => undefined); // the drop below ends connections the pool may still hold
+    // The drop below ends connections pg-pool may still be closing: each client keeps a listener for its life.
+    pool.on("connect", (client) => client.on("error", () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), log: (event) => void statements.push(event.query.sql) });
     store = new KyselyUserStore(db, "postgres");
     await store.migrate();

@@ -70,7 +70,7 @@ async function rawSql(config: AppConfig["store"], statements: string[]): Promise
   const dialect =
     config.kind === "sqlite"
       ? new SqliteDialect({ database: new SqliteDatabase(config.path) })
-      : new PostgresDialect({ pool: new Pool({ connectionString: config.url, max: 1 }) });
+      : new PostgresDialect({ pool: quietPool(config.url) });
   const db = new Kysely<any>({ dialect });
   try {
     let rows: Record<string, unknown>[] = [];
@@ -79,6 +79,17 @@ async function rawSql(config: AppConfig["store"], statements: string[]): Promise
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * pg-pool's end() resolves before its clients' connections have closed, and the suite drops the
+ * database WITH (FORCE) right after: the server's "terminating connection" then reaches a client
+ * pg-pool no longer listens on, as an uncaught error. Each client keeps a listener for its life.
+ */
+function quietPool(url: string): Pool {
+  const pool = new Pool({ connectionString: url, max: 1 });
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  return pool;
 }
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
