@@ -11,10 +11,9 @@ import { platformDefinitions } from "../../src/platforms/registry";
 import { wechatPaySig } from "../../src/platforms/wechat/wechat-coins";
 import { payEventSig, pushSignature } from "../../src/platforms/wechat/wechat-push";
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
-import { startSimulator } from "../../src/simulator/simulator-server";
-import { freePort, startHarness, type Harness } from "../support/app-harness";
+import { freePort, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
-import { simulatorPaymentEnv } from "../support/payments";
+import { paymentServerPerSuite } from "../support/payments";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}i${seq++}`;
@@ -24,22 +23,14 @@ const keys = simulatorPaymentKeys("wechat", WECHAT.appId);
 for (const backend of backends) {
   describe(`item purchases the push did not bring: ${backend.name}`, function () {
     this.timeout(60_000);
+    const server = paymentServerPerSuite(backend);
     let h: Harness;
-    let release: () => Promise<void>;
     let lostPushUrl: string;
 
     before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      const simulator = await startSimulator({ port: 0 });
-      h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url) } });
+      h = server.h;
       // Nothing listens there: each push fails and is retried 15 s later, long after these tests.
       lostPushUrl = `http://127.0.0.1:${await freePort()}/push`;
-    });
-    after(async () => {
-      await h?.close();
-      await h?.simulator.close();
-      await release?.();
     });
 
     async function player(platform: "wechat" | "douyin" = "wechat") {

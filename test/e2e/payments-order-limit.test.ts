@@ -5,10 +5,8 @@
  * earlier orderId still answer 200 with the same order.
  */
 import assert from "node:assert/strict";
-import { startSimulator } from "../../src/simulator/simulator-server";
-import { startHarness, type Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
-import { simulatorPaymentEnv } from "../support/payments";
+import { paymentServerPerSuite } from "../support/payments";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -16,22 +14,10 @@ const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
 for (const backend of backends) {
   describe(`payments: new orders limited per player, replays never: ${backend.name}`, function () {
     this.timeout(60_000);
-    let h: Harness;
-    let release: () => Promise<void>;
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      const simulator = await startSimulator({ port: 0 });
-      h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url), RATE_LIMIT_USER_MAX: "3", RATE_LIMIT_WINDOW_SEC: "600" } });
-    });
-    after(async () => {
-      await h?.close();
-      await h?.simulator.close();
-      await release?.();
-    });
+    const server = paymentServerPerSuite(backend, { RATE_LIMIT_USER_MAX: "3", RATE_LIMIT_WINDOW_SEC: "600" });
 
     it("answers the 4th new orderId 429 with nothing recorded or deducted, and every replay 200", async () => {
+      const { h } = server;
       const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("limited")}`);
       assert.equal(login.status, 200, JSON.stringify(login.body));
       const openid = login.body.data.openid as string;

@@ -10,10 +10,9 @@ import { Client, type Room } from "colyseus.js";
 import { platformDefinitions } from "../../src/platforms/registry";
 import { payEventSig, pushSignature } from "../../src/platforms/wechat/wechat-push";
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
-import { startSimulator } from "../../src/simulator/simulator-server";
-import { startHarness, type Harness } from "../support/app-harness";
+import type { Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
-import { simulatorPaymentEnv } from "../support/payments";
+import { paymentServerPerSuite } from "../support/payments";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -23,21 +22,10 @@ const WECHAT_APP = platformDefinitions.find((p) => p.name === "wechat")!.simulat
 for (const backend of backends) {
   describe(`payments end to end: ${backend.name}`, function () {
     this.timeout(60_000);
+    // The standalone simulator's wallets and pushes, with the simulator's keys.
+    const server = paymentServerPerSuite(backend);
     let h: Harness;
-    let release: () => Promise<void>;
-
-    before(async () => {
-      const prepared = await backend.prepare();
-      release = prepared.release;
-      // The standalone simulator's wallets and pushes, with the simulator's keys.
-      const simulator = await startSimulator({ port: 0 });
-      h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url) } });
-    });
-    after(async () => {
-      await h?.close();
-      await h?.simulator.close();
-      await release?.();
-    });
+    before(() => (h = server.h));
 
     async function player(platform: "wechat" | "douyin", balance: number) {
       const login =

@@ -20,6 +20,7 @@
  */
 import crypto from "node:crypto";
 import { PUSH_MAX_SKEW_SEC } from "../wechat/wechat-push";
+import { parseJsonObject } from "../shared/json-object";
 
 /** `sha1(sort([Token, timestamp, nonce, msg]).join(""))`, hex: the callback and URL-verification signature. */
 export function callbackSignature(token: string, timestamp: string, nonce: string, msg: string): string {
@@ -50,7 +51,7 @@ export interface CallbackEnvelope {
 
 /** The outer body, or undefined when it is not the callback's JSON shape. */
 export function readCallbackEnvelope(rawBody: string): CallbackEnvelope | undefined {
-  const body = parseObject(rawBody);
+  const body = parseJsonObject(rawBody);
   if (!body) return undefined;
   const timestamp = typeof body.timestamp === "number" ? String(body.timestamp) : body.timestamp;
   const signature = body.signature ?? body.msg_signature;
@@ -84,12 +85,12 @@ export function readCallback(appId: string, token: string, rawBody: string, nowS
   if (!envelope) return refused("malformed");
   if (!signedBy(token, envelope)) return refused("bad_signature");
   if (!/^\d{1,12}$/.test(envelope.timestamp) || Math.abs(Number(envelope.timestamp) - nowSec) > PUSH_MAX_SKEW_SEC) return refused("stale_timestamp");
-  const msg = parseObject(envelope.msg);
+  const msg = parseJsonObject(envelope.msg);
   if (!msg || typeof msg.appid !== "string") return refused("malformed");
   if (msg.appid !== appId) return refused("wrong_app");
   if (envelope.type !== undefined && envelope.type !== "payment") return { kind: "ignored", what: `type ${String(envelope.type)}` };
   if (msg.status !== undefined && msg.status !== "SUCCESS") return { kind: "ignored", what: `status ${String(msg.status)}` };
-  const extra = typeof msg.cp_extra === "string" ? parseObject(msg.cp_extra) : undefined;
+  const extra = typeof msg.cp_extra === "string" ? parseJsonObject(msg.cp_extra) : undefined;
   const tradeNo = msg.cp_orderno;
   const price = msg.amount_cent;
   if (!extra || typeof extra.openid !== "string" || !extra.openid || typeof extra.itemId !== "string" || !extra.itemId) return refused("malformed");
@@ -102,13 +103,4 @@ export function readCallback(appId: string, token: string, rawBody: string, nowS
 export function signCallback(token: string, msg: Record<string, unknown>, timestamp: string, nonce: string): string {
   const text = JSON.stringify(msg);
   return JSON.stringify({ timestamp, nonce, msg: text, signature: callbackSignature(token, timestamp, nonce, text) });
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -10,6 +10,7 @@
 import crypto from "node:crypto";
 import type { PaymentKeys } from "../../core/ports/coin-wallet";
 import { hmacHex } from "./wechat-coins";
+import { parseJsonObject } from "../shared/json-object";
 
 export const ITEM_PURCHASE_EVENT = "minigame_game_pay_goods_deliver_notify";
 /** A push whose timestamp is further than this from our clock is refused (a replay of an old capture). */
@@ -66,7 +67,7 @@ export function readPush(appId: string, push: PushKeys, keys: PaymentKeys, query
   const nonce = query.get("nonce") ?? "";
   if (!verifiesUrl(push.token, query)) return refused("bad_signature");
   if (!/^\d{1,12}$/.test(timestamp) || Math.abs(Number(timestamp) - nowSec) > PUSH_MAX_SKEW_SEC) return refused("stale_timestamp");
-  let body = parseObject(rawBody);
+  let body = parseJsonObject(rawBody);
   if (!body) return refused("malformed");
   if (query.get("encrypt_type") === "aes") {
     if (!push.encodingAesKey || typeof body.Encrypt !== "string") return refused("malformed");
@@ -74,7 +75,7 @@ export function readPush(appId: string, push: PushKeys, keys: PaymentKeys, query
     const opened = decryptPush(push.encodingAesKey, body.Encrypt);
     if (!opened) return refused("malformed");
     if (opened.appId !== appId) return refused("wrong_app");
-    body = parseObject(opened.message);
+    body = parseJsonObject(opened.message);
     if (!body) return refused("malformed");
   }
   if (body.MsgType !== "event" || typeof body.Event !== "string") return refused("malformed");
@@ -82,7 +83,7 @@ export function readPush(appId: string, push: PushKeys, keys: PaymentKeys, query
   const game = body.MiniGame as Record<string, unknown> | undefined;
   if (!game || typeof game.Payload !== "string" || typeof game.PayEventSig !== "string") return refused("malformed");
   if (game.IsMock === true) return { kind: "mock" };
-  const payload = parseObject(game.Payload);
+  const payload = parseJsonObject(game.Payload);
   if (!payload) return refused("malformed");
   const env = payload.Env;
   if (env !== 0 && env !== 1) return refused("malformed");
@@ -97,15 +98,6 @@ export function readPush(appId: string, push: PushKeys, keys: PaymentKeys, query
   if (typeof openid !== "string" || !openid || typeof tradeNo !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(tradeNo)) return refused("malformed");
   if (typeof itemId !== "string" || !itemId || typeof price !== "number" || !Number.isInteger(price) || price < 0) return refused("malformed");
   return { kind: "purchase", openid, tradeNo, itemId, price, env };
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function aesKeyOf(encodingAesKey: string): Buffer | undefined {

@@ -12,9 +12,10 @@
  */
 import { WECHAT_QUERY_ORDER_PATH, XPAY_ERRCODES } from "../../platforms/wechat/wechat-item-orders";
 import { wechatPaySig } from "../../platforms/wechat/wechat-coins";
-import { JSON_TYPE, type SimReply } from "../platform-simulator";
+import type { SimReply } from "../platform-simulator";
 import type { Trade } from "./item-purchase-sim";
 import type { WalletSimContext } from "./wechat-coins-sim";
+import { readWechatApiCall, simError, simReply } from "./wechat-api-call";
 
 export const ITEM_ORDER_QUERY_SIM_PATHS: readonly string[] = [WECHAT_QUERY_ORDER_PATH];
 
@@ -22,24 +23,13 @@ export interface ItemOrderQuerySimContext extends Pick<WalletSimContext, "tokenS
   trade(outTradeNo: string): Trade | undefined;
 }
 
-const reply = (body: Record<string, unknown>): SimReply => ({ contentType: JSON_TYPE, body });
-const error = (errcode: number, errmsg: string): SimReply => reply({ errcode, errmsg });
+const reply = simReply;
+const error = simError;
 
 export function handleItemOrderQuery(query: URLSearchParams, rawBody: string, sim: ItemOrderQuerySimContext): SimReply {
-  let body: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(rawBody);
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return error(47001, "data format error");
-    body = parsed as Record<string, unknown>;
-  } catch {
-    return error(47001, "data format error");
-  }
-  const token = query.get("access_token") ?? "";
-  if (!token) return error(41001, "access_token missing");
-  const { status, appId } = sim.tokenStatus(token);
-  if (status === "malformed") return error(40014, "invalid access_token");
-  if (status === "expired") return error(42001, "access_token expired");
-  if (status !== "valid" || !appId) return error(40001, "invalid credential, access_token is invalid or not latest");
+  const call = readWechatApiCall(query, rawBody, sim.tokenStatus);
+  if ("refused" in call) return call.refused;
+  const { body, appId } = call;
 
   const { env, openid, order_id: orderId } = body;
   if (env !== 0 && env !== 1) return error(XPAY_ERRCODES.params, "invalid env");

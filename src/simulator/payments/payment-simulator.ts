@@ -18,6 +18,7 @@ import { ItemPurchaseSim } from "./item-purchase-sim";
 import { simulatorPaymentKeys } from "./payment-keys";
 import { handleWechatCoins, WECHAT_COIN_SIM_PATHS, type WalletSimContext } from "./wechat-coins-sim";
 import type { PlatformSimContext, SimReply } from "../platform-simulator";
+import { parseJsonObject } from "../../platforms/shared/json-object";
 
 export interface PaymentSimulatorOptions {
   /** Multiplies the item-purchase push retry schedule (1: WeChat's; tests compress it). */
@@ -82,7 +83,7 @@ export class PaymentSimulator {
     if (DOUYIN_WALLET_SIM_PATHS.includes(path)) return { status: 200, reply: handleDouyinWallet(path, url.searchParams, raw ?? "", this.walletContext("douyin")) };
     if (ITEM_ORDER_QUERY_SIM_PATHS.includes(path)) return { status: 200, reply: this.queryOrder(url.searchParams, raw ?? "") };
     if (path === "/__simulator/item-purchase") {
-      const { status, body } = this.itemPurchases.purchase(parseObject(raw));
+      const { status, body } = this.itemPurchases.purchase(parseJsonObject(raw));
       return json(status, body);
     }
     if (req.method === "GET") {
@@ -93,7 +94,7 @@ export class PaymentSimulator {
       if (!appId || !openid) return json(400, { errcode: 400, errmsg: "platform and openid are required" });
       return json(200, { ...this.book.player(platform, appId, q.get("env") === "0" || platform === "douyin" ? 0 : 1, openid) });
     }
-    const body = parseObject(raw);
+    const body = parseJsonObject(raw);
     const platform = typeof body?.platform === "string" ? body.platform : "";
     const appId = typeof body?.appId === "string" ? body.appId : this.host.defaultAppId(platform);
     const balance = body?.balance;
@@ -145,15 +146,6 @@ function readRaw(req: http.IncomingMessage): Promise<string | undefined> {
 
 /** The order_id a query names, for counting (a malformed body names none). */
 function orderIdOf(raw: string): string | undefined {
-  const id = parseObject(raw)?.order_id;
+  const id = parseJsonObject(raw)?.order_id;
   return typeof id === "string" ? id : undefined;
-}
-
-function parseObject(raw: string | undefined): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(raw ?? "");
-    return value && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -14,10 +14,11 @@
  * Successes carry `errcode: 0, errmsg: "ok"`.
  */
 import { WECHAT_COIN_PATHS, wechatPaySig, wechatUserSignature } from "../../platforms/wechat/wechat-coins";
-import { JSON_TYPE, type SimReply } from "../platform-simulator";
+import type { SimReply } from "../platform-simulator";
 import type { TokenStatus } from "../tokens";
 import type { CoinBook, Env } from "./coin-book";
 import type { SimulatorPaymentKeys } from "./payment-keys";
+import { readWechatApiCall, simError, simReply } from "./wechat-api-call";
 
 /** What the wallet handlers need from the simulator, for one platform. */
 export interface WalletSimContext {
@@ -31,27 +32,16 @@ export interface WalletSimContext {
 const TS_TOLERANCE_SEC = 600;
 const HEX64 = /^[0-9a-f]{64}$/;
 
-const reply = (body: Record<string, unknown>): SimReply => ({ contentType: JSON_TYPE, body });
-const error = (errcode: number, errmsg: string): SimReply => reply({ errcode, errmsg });
+const reply = simReply;
+const error = simError;
 const ok = (fields: Record<string, unknown>): SimReply => reply({ errcode: 0, errmsg: "ok", ...fields });
 
 export const WECHAT_COIN_SIM_PATHS: readonly string[] = Object.values(WECHAT_COIN_PATHS);
 
 export function handleWechatCoins(path: string, query: URLSearchParams, rawBody: string, sim: WalletSimContext): SimReply {
-  let body: Record<string, unknown>;
-  try {
-    const parsed: unknown = JSON.parse(rawBody);
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return error(47001, "data format error");
-    body = parsed as Record<string, unknown>;
-  } catch {
-    return error(47001, "data format error");
-  }
-  const token = query.get("access_token") ?? "";
-  if (!token) return error(41001, "access_token missing");
-  const { status, appId } = sim.tokenStatus(token);
-  if (status === "malformed") return error(40014, "invalid access_token");
-  if (status === "expired") return error(42001, "access_token expired");
-  if (status !== "valid" || !appId) return error(40001, "invalid credential, access_token is invalid or not latest");
+  const call = readWechatApiCall(query, rawBody, sim.tokenStatus);
+  if ("refused" in call) return call.refused;
+  const { body, appId } = call;
 
   const keys = sim.keys(appId);
   const env = body.env;
