@@ -34,6 +34,14 @@ const REDACTED_FIELDS = [
   "signature",
   "phoneNumber",
   "purePhoneNumber",
+  // Payment keys and signatures: never logged by the payment code, and redacted should one slip into a log object.
+  "appKey",
+  "sandboxAppKey",
+  "pushToken",
+  "encodingAesKey",
+  "pay_sig",
+  "paySig",
+  "msg_signature",
 ];
 
 const redactPaths = REDACTED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`]);
