@@ -161,7 +161,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       now: overrides.now,
     });
-    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, now: overrides.now });
+    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
     cleanups.push(() => payments.close());
     const accounts = new AccountService(
       store,

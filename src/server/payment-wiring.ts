@@ -3,6 +3,7 @@
  * one wallet per (platform, app) with that app's keys, and the services over them. Everything is
  * looked up by the platform and the platform's app id the order or the player names.
  */
+import type { Cache } from "../core/ports/cache";
 import type { PushApp } from "../api/push-routes";
 import { createOrderLedger } from "../adapters/store/create-order-ledger";
 import { sharedSqliteLedger } from "../adapters/store/create-user-store";
@@ -22,6 +23,7 @@ import { DouyinCoinWallet, DOUYIN_WALLET_BASE_URL } from "../platforms/douyin/do
 import { WechatCoinWallet } from "../platforms/wechat/wechat-coins";
 import { WechatItemOrders } from "../platforms/wechat/wechat-item-orders";
 import { ItemOrderLookup } from "../services/payments/item-order-lookup";
+import { OrderQueryThrottle, SharedOrderQueryThrottle } from "../services/payments/order-query-throttle";
 import { OrderReconciler } from "../services/payments/order-reconciler";
 import type { DeliverItem, PaymentDeps, PaymentPlayer } from "../services/payments/payment-deps";
 import { PaymentOperations } from "../services/payments/payment-operations";
@@ -57,6 +59,8 @@ export interface PaymentWiringInput {
   tokens: PlatformTokenService;
   logger: Logger;
   metrics: Metrics;
+  /** The cache every process shares: the item-order query throttle counts there (this process alone without it). */
+  sharedCache?: Pick<Cache, "increment">;
   now?: () => number;
 }
 
@@ -117,7 +121,8 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
   // The lookup records through the operations, which need the service: it is reached through a closure.
   const payments: PaymentService = new PaymentService(deps, timings, (player, orderId) => itemOrders.find(player, orderId));
   const operations = new PaymentOperations(deps, payments);
-  const itemOrders: ItemOrderLookup = new ItemOrderLookup({ ...deps, itemOrderQuery: (platform, appId) => entry(platform, appId)?.itemOrders }, operations);
+  const throttle = input.sharedCache ? new SharedOrderQueryThrottle(input.sharedCache) : new OrderQueryThrottle();
+  const itemOrders: ItemOrderLookup = new ItemOrderLookup({ ...deps, itemOrderQuery: (platform, appId) => entry(platform, appId)?.itemOrders }, operations, throttle);
   const reconciler = new OrderReconciler(deps, payments, operations, { settleAfterMs: config.payments.settleAfterMs, retryBillForMs: 24 * 3600_000 });
 
   return {

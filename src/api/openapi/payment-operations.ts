@@ -95,7 +95,7 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "By the game's orderId (an item purchase: the platform's trade number, the outTradeNo the game passed to the " +
         "payment UI). Another player's order → 404 `order_not_found`. An orderId the server has no order for may be an " +
         "item purchase whose WeChat push is lost or late: the server then asks WeChat (`/xpay/query_order`, at most once " +
-        "per player and orderId every 5 s and 20 times a minute per player, per server process) and, if this player " +
+        "per player and orderId every 5 s and 20 times a minute per player, across every server process) and, if this player " +
         "paid it, records and delivers it and answers 200 with the order. Every other case answers 404 " +
         "`order_not_found` — WeChat knows no such paid order for this player, the query was throttled, or WeChat could " +
         "not be asked (its failure is logged, never a 502 here) — so a client waiting for a purchase keeps polling on " +

@@ -11,7 +11,7 @@ import type { ItemOrderQuery, ItemOrderStatus } from "../../core/ports/item-orde
 import type { Order } from "../../core/ports/order-ledger";
 import type { PaymentDeps, PaymentPlayer } from "./payment-deps";
 import type { PaymentOperations } from "./payment-operations";
-import { OrderQueryThrottle } from "./order-query-throttle";
+import { OrderQueryThrottle, type OrderQueryGate } from "./order-query-throttle";
 
 export interface ItemOrderLookupDeps extends Pick<PaymentDeps, "paymentKeys" | "withAccessToken" | "keptKey" | "logger"> {
   /** The platform's order query for this app; undefined where the platform has none (Douyin). */
@@ -22,7 +22,7 @@ export class ItemOrderLookup {
   constructor(
     private readonly deps: ItemOrderLookupDeps,
     private readonly operations: Pick<PaymentOperations, "recordItemPurchase">,
-    private readonly throttle: OrderQueryThrottle = new OrderQueryThrottle(),
+    private readonly throttle: OrderQueryGate = new OrderQueryThrottle(),
   ) {}
 
   /** The order, recorded `paid` (delivery started), when the platform says this player paid it; otherwise undefined. */
@@ -33,7 +33,7 @@ export class ItemOrderLookup {
     if (!query || !keys) return undefined;
     // The openid the platform is asked about is the one this player's latest login to this app gave.
     const kept = await this.deps.keptKey(player);
-    if (!kept || !this.throttle.allow(userId, orderId)) return undefined;
+    if (!kept || !(await this.throttle.allow(userId, orderId))) return undefined;
     const log = { platform, appId, orderId };
     let status: ItemOrderStatus;
     try {
