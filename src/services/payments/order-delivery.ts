@@ -63,7 +63,16 @@ export class OrderDelivery {
   async settled(id: string): Promise<Order | null> {
     const deadline = this.now() + this.timings.replayWaitMs;
     let order = await this.deps.ledger.findById(id);
-    while (order && inFlight(order, this.now()) && this.now() < deadline) {
+    let claimTried = false;
+    while (order && this.now() < deadline) {
+      // Paid and claimed by no one: its deliverer may be a moment from claiming it, or gone. Claiming it
+      // here is safe (one claim wins) and keeps a replay from answering `paid` in that moment.
+      if (!claimTried && order.state === "paid" && !leased(order, this.now())) {
+        claimTried = true;
+        order = await this.deliver(order);
+        continue;
+      }
+      if (!inFlight(order, this.now())) break;
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       order = await this.deps.ledger.findById(id);
     }
@@ -71,8 +80,12 @@ export class OrderDelivery {
   }
 }
 
+function leased(order: Order, now: number): boolean {
+  return order.leaseUntil !== null && Date.parse(order.leaseUntil) > now;
+}
+
 /** Whether someone is (probably) still working on the order: pending, or paid under a live lease. */
 function inFlight(order: Order, now: number): boolean {
   if (order.state === "pending") return true;
-  return order.state === "paid" && order.leaseUntil !== null && Date.parse(order.leaseUntil) > now;
+  return order.state === "paid" && leased(order, now);
 }
