@@ -115,7 +115,7 @@ for (const store of stores) {
       loseAnswers = false;
     });
 
-    function process(options: { keys?: (platform: string) => PaymentKeys | undefined; settleAfterMs?: number } = {}): Process {
+    function process(options: { keys?: (platform: string) => PaymentKeys | undefined; settleAfterMs?: number; deliveryLeaseMs?: number } = {}): Process {
       const proc = { delivered: [] as Order[], notified: [] as Order[], failDeliveries: false } as Process;
       const deps: PaymentDeps = {
         ledger,
@@ -127,7 +127,7 @@ for (const store of stores) {
         notifyPlayer: (order) => proc.notified.push(order),
         logger,
       };
-      const timings = { settleAfterMs: options.settleAfterMs ?? 0, replayWaitMs: 3000, deliveryLeaseMs: 200 };
+      const timings = { settleAfterMs: options.settleAfterMs ?? 0, replayWaitMs: 3000, deliveryLeaseMs: options.deliveryLeaseMs ?? 200 };
       proc.payments = new PaymentService(deps, timings);
       proc.operations = new PaymentOperations(deps, proc.payments);
       proc.reconciler = new OrderReconciler(deps, proc.payments, proc.operations, { settleAfterMs: 0, retryBillForMs: 3600_000 });
@@ -168,7 +168,9 @@ for (const store of stores) {
       });
 
       it(`${platform}: 100 concurrent replays over two processes: one deduction, one delivery, one 201`, async () => {
-        const [a, b] = [process(), process()];
+        // A lease as long as a real one (the default is 30 s): 200 ms can lapse under 100 requests on a
+        // loaded machine while the deliverer still works, and a replay then rightly answers `paid`.
+        const [a, b] = [process({ deliveryLeaseMs: 10_000 }), process({ deliveryLeaseMs: 10_000 })];
         const p = player(100, platform);
         const request = { orderId: orderId(), itemId: "sword", coins: 30 };
         const results = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? a : b).payments.spendCoins(p, request)));

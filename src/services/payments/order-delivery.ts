@@ -34,12 +34,18 @@ export class OrderDelivery {
   /**
    * Delivers a paid order if no one else is, and answers the order as it then stands: `delivered`
    * when this or another deliverer finished, `paid` when the hook failed or another still runs.
+   * `awaitOther`: when another deliverer holds the claim, wait for it (up to replayWaitMs) rather than
+   * answer `paid` at once; the request that paid the order uses it, since a replay in another process
+   * may have claimed the delivery first.
    */
-  async deliver(order: Order): Promise<Order> {
+  async deliver(order: Order, awaitOther = false): Promise<Order> {
     if (order.state !== "paid") return order;
     const now = this.now();
     const claimed = await this.deps.ledger.claimDelivery(order.id, order.attempts, new Date(now).toISOString(), new Date(now + this.timings.deliveryLeaseMs).toISOString());
-    if (!claimed) return (await this.deps.ledger.findById(order.id)) ?? order;
+    if (!claimed) {
+      const current = (await this.deps.ledger.findById(order.id)) ?? order;
+      return awaitOther ? ((await this.settled(order.id)) ?? current) : current;
+    }
     const events = this.deps.events ?? NO_PAYMENT_EVENTS;
     try {
       const running = this.hook(claimed);

@@ -185,7 +185,7 @@ export class PaymentService {
     this.deps.crashPoint?.("after_paid");
     if (paid) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(paid);
     const current = paid ?? (await this.deps.ledger.findById(order.id)) ?? order;
-    return this.delivery.deliver(current);
+    return this.delivery.deliver(current, true);
   }
 
   private async requireKept(player: PaymentPlayer): Promise<KeptPlayerKey> {
