@@ -18,6 +18,7 @@ import type { SubscribeMessageService } from "../services/social/subscribe-messa
 import { announceUserChanges } from "../services/user-changes";
 import { openSubscribeMessages } from "./admin-notify";
 import { openAdminPayments } from "./admin-payments";
+import { openAdminPlatforms } from "./admin-platforms";
 import type { PaymentServices } from "../server/payment-wiring";
 
 export interface AdminContext {
@@ -66,10 +67,11 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
 
 
   let payments: Promise<PaymentServices> | undefined;
+  const platforms = openAdminPlatforms(config, cache, logger);
   return {
     admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),
-    subscribeMessages: openSubscribeMessages(config, store, cache, logger),
-    payments: () => (payments ??= openAdminPayments(config, store, cache, logger)),
+    subscribeMessages: openSubscribeMessages(platforms, store, logger),
+    payments: () => (payments ??= openAdminPayments(platforms, store, logger)),
     reachesServers: presence !== undefined,
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();

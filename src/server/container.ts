@@ -9,7 +9,6 @@ import type { AppConfig } from "../config/config";
 import type { Cache } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
-import { instrumentPlatformClient } from "../observability/instrumented-platform-client";
 import { Metrics } from "../observability/metrics";
 import type { PlatformDefinition, PlatformSettings } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
@@ -18,7 +17,7 @@ import { LoginService } from "../services/login-service";
 import { ModerationService } from "../services/moderation-service";
 import { RateLimiter } from "../services/rate-limiter";
 import { PlatformTokenService } from "../services/platform-token-service";
-import { PlatformApps, type PlatformApp } from "../services/platform-apps";
+import type { PlatformApps } from "../services/platform-apps";
 import { PlayerDataService } from "../services/player-data-service";
 import { SessionKeyCustody } from "../services/session-key-custody";
 import { RecentUsers } from "../services/recent-users";
@@ -26,7 +25,8 @@ import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
 import { TokenSigner } from "../services/token-signer";
 import { parseWordListFile, WordList } from "../services/word-list";
-import { AppSocialClients, buildSocialServices, type SocialServices } from "./social-wiring";
+import { buildSocialServices, type SocialServices } from "./social-wiring";
+import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
 
@@ -111,19 +111,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const words = await opening("the content-check word list", "CONTENT_CHECK_WORDS_FILE", () => readWordList(config.contentCheck));
     const metrics = new Metrics();
     // One client per app and platform: each carries its own credentials, nothing is switched per call.
-    const entries: PlatformApp[] = [];
-    const socialClients = new AppSocialClients();
-    for (const { key: app, platforms } of apps) {
-      for (const definition of enabled) {
-        const settings = platforms[definition.name];
-        if (!settings) continue;
-        const clientDeps = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger, retryDelayMs: overrides.retryDelayMs };
-        const rawClient = definition.createClient(clientDeps);
-        socialClients.add(definition, app, clientDeps);
-        entries.push({ app, appId: settings.appId, definition, client: instrumentPlatformClient(rawClient, app, metrics) });
-      }
-    }
-    const platformApps = new PlatformApps(entries, appKeys);
+    const { platformApps, socialClients } = buildPlatformClients(config, apps, logger, { metrics, retryDelayMs: overrides.retryDelayMs });
 
     const login = new LoginService(platformApps, store, sessions, sessionKeys, logger, {
       exposeSessionKey: config.exposeSessionKey,
@@ -134,12 +122,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       linkAppsByUnionid: config.linkAppsByUnionid,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
-    const platformTokens = new PlatformTokenService(platformApps, cache, logger, {
-      refreshMarginSec: config.platformTokenRefreshMarginSec,
-      lockWaitMs: config.platformTimeoutMs * (config.platformBusyRetries + 1) + 2000,
-      now: overrides.now,
-      metrics,
-    });
+    const platformTokens = new PlatformTokenService(platformApps, cache, logger, { ...platformTokenOptions(config), now: overrides.now, metrics });
     const playerData = new PlayerDataService(platformApps, sessionKeys, platformTokens);
     const contentCheck = config.contentCheck;
     const moderation = new ModerationService(platformApps, store, sessionKeys, platformTokens, words, logger, {
