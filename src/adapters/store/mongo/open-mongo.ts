@@ -16,6 +16,11 @@ export interface MongoTimeouts {
 }
 
 export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
+  return new MongoUserStore(await openMongoConnection(url, timeouts, 10), options);
+}
+
+/** A connection with the failure budget above; the order ledger opens one of its own (open-mongo-order-ledger.ts). */
+export async function openMongoConnection(url: string, timeouts: MongoTimeouts, maxPoolSize: number): Promise<mongoose.Connection> {
   const connection = mongoose.createConnection(url, {
     // Fail instead of queueing while disconnected: mongoose would otherwise hold a request for
     // bufferTimeoutMS (10 s) waiting for the server to come back.
@@ -28,7 +33,7 @@ export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, o
     socketTimeoutMS: timeouts.queryTimeoutMs,
     // The monitor notices a server back within this when nothing else asks (a request asks sooner).
     heartbeatFrequencyMS: 2000,
-    maxPoolSize: 10,
+    maxPoolSize,
     // A read that timed out would be retried once after a new server selection, doubling the wait
     // before the 503 (1.6 s seen in CI); the client retries instead, as with PostgreSQL.
     retryReads: false,
@@ -37,5 +42,5 @@ export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, o
   // a listener it would reach the process's uncaughtException handler and shut the server down.
   connection.on("error", () => undefined);
   await connection.asPromise();
-  return new MongoUserStore(connection, options);
+  return connection;
 }
