@@ -29,6 +29,8 @@ import { isSocialControl, socialControl } from "./social-controls";
 import { CALL_KINDS, JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
 import { PaymentSimulator, type PaymentSimulatorOptions } from "./payments/payment-simulator";
 import { SimulatorState, type SimulatorApp } from "./state";
+import { parseJsonObject } from "../platforms/shared/json-object";
+import { readRawBody } from "./request-body";
 
 export type { SimulatorApp } from "./state";
 
@@ -115,35 +117,15 @@ interface MountedRoute {
   context: PlatformSimContext;
 }
 
-// Real request bodies are a few hundred bytes; anything far larger is treated as malformed.
-const MAX_BODY_BYTES = 64 * 1024;
-
 function readBody(req: http.IncomingMessage): Promise<SimRequest["body"]> {
   return readRequestBody(req).then((r) => r.body);
 }
 
 /** The parsed body, and its text as received (signed APIs check a signature over exactly those bytes). */
-function readRequestBody(req: http.IncomingMessage): Promise<Pick<SimRequest, "body" | "rawBody">> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => {
-      if (size > MAX_BODY_BYTES) return resolve({ body: MALFORMED_BODY });
-      const rawBody = Buffer.concat(chunks).toString("utf8");
-      try {
-        const parsed: unknown = JSON.parse(rawBody);
-        const isObject = parsed !== null && typeof parsed === "object" && !Array.isArray(parsed);
-        resolve({ body: isObject ? (parsed as Record<string, unknown>) : MALFORMED_BODY, rawBody });
-      } catch {
-        resolve({ body: MALFORMED_BODY, rawBody });
-      }
-    });
-    req.on("error", () => resolve({ body: MALFORMED_BODY }));
-  });
+async function readRequestBody(req: http.IncomingMessage): Promise<Pick<SimRequest, "body" | "rawBody">> {
+  const rawBody = await readRawBody(req);
+  if (rawBody === undefined) return { body: MALFORMED_BODY };
+  return { body: parseJsonObject(rawBody) ?? MALFORMED_BODY, rawBody };
 }
 
 function send(res: http.ServerResponse, status: number, reply: SimReply): void {

@@ -19,6 +19,7 @@ import { simulatorPaymentKeys } from "./payment-keys";
 import { handleWechatCoins, WECHAT_COIN_SIM_PATHS, type WalletSimContext } from "./wechat-coins-sim";
 import type { PlatformSimContext, SimReply } from "../platform-simulator";
 import { parseJsonObject } from "../../platforms/shared/json-object";
+import { readRawBody } from "../request-body";
 
 export interface PaymentSimulatorOptions {
   /** Multiplies the item-purchase push retry schedule (1: WeChat's; tests compress it). */
@@ -34,7 +35,6 @@ export interface PaymentSimHost {
   now(): number;
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
 const JSON_TYPE = "application/json";
 const MAX_COUNTED_ORDERS = 10_000;
 
@@ -77,7 +77,7 @@ export class PaymentSimulator {
   /** Answers a request `owns` accepted. */
   async handle(req: http.IncomingMessage, url: URL): Promise<{ status: number; reply: SimReply }> {
     const path = url.pathname;
-    const raw = req.method === "POST" ? await readRaw(req) : (req.resume(), "");
+    const raw = req.method === "POST" ? await readRawBody(req) : (req.resume(), "");
     const json = (status: number, body: unknown) => ({ status, reply: { contentType: JSON_TYPE, body } });
     if (WECHAT_COIN_SIM_PATHS.includes(path)) return { status: 200, reply: handleWechatCoins(path, url.searchParams, raw ?? "", this.walletContext("wechat")) };
     if (DOUYIN_WALLET_SIM_PATHS.includes(path)) return { status: 200, reply: handleDouyinWallet(path, url.searchParams, raw ?? "", this.walletContext("douyin")) };
@@ -129,19 +129,6 @@ export class PaymentSimulator {
       now: this.host.now,
     };
   }
-}
-
-function readRaw(req: http.IncomingMessage): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
-    req.on("end", () => resolve(size > MAX_BODY_BYTES ? undefined : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", () => resolve(undefined));
-  });
 }
 
 /** The order_id a query names, for counting (a malformed body names none). */
