@@ -3,15 +3,13 @@
  * (the same SQLite store, the same simulator), sending one subscribe message per grant.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, TEST_JWT_SECRET, type Harness } from "../support/app-harness";
+import { runAdmin } from "../support/admin-cli";
 
-const ROOT = path.resolve(__dirname, "../..");
-const TSX_CLI = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 describe("admin notify", function () {
   this.timeout(60_000);
@@ -30,13 +28,7 @@ describe("admin notify", function () {
     await simulator?.close();
   });
 
-  /** Not spawnSync: the server and the simulator answer from this process meanwhile. */
-  const admin = (...args: string[]) =>
-    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env }, (err, stdout, stderr) =>
-        resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const admin = (...args: string[]) => runAdmin(env, ...args);
 
   it("sends one message per grant, says so when none is left, and writes an audit line", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=notify${Date.now().toString(36)}.1`);

@@ -4,7 +4,6 @@
  * player's kept session key, which only a shared cache (Redis) lets the CLI reach.
  */
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,9 +11,8 @@ import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../
 import { startHarness, TEST_JWT_SECRET, type Harness } from "../support/app-harness";
 import { simulatorPaymentEnv } from "../support/payments";
 import { testRedisUrl, uniquePrefix } from "../support/services";
+import { runAdmin } from "../support/admin-cli";
 
-const ROOT = path.resolve(__dirname, "../..");
-const TSX_CLI = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
 
 describe("admin orders, refund and grant (Redis)", function () {
   this.timeout(60_000);
@@ -35,12 +33,7 @@ describe("admin orders, refund and grant (Redis)", function () {
     await simulator?.close();
   });
 
-  const admin = (...args: string[]) =>
-    new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env }, (err, stdout, stderr) =>
-        resolve({ status: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
-    });
+  const admin = (...args: string[]) => runAdmin(env, ...args);
   const balance = async (openid: string) => ((await (await fetch(`${simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number }).balance;
 
   it("lists a player's orders, refunds a coin order once and grants coins once per grant id", async () => {
