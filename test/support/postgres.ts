@@ -17,8 +17,18 @@ export async function createTestDatabase(baseUrl: string): Promise<TestDatabase>
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    // FORCE ends sessions a test left open (a pool not yet closed), which would block the drop.
-    drop: () => asAdmin(baseUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+    drop: () =>
+      asAdmin(baseUrl, async (client) => {
+        // A closed pool's connections may still be closing (pg-pool's end() does not wait for them):
+        // killed now, their clients reject an end() nobody awaits, an uncaught error in whichever
+        // suite runs next. Let them go by themselves first; FORCE then ends what a test left open.
+        for (let waited = 0; waited < 2000; waited += 20) {
+          const { rows } = await client.query("select count(*)::int as n from pg_stat_activity where datname = $1", [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      }),
   };
 }
 
