@@ -1,10 +1,10 @@
 /**
  * Calls made during one event-loop turn, handed to `run` together once the turn's I/O callbacks
- * are done (setImmediate runs after the poll phase). Under load a turn carries many logins whose
- * platform answers arrived together; each statement sent to PostgreSQL costs a loopback write and
- * a wake-up of its backend, which the profile shows costs more CPU than the statement's own work,
- * so N lookups as one statement are most of N round trips saved. A lone call waits for nothing but
- * the end of its turn.
+ * are done (setImmediate runs after the poll phase). Under load a turn carries many logins at once:
+ * PostgreSQL gets their lookups and creations as one statement each (postgres-user-batches.ts: a
+ * statement's loopback write and backend wake-up cost more CPU than its own work), SQLite their
+ * creations as one transaction with one fsync (sqlite-group-commit.ts). A lone call waits for
+ * nothing but the end of its turn.
  */
 export type Outcome<Out> = { ok: true; value: Out } | { ok: false; error: unknown };
 
