@@ -29,6 +29,7 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildEconomyServices, type EconomyServices } from "./economy-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -57,6 +58,8 @@ export interface Services {
   subscribeMessages: SocialServices["subscribeMessages"];
   /** Coins, orders, item purchases and their delivery (docs/payments.md). */
   payments: PaymentServices;
+  /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
+  economy: EconomyServices;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -146,6 +149,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
     cleanups.push(() => payments.close());
+    const economy = await buildEconomyServices(config, overrides.now);
+    cleanups.push(() => economy.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -179,6 +184,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       playerStorage: social.playerStorage,
       subscribeMessages: social.subscribeMessages,
       payments,
+      economy,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),
