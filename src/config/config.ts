@@ -15,10 +15,12 @@
  * area's config function, one commented line in arena.env.
  */
 import { z } from "zod";
+import { DEFAULT_APP } from "../core/apps";
 import { splitList, type Env } from "./config-types";
 import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
+import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
@@ -28,7 +30,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -56,6 +58,8 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   const embedded = simulatorMode(s) === "embedded";
   const apps = appsProblems(s, enabledPlatforms(s), (p) => platformSetting(s, p, "APP_ID") ?? (embedded ? p.simulatorApp.appId : undefined));
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
+  const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE ?? []).map((a) => a.key)]);
+  if (catalogs.length > 0) problem("CATALOG_FILE", catalogs.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -68,6 +72,7 @@ function toAppConfig(s: Settings) {
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
     ...socialConfig(s),
+    ...economyConfig(s),
   };
 }
 

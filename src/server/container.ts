@@ -29,7 +29,7 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
-import { buildEconomyServices, type EconomyServices } from "./economy-wiring";
+import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -147,10 +147,15 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       now: overrides.now,
     });
-    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
-    cleanups.push(() => payments.close());
-    const economy = await buildEconomyServices(config, overrides.now);
+    const economy = await buildEconomyServices(config, logger, metrics, overrides.now);
     cleanups.push(() => economy.close());
+    await economy.start();
+    const payments = await buildPaymentServices({
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now,
+      refuseItemPurchase: economy.refuseItemPurchase,
+    });
+    cleanups.push(() => payments.close());
+    deliverThroughEconomy(payments, economy, platformApps, logger);
     const accounts = new AccountService(
       store,
       sessions,
