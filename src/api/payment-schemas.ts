@@ -40,6 +40,10 @@ export const orderSchema = z.strictObject({
   platformOrderId: z.string().describe("The platform's number for the order: our bill_no for coins, the trade number for an item purchase"),
   createdAt: z.string().describe("ISO 8601 UTC"),
   updatedAt: z.string().describe("ISO 8601 UTC"),
+  failure: z
+    .string()
+    .optional()
+    .describe("Why a failed or refunded order is so: the refusal's code (insufficient_balance…), or for a pushed purchase the catalog refused item_not_found / price_below_catalog"),
 });
 
 export const orderListSchema = z.strictObject({ orders: z.array(orderSchema) });

@@ -152,11 +152,14 @@ export function exampleCatalog(): Catalog {
     {
       currencies: [{ currencyId: "gems", name: "Gems" }],
       items: [
-        { itemId: "potion", name: "Health potion", kind: "consumable", prices: { coins: 1 } },
-        { itemId: "golden-skin", name: "Golden skin", kind: "durable", prices: { coins: 6 } },
-        { itemId: "gem-pack", name: "Pouch of 60 gems", kind: "bundle", prices: { coins: 6 }, grants: { currencies: { gems: 60 } }, limit: 5 },
-        { itemId: "sword", name: "Sword", kind: "consumable", prices: { gems: 10 } },
-        { itemId: "starter-chest", name: "Starter chest", kind: "bundle", prices: { gems: 30 }, grants: { items: [{ itemId: "potion", count: 3 }, { itemId: "sword", count: 1 }] }, limit: 1 },
+        { itemId: "sword", name: "Sword", kind: "consumable", prices: { coins: 30 } },
+        { itemId: "shield", name: "Shield", kind: "consumable", prices: { coins: 20 } },
+        { itemId: "gem", name: "Lucky gem", kind: "consumable", prices: { coins: 10 } },
+        { itemId: "golden-skin", name: "Golden skin", kind: "durable", prices: { coins: 60 } },
+        // 600 fen (6 yuan) when bought through WeChat's direct item purchase.
+        { itemId: "gem_pack", name: "Pouch of 60 gems", kind: "bundle", prices: { coins: 60 }, platformPrice: 600, grants: { currencies: { gems: 60 } } },
+        { itemId: "potion", name: "Health potion", kind: "consumable", prices: { gems: 10 } },
+        { itemId: "starter-chest", name: "Starter chest", kind: "bundle", prices: { gems: 30 }, grants: { items: [{ itemId: "potion", count: 3 }, { itemId: "shield", count: 1 }] }, limit: 1 },
       ],
       ads: [{ adUnitId: "adunit-example", grants: { currencies: { gems: 5 } }, dailyCap: 10 }],
       giftPacks: [{ giftId: "gift-example", grants: { currencies: { gems: 20 }, items: [{ itemId: "potion", count: 2 }] } }],

@@ -141,7 +141,7 @@ export class PaymentOperations {
   /** Records a pushed purchase the catalog refuses as failed (a repeated push finishes one a crash left pending). */
   private async refuseItemPurchase(order: Order, reason: string): Promise<Order> {
     this.deps.logger.warn(
-      { event: "item_purchase_refused", order: order.id, platform: order.platform, itemId: order.itemId, price: order.coins, reason },
+      { event: "item_purchase_refused", order: order.id, orderId: order.orderId, platform: order.platform, itemId: order.itemId, price: order.coins, reason },
       "a pushed item purchase does not match the catalog: recorded failed, not delivered (refund it on the platform)",
     );
     const failed = await this.deps.ledger.transition(order.id, "pending", "failed", { at: new Date(this.now()).toISOString(), failure: reason });
