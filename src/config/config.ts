@@ -88,6 +88,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
+  if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 

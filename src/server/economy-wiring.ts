@@ -5,6 +5,7 @@
  */
 import client from "prom-client";
 import { createEconomyStore } from "../adapters/store/create-economy-store";
+import type { EconomyCrashHook } from "../adapters/store/economy-chain";
 import { sharedSqliteEconomy } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
 import type { EconomyStore } from "../core/ports/economy-store";
@@ -32,7 +33,8 @@ export interface EconomyServices {
 
 export async function buildEconomyServices(config: AppConfig, logger: Logger, metrics: Metrics, now?: () => number): Promise<EconomyServices> {
   const shared = config.store.kind === "sqlite";
-  const store = shared ? sharedSqliteEconomy(config.store.path) : await createEconomyStore(config.store);
+  const crash = economyCrashHook(config.economy.crashPoint);
+  const store = shared ? sharedSqliteEconomy(config.store.path, crash) : await createEconomyStore(config.store, crash);
   if (shared) await store.migrate();
   const rewards = new EconomyRewards(store, now);
   const catalogs = new CatalogService(store, config.economy.catalogs, config.apps.map((a) => a.key), logger, now);
@@ -59,6 +61,15 @@ export async function buildEconomyServices(config: AppConfig, logger: Logger, me
       catalogs.stop();
       if (!shared) await store.close();
     },
+  };
+}
+
+/** Test-only: kills the process (SIGKILL: nothing flushed or closed) at the configured step of a change from that source. */
+function economyCrashHook(point: string | undefined): EconomyCrashHook | undefined {
+  if (!point) return undefined;
+  const [at, source] = point.split(":");
+  return (step, from) => {
+    if (step === at && from === source) process.kill(process.pid, "SIGKILL");
   };
 }
 

@@ -9,16 +9,17 @@ import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { EconomyStore } from "../../core/ports/economy-store";
+import type { EconomyCrashHook } from "./economy-chain";
 import { MongoEconomyStore } from "./mongo/mongo-economy-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselyEconomyStore, type EconomyDatabase } from "./sql/kysely-economy-store";
 import { createPostgresPool } from "./sql/postgres-pool";
 
-export async function createEconomyStore(config: AppConfig["store"]): Promise<EconomyStore> {
+export async function createEconomyStore(config: AppConfig["store"], crashPoint?: EconomyCrashHook): Promise<EconomyStore> {
   let store: EconomyStore;
   if (config.kind === "mongodb") {
     const connection = await openMongoConnection(config.url, config, 5);
-    store = new MongoEconomyStore(connection, () => connection.close());
+    store = new MongoEconomyStore(connection, () => connection.close(), crashPoint);
   } else if (config.kind === "sqlite") {
     if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
     const database = new SqliteDatabase(config.path);
@@ -26,10 +27,10 @@ export async function createEconomyStore(config: AppConfig["store"]): Promise<Ec
     database.pragma("busy_timeout = 5000");
     database.pragma(`synchronous = ${config.synchronous ?? "FULL"}`);
     const db = new Kysely<EconomyDatabase>({ dialect: new SqliteDialect({ database }) });
-    store = new KyselyEconomyStore(db, "sqlite", () => db.destroy());
+    store = new KyselyEconomyStore(db, "sqlite", () => db.destroy(), crashPoint);
   } else {
     const db = new Kysely<EconomyDatabase>({ dialect: new PostgresDialect({ pool: createPostgresPool(config.url, config, 4) }) });
-    store = new KyselyEconomyStore(db, "postgres", () => db.destroy());
+    store = new KyselyEconomyStore(db, "postgres", () => db.destroy(), crashPoint);
   }
   try {
     await store.migrate();

@@ -50,6 +50,12 @@ export interface ChainRecords {
 export const sourceKey = (appId: string, source: string, sourceId: string) => [appId, source, sourceId].map(encodeURIComponent).join(":");
 export const playerKey = (appId: string, userId: string) => [appId, userId].map(encodeURIComponent).join(":");
 
+/** Steps of a change a fault test can kill the process at (ECONOMY_CRASH_POINT). Test-only. */
+export const ECONOMY_CRASH_POINTS = ["after_claim", "after_entry"] as const;
+export type EconomyCrashPoint = (typeof ECONOMY_CRASH_POINTS)[number];
+/** Called at each step with the change's source; a fault test's hook kills the process there. */
+export type EconomyCrashHook = (step: EconomyCrashPoint, source: string) => void;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const MAX_ROUNDS = 200;
 
@@ -99,7 +105,10 @@ export class PlayerQueue {
 export class EconomyChain {
   private readonly queue = new PlayerQueue();
 
-  constructor(private readonly records: ChainRecords) {}
+  constructor(
+    private readonly records: ChainRecords,
+    private readonly crashPoint?: EconomyCrashHook,
+  ) {}
 
   apply(change: EconomyChange): Promise<ApplyResult> {
     return this.queue.run(playerKey(change.appId, change.userId), async () => {
@@ -111,6 +120,7 @@ export class EconomyChain {
         const ours: SourceClaim = { key, appId: change.appId, userId: change.userId, source: change.source, sourceId: change.sourceId, fromSeq, change, seq: null, at: change.at };
         first = await this.records.insertClaim(ours);
         claim = first ? ours : await this.records.readClaim(key);
+        if (first) this.crashPoint?.("after_claim", change.source);
         if (!claim) throw new Error(`source claim ${key} vanished`);
       }
       if (claim.userId !== change.userId) throw new AppError("source_conflict", { data: { source: change.source, sourceId: change.sourceId } });
@@ -179,6 +189,7 @@ export class EconomyChain {
         at: change.at,
       };
       if (await this.records.insertEntry(entry, claim.key)) {
+        this.crashPoint?.("after_entry", claim.source);
         // Hints only: a lost write costs a later reader a few more point reads, never an outcome.
         await this.records.raiseHead(claim.appId, claim.userId, entry.seq).catch(() => undefined);
         await this.records.markClaim(claim.key, entry.seq).catch(() => undefined);

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { DEFAULT_APP } from "../../core/apps";
+import { ECONOMY_CRASH_POINTS } from "../../adapters/store/economy-chain";
 import { checkCatalog, exampleCatalog, type Catalog } from "../../core/catalog";
 import { int } from "../config-types";
 
@@ -24,6 +25,11 @@ export const economyShape = {
     })
     .optional(),
   CATALOG_REFRESH_SEC: int(1, 3600).default(5),
+  /** Test-only: `<step>:<source>` (e.g. after_claim:purchase): the process kills itself there. Refused in production. */
+  ECONOMY_CRASH_POINT: z
+    .string()
+    .regex(new RegExp(`^(${ECONOMY_CRASH_POINTS.join("|")}):[a-z_]+$`), `must be <${ECONOMY_CRASH_POINTS.join("|")}>:<source>`)
+    .optional(),
 };
 
 type EconomySettings = z.output<z.ZodObject<typeof economyShape>> & { NODE_ENV?: string; APPS_FILE?: Array<{ key: string; catalog?: Catalog }> };
@@ -68,6 +74,7 @@ export function economyConfig(s: EconomySettings) {
       catalogs,
       /** How often each process reads the latest stored catalog version. */
       catalogRefreshSec: s.CATALOG_REFRESH_SEC,
+      crashPoint: s.ECONOMY_CRASH_POINT,
     },
   };
 }

@@ -13,7 +13,7 @@
  */
 import type { Collection, Connection } from "mongoose";
 import type { ApplyResult, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
-import { EconomyChain, playerKey, type ChainRecords, type SourceClaim } from "../economy-chain";
+import { EconomyChain, playerKey, type ChainRecords, type EconomyCrashHook, type SourceClaim } from "../economy-chain";
 import { isDuplicateKey } from "./claims";
 
 interface ClaimDoc extends Omit<SourceClaim, "key"> {
@@ -68,13 +68,14 @@ export class MongoEconomyStore implements EconomyStore {
   constructor(
     connection: Connection,
     private readonly onClose: () => Promise<void> = async () => undefined,
+    crashPoint?: EconomyCrashHook,
   ) {
     this.claims = connection.collection<ClaimDoc>("economy_claims");
     this.entriesOf = connection.collection<EntryDoc>("economy_entries");
     this.heads = connection.collection<HeadDoc>("economy_heads");
     this.catalogs = connection.collection<CatalogDoc>("economy_catalogs");
     this.catalogHeads = connection.collection<HeadDoc>("catalog_heads");
-    this.chain = new EconomyChain(this.records());
+    this.chain = new EconomyChain(this.records(), crashPoint);
   }
 
   async migrate(): Promise<void> {

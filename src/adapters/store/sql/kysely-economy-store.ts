@@ -5,7 +5,7 @@
  */
 import { sql, type ColumnType, type Kysely } from "kysely";
 import type { ApplyResult, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
-import { EconomyChain, type ChainRecords, type SourceClaim } from "../economy-chain";
+import { EconomyChain, type ChainRecords, type EconomyCrashHook, type SourceClaim } from "../economy-chain";
 import { migrateToLatest, type SqlDialect } from "./migrations";
 
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -26,8 +26,9 @@ export class KyselyEconomyStore implements EconomyStore {
     private readonly dialect: SqlDialect,
     /** Closes the database when the store owns it; one sharing the user store's leaves that to the store. */
     private readonly onClose: () => Promise<void> = async () => undefined,
+    crashPoint?: EconomyCrashHook,
   ) {
-    this.chain = new EconomyChain(this.records());
+    this.chain = new EconomyChain(this.records(), crashPoint);
   }
 
   migrate(): Promise<void> {
