@@ -245,13 +245,22 @@ function takeToken(options: unknown, bearer: string | undefined, context: Colyse
 async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): Promise<void> {
   const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
   if (method !== "joinById" || !roomId) return;
-  const id = decodeURIComponent(roomId);
+  const id = decodedRoomId(roomId);
   // A room of this process answers from memory; only a room elsewhere costs a presence round trip.
   const local = matchMaker.getLocalRoomById(id) as { listing?: Record<string, unknown> } | undefined;
   const listing = local?.listing ?? ((await matchMaker.getRoomById(id)) as Record<string, unknown> | undefined);
   // Only rooms defined with APP_FILTER list their app; any other is left to onJoin's check.
   const roomApp = listing?.[APP_OPTION];
   if (typeof roomApp === "string" && roomApp !== app) throw new AppError("app_mismatch");
+}
+
+/** The room id of the path; a malformed percent-encoding (`%ZZ`) is the client's mistake, 400. */
+function decodedRoomId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError("invalid_request", { message: "The room id is not valid percent-encoding" });
+  }
 }
 
 /** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */

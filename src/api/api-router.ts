@@ -1,4 +1,4 @@
-import express, { Router } from "express";
+import express, { Router, type Request } from "express";
 import type { Services } from "../server/container";
 import { AppError } from "../core/errors";
 import { allowedMethods } from "./allowed-methods";
@@ -30,6 +30,8 @@ export function createApiRouter(services: Services): Router {
     if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
+    // A body in another type would be read as none and refused as a validation error: say what is wrong.
+    if (hasBody(req) && !req.is("application/json")) return next(new AppError("unsupported_media_type"));
     parseJson(req, res, next);
   });
 
@@ -100,6 +102,12 @@ export function createApiRouter(services: Services): Router {
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));
   return api;
+}
+
+/** A body is coming: chunked, or a non-zero length (an empty body of any type is no body). */
+function hasBody(req: Request): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
 function refuseOptions(api: Router, path: string): AppError | undefined {
