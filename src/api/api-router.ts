@@ -84,6 +84,7 @@ export function createApiRouter(services: Services): Router {
       payments: services.payments.payments,
       resolvePlayer: services.payments.resolvePlayer,
       paymentsEnabled: services.payments.paymentsEnabled,
+      itemPurchaseApps: services.payments.itemPurchaseApps,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),
