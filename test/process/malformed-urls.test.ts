@@ -82,7 +82,7 @@ async function sendAll(servers: ServerProcess[], probes: Probe[], token: string)
     for (let i = next++; i < probes.length; i = next++) {
       const probe = probes[i];
       const server = servers[(i + w) % servers.length];
-      for (const headers of [{}, { authorization: `Bearer ${token}` }]) {
+      for (const headers of [{}, { authorization: `Bearer ${token}` }] as Array<Record<string, string>>) {
         const res = await rawRequest(server.baseUrl, {
           method: probe.method,
           path: probe.path,
