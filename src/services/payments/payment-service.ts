@@ -52,6 +52,12 @@ export class PaymentService {
   private readonly now: () => number;
   /** Requests of this process working on an order, by (user, orderId): replays here wait for them. */
   private readonly inflight = new Map<string, { request: SpendRequest; done: Promise<unknown> }>();
+  /**
+   * Pending orders whose last attempt here the platform refused for the player's session: a replay
+   * before the next login answers payment_login_required again instead of "unconfirmed". Only a hint
+   * (another process answers payment_unconfirmed until the order is old enough to be asked again); bounded.
+   */
+  private readonly awaitingLogin = new Set<string>();
 
   constructor(
     private readonly deps: PaymentDeps,
@@ -164,6 +170,8 @@ export class PaymentService {
     const loggedInSince = kept?.keptAt !== undefined && kept.keptAt > Date.parse(order.updatedAt);
     if (kept && kept.openid === order.openid && (stale || loggedInSince)) {
       order = await this.settle(order, kept, false);
+    } else if (order.state === "pending" && this.awaitingLogin.has(order.id)) {
+      throw new AppError("payment_login_required", { data: { order: publicOrder(order), platform: order.platform } });
     } else if (order.state === "paid") {
       order = await this.delivery.deliver(order);
     }
@@ -193,6 +201,8 @@ export class PaymentService {
         // after the player's next login is charged and delivered (at once: see replay), and the client
         // is told to log in, never that the platform did not answer.
         this.deps.logger.warn({ event: "payment_login_required", order: order.id, orderId: order.orderId }, "the platform refused the player's session key; the order waits for their next login");
+        if (this.awaitingLogin.size >= 10_000) this.awaitingLogin.delete(this.awaitingLogin.values().next().value as string);
+        this.awaitingLogin.add(order.id);
         throw new AppError("payment_login_required", { data: { order: publicOrder(order), platform: err.platform, errcode: err.errcode }, cause: err });
       }
       const decisive = err instanceof WalletRefusal && (firstAttempt || err.code === "insufficient_balance" || err.code === "payment_refused");
@@ -204,6 +214,7 @@ export class PaymentService {
       if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
       return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
     }
+    this.awaitingLogin.delete(order.id);
     this.deps.crashPoint?.("after_pay_sent");
     const paid = await this.deps.ledger.transition(order.id, "pending", "paid", { at: at() });
     this.deps.crashPoint?.("after_paid");
