@@ -96,6 +96,7 @@ export function createApiRouter(services: Services): Router {
     limiter: services.limiter,
     limits,
     placeholderEmailDomain: services.config.placeholderEmailDomain,
+    appIdentities: services.appIdentities,
   };
   api.use("/auth", authRoutes(accountDeps));
   api.use("/users", userRoutes(accountDeps));

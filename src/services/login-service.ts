@@ -103,7 +103,9 @@ export class LoginService {
     const grade = found.field === "anonymousOpenid" ? "anonymous" : "full";
     const session = await this.sessions.startSession(user, app, grade, "new_login", kept ? [kept] : []);
     this.logger.info({ event: "login", platform: platformName, app, userId: user.id }, "mini-game login");
-    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
+    // The key this game's login found the player by: a player of several games has one openid in each (app-identity.ts).
+    const shown = user.openid === found.key ? user : { ...user, openid: found.key };
+    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user: shown };
   }
 
   /**
