@@ -157,6 +157,7 @@ function douyinPushOperations(): OperationSpec[] {
       platformReplies: [
         { status: 400, component: "DouyinPushReply", description: "Refused: stale timestamp, malformed, another app" },
         { status: 401, component: "DouyinPushReply", description: "Refused: the signature verifies with no app's Token" },
+        { status: 413, component: "DouyinPushReply", description: "Refused: a body over 64 KiB" },
         { status: 500, component: "DouyinPushReply", description: "Not recorded; Douyin calls again" },
       ],
     },
