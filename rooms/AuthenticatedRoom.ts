@@ -1,5 +1,5 @@
 import { matchMaker, Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
-import type { Deferred } from "@colyseus/core";
+import type { Deferred, RoomException } from "@colyseus/core";
 import { AppError, ERROR_CODES } from "../src/core/errors";
 import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
@@ -84,6 +84,19 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       this.replaceEarlierSeats(client);
       return subclassJoin?.call(this, client, options, auth);
     };
+  }
+
+  /**
+   * An error a room's handler throws (a message handler, a timer of the room's clock, onLeave,
+   * onDispose) would reach the process's uncaughtException handler, where Colyseus shuts the server
+   * down: one player's message would end every room of the process. Defining this makes Colyseus
+   * catch them (onCreate, onAuth and onJoin still refuse as they did); each is logged, the room goes on.
+   */
+  override onUncaughtException(error: RoomException<this>, methodName: string): void {
+    const cause = (error as { cause?: unknown }).cause;
+    // A refusal we raise on purpose (AppError, ServerError) is the client's answer, not a failure.
+    if (cause instanceof AppError || cause instanceof ServerError) return;
+    roomServices().logger.error({ err: cause ?? error, room: this.roomName, roomId: this.roomId, method: methodName, event: "room_error_escaped" }, "an error escaped a room handler; the room and the process go on");
   }
 
   static override async onAuth(bearer: string | undefined, options: unknown, context: ColyseusAuthContext): Promise<PlayerAuth> {
@@ -245,13 +258,22 @@ function takeToken(options: unknown, bearer: string | undefined, context: Colyse
 async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): Promise<void> {
   const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
   if (method !== "joinById" || !roomId) return;
-  const id = decodeURIComponent(roomId);
+  const id = decodedRoomId(roomId);
   // A room of this process answers from memory; only a room elsewhere costs a presence round trip.
   const local = matchMaker.getLocalRoomById(id) as { listing?: Record<string, unknown> } | undefined;
   const listing = local?.listing ?? ((await matchMaker.getRoomById(id)) as Record<string, unknown> | undefined);
   // Only rooms defined with APP_FILTER list their app; any other is left to onJoin's check.
   const roomApp = listing?.[APP_OPTION];
   if (typeof roomApp === "string" && roomApp !== app) throw new AppError("app_mismatch");
+}
+
+/** The room id of the path; a malformed percent-encoding (`%ZZ`) is the client's mistake, 400. */
+function decodedRoomId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError("invalid_request", { message: "The room id is not valid percent-encoding" });
+  }
 }
 
 /** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */

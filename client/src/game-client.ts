@@ -181,7 +181,7 @@ export class GameClient {
   }
 
   /** Resolves when the server has delivered the order (e.g. an item bought in the platform's payment UI). */
-  waitForDelivery(orderId: string, options?: { timeoutMs?: number; intervalMs?: number }): Promise<payments.Order> {
+  waitForDelivery(orderId: string, options?: { timeoutMs?: number; intervalMs?: number; kind?: payments.Order["kind"] }): Promise<payments.Order> {
     return payments.waitForDelivery(this.authed, orderId, options);
   }
 
@@ -195,7 +195,8 @@ export class GameClient {
     const open = this.runtime.requestPayment?.bind(this.runtime);
     if (!open) throw new Error(`${this.runtime.platform}: this runtime has no payment UI`);
     await open({ ...purchase.paymentOptions, outTradeNo: purchase.outTradeNo });
-    return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs });
+    // The item purchase itself, even if the game once used this number for a coin spend too.
+    return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs, kind: "item_purchase" });
   }
 
   private readonly authed: payments.AuthedRequest = (method, path, body) => this.request(method, path, body);

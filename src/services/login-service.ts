@@ -98,12 +98,14 @@ export class LoginService {
     // Kept whether or not the response shows it: the player-data routes need it on the server.
     // Written with the session's tokens, in the same cache round trip.
     const { openid, sessionKey } = result.identity;
-    const kept = await this.custody.entryFor(user.id, app, { platform: platformName, openid, sessionKey });
+    const kept = await this.custody.entryFor(user.id, app, { platform: platformName, openid, sessionKey, keptAt: this.now() });
     // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
     const grade = found.field === "anonymousOpenid" ? "anonymous" : "full";
     const session = await this.sessions.startSession(user, app, grade, "new_login", kept ? [kept] : []);
     this.logger.info({ event: "login", platform: platformName, app, userId: user.id }, "mini-game login");
-    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
+    // The key this game's login found the player by: a player of several games has one openid in each (app-identity.ts).
+    const shown = user.openid === found.key ? user : { ...user, openid: found.key };
+    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user: shown };
   }
 
   /**

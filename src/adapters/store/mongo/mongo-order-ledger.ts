@@ -4,8 +4,12 @@
  * So nothing that decides a step is ever updated; every step is an insert-only claim:
  *
  *   orders          the order's fixed facts; `_id` = our order id
- *   order_keys      `_id` = "<userId>:<orderId>" → the order id (a user's orderId is unique)
- *   order_numbers   `_id` = "<platform>:<appId>:<platformOrderId>" → the order id (a platform number is unique)
+ *   order_keys      `_id` = "<userId>:<orderId>" → the order id (a user's coin orderId is unique)
+ *   order_numbers   `_id` = "<platform>:<appId>:<platformOrderId>" → the order id (a coin bill number is unique)
+ *   order_trades    `_id` = "<platform>:<appId>:<userId>:<tradeNo>" → the order id: an item purchase's own key
+ *                   (each kind its own keys: a trade number never finds a coin order, nor another player's
+ *                   purchase). Item purchases recorded before it claimed order_keys and order_numbers; those
+ *                   claims are still read for them (legacyItemPurchase).
  *   order_states    `_id` = "<order id>:<state left>": the order left that state for `to`. States never
  *                   recur (pending → paid → delivered → refunded, pending → failed, paid → refunded), so
  *                   one claim per state left lets exactly one transition out of each state win.
@@ -18,6 +22,7 @@
 import type { Collection, Connection } from "mongoose";
 import type { CreateOrderResult, NewOrder, Order, OrderKind, OrderLedger, OrderListQuery, OrderState, StateChange } from "../../../core/ports/order-ledger";
 import { isDuplicateKey } from "./claims";
+import { countOrdersByState } from "./mongo-order-counts";
 
 interface OrderDoc {
   /** Our order id (UUID). */
@@ -65,11 +70,15 @@ const IN_FLIGHT_WAIT_MS = 2_000;
 const TERMINAL: ReadonlySet<OrderState> = new Set(["delivered", "failed", "refunded"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const part = (s: string) => encodeURIComponent(s);
+const tradeKey = (platform: string, appId: string, userId: string, tradeNo: string) => `${part(platform)}:${part(appId)}:${part(userId)}:${part(tradeNo)}`;
+/** Legacy item purchases hold coin-order claims too (see order_trades): those never answer for a coin order. */
+const coinOrder = (order: Order | null) => (order && order.kind !== "item_purchase" ? order : null);
 
 export class MongoOrderLedger implements OrderLedger {
   private readonly orders: Collection<OrderDoc>;
   private readonly keys: Collection<KeyClaim>;
   private readonly numbers: Collection<KeyClaim>;
+  private readonly trades: Collection<KeyClaim>;
   private readonly states: Collection<StateClaim>;
   private readonly attempts: Collection<AttemptClaim>;
 
@@ -80,6 +89,7 @@ export class MongoOrderLedger implements OrderLedger {
     this.orders = connection.collection<OrderDoc>("orders");
     this.keys = connection.collection<KeyClaim>("order_keys");
     this.numbers = connection.collection<KeyClaim>("order_numbers");
+    this.trades = connection.collection<KeyClaim>("order_trades");
     this.states = connection.collection<StateClaim>("order_states");
     this.attempts = connection.collection<AttemptClaim>("order_attempts");
   }
@@ -91,6 +101,7 @@ export class MongoOrderLedger implements OrderLedger {
   }
 
   async create(order: NewOrder): Promise<CreateOrderResult> {
+    if (order.kind === "item_purchase") return this.createItemPurchase(order);
     const key = `${part(order.userId)}:${part(order.orderId)}`;
     const numberKey = `${part(order.platform)}:${part(order.appId)}:${part(order.platformOrderId)}`;
     for (;;) {
@@ -103,24 +114,43 @@ export class MongoOrderLedger implements OrderLedger {
         if (holder) return { order: holder, created: false };
         continue;
       }
-      const doc: OrderDoc = {
-        _id: order.id,
-        platform: order.platform,
-        appId: order.appId,
-        userId: order.userId,
-        openid: order.openid,
-        orderId: order.orderId,
-        kind: order.kind,
-        itemId: order.itemId,
-        coins: order.coins,
-        platformOrderId: order.platformOrderId,
-        env: order.env,
-        initialState: order.state ?? "pending",
-        createdAt: new Date(order.createdAt),
-      };
-      await this.orders.insertOne(doc);
-      return { order: await this.toOrder(doc), created: true };
+      return this.insertOrder(order);
     }
+  }
+
+  private async createItemPurchase(order: NewOrder): Promise<CreateOrderResult> {
+    const key = tradeKey(order.platform, order.appId, order.userId, order.platformOrderId);
+    for (;;) {
+      const existing = (await this.heldBy(this.trades, key)) ?? (await this.legacyItemPurchase(order.platform, order.appId, order.userId, order.platformOrderId));
+      if (existing) return { order: existing, created: false };
+      if (await this.claim(this.trades, key, order.id)) return this.insertOrder(order);
+    }
+  }
+
+  private async insertOrder(order: NewOrder): Promise<CreateOrderResult> {
+    const doc: OrderDoc = {
+      _id: order.id,
+      platform: order.platform,
+      appId: order.appId,
+      userId: order.userId,
+      openid: order.openid,
+      orderId: order.orderId,
+      kind: order.kind,
+      itemId: order.itemId,
+      coins: order.coins,
+      platformOrderId: order.platformOrderId,
+      env: order.env,
+      initialState: order.state ?? "pending",
+      createdAt: new Date(order.createdAt),
+    };
+    await this.orders.insertOne(doc);
+    return { order: await this.toOrder(doc), created: true };
+  }
+
+  /** An item purchase recorded before order_trades: found by its old number claim, if it is this player's. */
+  private async legacyItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
+    const held = await this.byClaim(this.numbers, `${part(platform)}:${part(appId)}:${part(tradeNo)}`);
+    return held && held.kind === "item_purchase" && held.userId === userId ? held : null;
   }
 
   /** Inserts a claim for order `id`; false when the key is already claimed. */
@@ -160,12 +190,16 @@ export class MongoOrderLedger implements OrderLedger {
     return doc ? this.toOrder(doc) : null;
   }
 
-  findByOrderId(userId: string, orderId: string): Promise<Order | null> {
-    return this.byClaim(this.keys, `${part(userId)}:${part(orderId)}`);
+  async findByOrderId(userId: string, orderId: string): Promise<Order | null> {
+    return coinOrder(await this.byClaim(this.keys, `${part(userId)}:${part(orderId)}`));
   }
 
-  findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null> {
-    return this.byClaim(this.numbers, `${part(platform)}:${part(appId)}:${part(platformOrderId)}`);
+  async findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null> {
+    return coinOrder(await this.byClaim(this.numbers, `${part(platform)}:${part(appId)}:${part(platformOrderId)}`));
+  }
+
+  async findItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
+    return (await this.byClaim(this.trades, tradeKey(platform, appId, userId, tradeNo))) ?? this.legacyItemPurchase(platform, appId, userId, tradeNo);
   }
 
   private async byClaim(collection: Collection<KeyClaim>, key: string): Promise<Order | null> {
@@ -223,24 +257,8 @@ export class MongoOrderLedger implements OrderLedger {
   }
 
   /** In a state = began in it or entered it, and not left it: three counts, no per-order reads. */
-  async countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>> {
-    const counts = new Map<string, number>();
-    const add = (platform: string, kind: string, state: string, n: number) => {
-      const k = `${platform}\0${kind}\0${state}`;
-      counts.set(k, (counts.get(k) ?? 0) + n);
-    };
-    type Group = { _id: { platform: string; kind: string; state: string }; n: number };
-    const began = await this.orders.aggregate<Group>([{ $group: { _id: { platform: "$platform", kind: "$kind", state: "$initialState" }, n: { $sum: 1 } } }]).toArray();
-    const entered = await this.states.aggregate<Group>([{ $group: { _id: { platform: "$platform", kind: "$kind", state: "$to" }, n: { $sum: 1 } } }]).toArray();
-    const left = await this.states.aggregate<Group>([{ $group: { _id: { platform: "$platform", kind: "$kind", state: "$from" }, n: { $sum: 1 } } }]).toArray();
-    for (const g of [...began, ...entered]) add(g._id.platform, g._id.kind, g._id.state, g.n);
-    for (const g of left) add(g._id.platform, g._id.kind, g._id.state, -g.n);
-    return [...counts]
-      .filter(([, n]) => n > 0)
-      .map(([k, count]) => {
-        const [platform, kind, state] = k.split("\0");
-        return { platform, kind: kind as OrderKind, state: state as OrderState, count };
-      });
+  countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>> {
+    return countOrdersByState(this.orders, this.states);
   }
 
   close(): Promise<void> {
