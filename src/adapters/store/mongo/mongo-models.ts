@@ -7,6 +7,9 @@
  *   user_identities `_id` = "<platform>:<platformId>"   (the identity belongs to `userId`)
  *   user_usernames  `_id` = lower-cased username
  *   user_emails     `_id` = lower-cased email
+ *   user_identity_links  `_id` = "<userId>:<n>": identity n linked after creation (`key`), so an
+ *                   erase reaches every identity claim of a user by `_id` (the ones made with the
+ *                   user are listed in its `identityKeys`)
  *
  * Why claims rather than unique secondary indexes, transactions or conditional updates: the store
  * must behave the same on MongoDB and on FerretDB 1.x (what CI runs), which has no transactions,
@@ -43,6 +46,19 @@ export interface UserDoc {
   version: number;
   /** Set by deleteUser's first step: the user reads as gone, its claims are free to take. */
   deletingAt: Date | null;
+  /**
+   * The identity keys it was created with (later ones are in user_identity_links). Absent on users
+   * written before it existed: their erase finds their claims by `userId` instead (a scan).
+   */
+  identityKeys?: string[];
+}
+
+/** Identity `key` was linked to `userId` after its creation, as its `n`th link (`_id` = "<userId>:<n>"). */
+export interface IdentityLink {
+  _id: string;
+  userId: string;
+  key: string;
+  at: Date;
 }
 
 export interface VersionClaim {
@@ -51,6 +67,8 @@ export interface VersionClaim {
   version: number;
   user: UserDoc;
   at: Date;
+  /** A random id of the write that inserted it (absent on older claims). */
+  writer?: string;
 }
 
 export interface IdentityClaim {
@@ -78,6 +96,7 @@ export interface MongoModels {
   identities: Model<IdentityClaim>;
   usernames: Model<KeyClaim>;
   emails: Model<KeyClaim>;
+  links: Model<IdentityLink>;
   /** The same collections for the per-request reads and inserts (see above). */
   collections: {
     users: mongo.Collection<UserDoc>;
@@ -85,6 +104,7 @@ export interface MongoModels {
     identities: mongo.Collection<IdentityClaim>;
     usernames: mongo.Collection<KeyClaim>;
     emails: mongo.Collection<KeyClaim>;
+    links: mongo.Collection<IdentityLink>;
   };
 }
 
@@ -117,6 +137,7 @@ const userFields = {
   updatedAt: { type: Date, required: true },
   version: { type: Number, required: true },
   deletingAt: nullableDate,
+  identityKeys: { type: [String], default: undefined },
 };
 
 export function defineModels(connection: Connection): MongoModels {
@@ -153,12 +174,17 @@ export function defineModels(connection: Connection): MongoModels {
     schema.index({ userId: 1 });
     return schema;
   };
+  const linkSchema = new Schema<IdentityLink>(
+    { _id: { type: String, required: true }, userId: { type: String, required: true }, key: { type: String, required: true }, at: { type: Date, required: true } },
+    OPTIONS,
+  );
   const models = {
     users: connection.model("User", userSchema, "users"),
     versions: connection.model("UserVersion", versionSchema, "user_versions"),
     identities: connection.model("UserIdentity", identitySchema, "user_identities"),
     usernames: connection.model("UserUsername", keySchema(), "user_usernames"),
     emails: connection.model("UserEmail", keySchema(), "user_emails"),
+    links: connection.model("UserIdentityLink", linkSchema, "user_identity_links"),
   };
   // mongoose types a model's collection without its document type; these are the same objects.
   const typed = <T extends { _id: string }>(model: Model<T>) => model.collection as unknown as mongo.Collection<T>;
@@ -168,8 +194,17 @@ export function defineModels(connection: Connection): MongoModels {
     identities: typed(models.identities),
     usernames: typed(models.usernames),
     emails: typed(models.emails),
+    links: typed(models.links),
   };
   return { ...models, collections };
+}
+
+/** The collection and its plain indexes; tolerant of another process having made them first. */
+export async function ensureCollection(model: Pick<Model<never>, "createCollection" | "createIndexes">): Promise<void> {
+  await model.createCollection().catch((err: { code?: number }) => {
+    if (err?.code !== 48) throw err; // NamespaceExists
+  });
+  await model.createIndexes();
 }
 
 /** Case-insensitive keys as the SQL stores compare them (lower() on both sides). */
@@ -184,4 +219,8 @@ export function identityKey(platform: string, platformId: string): string {
 
 export function versionKey(userId: string, version: number): string {
   return `${userId}:${version}`;
+}
+
+export function linkKey(userId: string, n: number): string {
+  return `${userId}:${n}`;
 }
