@@ -34,8 +34,11 @@ export function isUnavailable(err: unknown): boolean {
   return typeof e?.message === "string" && TRANSIENT_MESSAGES.test(e.message);
 }
 
-/** Wraps every store call so an unreachable database becomes a 503 `service_unavailable`, not a 500. */
-export function failFastWhenUnavailable(store: UserStore): UserStore {
+/**
+ * Wraps every store call so an unreachable database becomes a 503 `service_unavailable`, not a 500:
+ * the user store, and the order ledger on every backend (`what` names it in the message).
+ */
+export function failFastWhenUnavailable<T extends object = UserStore>(store: T, what = "The user store"): T {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
@@ -45,7 +48,7 @@ export function failFastWhenUnavailable(store: UserStore): UserStore {
           return await value.apply(target, args);
         } catch (err) {
           if (isUnavailable(err)) {
-            throw new AppError("service_unavailable", { message: "The user store is unavailable; retry later", cause: err });
+            throw new AppError("service_unavailable", { message: `${what} is unavailable; retry later`, cause: err });
           }
           throw err;
         }

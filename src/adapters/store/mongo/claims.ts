@@ -13,10 +13,12 @@ import { insertOrReadBack, isDuplicateKey } from "./unknown-outcome";
 export const ORPHAN_AFTER_MS = 30_000;
 /**
  * How long a taker waits for an in-flight creation to show its user before answering a retryable
- * 503: a creation that is alive shows it within milliseconds; one whose answer was lost, or whose
- * process died, may never, and is taken over once ORPHAN_AFTER_MS old (or by the recovery sweep).
+ * 503, unless told otherwise (the user store waits DATABASE_QUERY_TIMEOUT_MS, the budget of one
+ * database step): a creation that is alive shows it within milliseconds, one under heavy load
+ * within that budget; one whose answer was lost, or whose process died, may never, and is taken
+ * over once ORPHAN_AFTER_MS old (or by the recovery sweep).
  */
-export const IN_FLIGHT_WAIT_MS = 300;
+export const IN_FLIGHT_WAIT_MS = 800;
 
 type Claim = IdentityClaim | KeyClaim;
 
@@ -43,6 +45,8 @@ export interface ClaimOwners {
   finishErase(user: UserDoc): Promise<void>;
   /** How `releaseClaim` matches the owner (see there). */
   byIdOnly: boolean;
+  /** How long to wait for a young claim's creation (default IN_FLIGHT_WAIT_MS). */
+  inFlightWaitMs?: number;
 }
 
 export type ClaimOutcome = "taken" | "held";
@@ -55,9 +59,11 @@ export type ClaimOutcome = "taken" | "held";
  * answer lost) answers ClaimInFlightError, a retryable 503, within IN_FLIGHT_WAIT_MS.
  */
 export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>, claim: T, owners: ClaimOwners): Promise<ClaimOutcome> {
-  const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
+  const waitUntil = Date.now() + (owners.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS);
+  // Ours if read back with our owner and our insertion time: an owner's older claim of the same key is not.
+  const ours = (stored: T) => stored.userId === claim.userId && stored.at.getTime() === claim.at.getTime();
   for (let attempt = 0; ; attempt++) {
-    const outcome = await insertOrReadBack(collection, claim, (stored) => stored.userId === claim.userId);
+    const outcome = await insertOrReadBack(collection, claim, ours);
     if (outcome.kind === "inserted") return "taken";
     const holder = outcome.holder as Claim;
     const user = await owners.readUser(holder.userId);
@@ -84,10 +90,20 @@ export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>
  * same guarantee FerretDB gives, without the scan.
  */
 export async function releaseClaim<T extends Claim>(collection: mongo.Collection<T>, id: string, userId: string, byIdOnly: boolean): Promise<void> {
+  await deleteOwned(collection, id, { userId } as Partial<T>, byIdOnly);
+}
+
+/** `releaseClaim` for any insert-only document: removes `_id` only while its fields match `owner`. */
+export async function deleteOwned<T extends { _id: string }>(collection: mongo.Collection<T>, id: string, owner: Partial<T>, byIdOnly: boolean): Promise<void> {
   if (!byIdOnly) {
-    await collection.deleteOne({ _id: id, userId } as mongo.Filter<T>);
+    await collection.deleteOne({ _id: id, ...owner } as mongo.Filter<T>);
     return;
   }
-  const stored = (await collection.findOne({ _id: id } as mongo.Filter<T>)) as Claim | null;
-  if (stored?.userId === userId) await collection.deleteOne({ _id: id } as mongo.Filter<T>);
+  const stored = (await collection.findOne({ _id: id } as mongo.Filter<T>)) as Record<string, unknown> | null;
+  if (stored && Object.entries(owner).every(([field, value]) => stored[field] === value)) await collection.deleteOne({ _id: id } as mongo.Filter<T>);
+}
+
+/** True on FerretDB, whose SQLite handler answers any filter but `{ _id }` with a scan (see releaseClaim). */
+export async function isFerretdb(db: mongo.Db): Promise<boolean> {
+  return "ferretdbVersion" in (await db.admin().command({ buildInfo: 1 }));
 }

@@ -16,7 +16,7 @@ import {
   type UserStore,
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
-import { releaseClaim, takeClaim, type ClaimOwners } from "./claims";
+import { isFerretdb, releaseClaim, takeClaim, type ClaimOwners } from "./claims";
 import { defineModels, ensureCollection, identityKey, linkKey, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
 import { RecoverySweep, type SweepReport } from "./recovery-sweep";
 import { insertOrReadBack } from "./unknown-outcome";
@@ -28,6 +28,8 @@ export interface MongoUserStoreOptions {
   now?: () => Date;
   /** How often the recovery sweep runs (recovery-sweep.ts); 0: only when `sweep()` is called. */
   sweepIntervalMs?: number;
+  /** How long a creation waits for another still in flight before a retryable 503 (claims.ts). */
+  inFlightWaitMs?: number;
 }
 
 /** Every 5 minutes: a sweep reads the user collections whole, which FerretDB answers by scanning. */
@@ -45,7 +47,7 @@ export class MongoUserStore implements UserStore {
   ) {
     this.models = defineModels(connection);
     this.now = options.now ?? (() => new Date());
-    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true };
+    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true, inFlightWaitMs: options.inFlightWaitMs };
     this.sweeper = new RecoverySweep(this.models, this.owners);
   }
 
@@ -56,9 +58,8 @@ export class MongoUserStore implements UserStore {
   async migrate(): Promise<void> {
     const { users, versions, identities, usernames, emails, links } = this.models;
     for (const model of [users, versions, identities, usernames, emails, links]) await ensureCollection(model);
-    const info = await this.connection.db!.admin().command({ buildInfo: 1 });
     // Only FerretDB needs owner checks by a read (claims.ts releaseClaim); MongoDB's filter is atomic.
-    this.owners.byIdOnly = "ferretdbVersion" in info;
+    this.owners.byIdOnly = await isFerretdb(this.connection.db!);
     this.sweeper.start(this.options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
   }
 
