@@ -34,7 +34,7 @@ const newOrder = (userId = crypto.randomUUID()): NewOrder => ({
   userId,
   openid: "o-1",
   orderId: `order-${crypto.randomBytes(4).toString("hex")}`,
-  kind: "coins",
+  kind: "coin_spend",
   itemId: "gems_10",
   coins: 10,
   platformOrderId: `p-${crypto.randomBytes(6).toString("hex")}`,
