@@ -2,13 +2,12 @@
  * A write whose answer never came (the reply was late past DATABASE_QUERY_TIMEOUT_MS, the
  * connection dropped after the request left) may have been applied. Treating it as "not written"
  * and undoing what it may have written is how ghosts and duplicates are made, so a MongoDB store
- * resolves such a write instead: by inserting the same document again under the same `_id` and,
- * when that `_id` is taken, reading it back to see whose it is. Any store over MongoDB (users,
- * ledgers, economy, leaderboards) can use `insertOrReadBack` for its insert-only documents.
- *
- * When even that cannot tell (the server is still silent), `OutcomeUnknownError` is thrown: a
- * retryable 503 (unavailable-errors.ts), after which the caller must undo nothing it may have
- * written. What was written is found by the next request, by its `_id`.
+ * resolves such a write instead. The write is answered with `OutcomeUnknownError`, a retryable 503
+ * (unavailable-errors.ts), after which the caller undoes nothing it may have written; whoever
+ * next inserts or reads that `_id` (the client's retry, the next login, the recovery sweep) finds
+ * the document if it landed, and an insert that meets an 11000 reads the holder back to see whose
+ * it is. Any store over MongoDB (users, ledgers, economy, leaderboards) can use `insertOrReadBack`
+ * for its insert-only documents and `isOutcomeUnknown` to classify a driver error.
  */
 import type { mongo } from "mongoose";
 
@@ -58,10 +57,12 @@ export type InsertOutcome<T> = { kind: "inserted" } | { kind: "held"; holder: T 
 /**
  * Inserts `doc` and says whether it is now stored ("inserted") or its `_id` is held by another
  * document ("held", with that document). `isOurs` tells our document from another's under the same
- * `_id` (same owner, same content): when a lost reply leaves the outcome open, the insert is sent
- * again and an 11000 read back, so a write that did land counts as inserted, never as held.
- * Throws OutcomeUnknownError when the server stays silent, and the driver's error when a request
- * was never sent (nothing written) or the server refused it.
+ * `_id` (same owner, same writer): an 11000 is read back, so a write of ours that did land (an
+ * earlier attempt whose answer was lost, a retried request) counts as inserted, never as held.
+ * A lost answer throws OutcomeUnknownError at once, within the one query timeout the request has
+ * spent: sending it again would only double the wait during an outage, and the next request that
+ * needs the `_id` reads it back anyway. A request never sent (nothing written) or refused by the
+ * server throws the driver's error.
  */
 export async function insertOrReadBack<T extends { _id: string }>(
   collection: mongo.Collection<T>,
@@ -69,26 +70,17 @@ export async function insertOrReadBack<T extends { _id: string }>(
   isOurs: (stored: T) => boolean,
   what = `${collection.collectionName} ${doc._id}`,
 ): Promise<InsertOutcome<T>> {
-  let unknown: unknown;
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (;;) {
     try {
       await collection.insertOne(doc as mongo.OptionalUnlessRequiredId<T>);
       return { kind: "inserted" };
     } catch (err) {
-      if (isDuplicateKey(err)) {
-        const stored = await readBack(collection, doc._id, what);
-        if (!stored) continue; // removed between the insert and the read: insert again
-        return isOurs(stored) ? { kind: "inserted" } : { kind: "held", holder: stored };
-      }
-      // A first attempt that was never sent may be tried again; a refusal is final.
-      if (!isOutcomeUnknown(err)) {
-        if (unknown === undefined) throw err;
-        throw new OutcomeUnknownError(what, unknown);
-      }
-      unknown = err;
+      if (!isDuplicateKey(err)) throw isOutcomeUnknown(err) ? new OutcomeUnknownError(what, err) : err;
     }
+    const stored = await readBack(collection, doc._id, what);
+    // Removed between the insert and the read (a released claim): insert again.
+    if (stored) return isOurs(stored) ? { kind: "inserted" } : { kind: "held", holder: stored };
   }
-  throw new OutcomeUnknownError(what, unknown);
 }
 
 /** The document under `_id`, or OutcomeUnknownError when the server cannot say. */
