@@ -15,8 +15,11 @@
  * must behave the same on MongoDB and on FerretDB 1.x (what CI runs), which has no transactions,
  * reports a duplicate key without naming the index, answers a unique clash caused by an update with
  * code 1, and runs updates as read-modify-write, so a filter on a version decides nothing under
- * concurrency. Only an insert into `_id` is race-free on both. Filters are `{ _id }` wherever a hot
- * path reads: FerretDB's SQLite backend pushes down no other filter (anything else is a scan).
+ * concurrency. Only an insert into `_id` is race-free on both. Every filter on the login, link and
+ * erase paths is exactly `{ _id }`: the only filter FerretDB's SQLite handler passes to SQL at all,
+ * and the one any MongoDB answers from an index. (FerretDB 1.24 still scans for it: its SQL compares
+ * `json->'$._id'` while its index is on `json->"_id"`, and its PostgreSQL handler compares with `@>`,
+ * which its btree indexes cannot serve; docs/stores.md has the measured cost.)
  *
  * mongoose defines the schemas, builds the indexes and keeps the connection; the per-request reads
  * and inserts go through each model's collection (`Model.collection`), the documents being built
@@ -24,6 +27,8 @@
  * round trip itself (measured: a findOne 1.9 vs 1.2 ms of CPU on the 2-core CI machine).
  */
 import { Schema, type Connection, type Model, type mongo } from "mongoose";
+import type { NewUser } from "../../../core/ports/user-store";
+import { USER_STATUS_ACTIVE, type PlatformIdentityKey } from "../../../core/user";
 
 /** Everything stored about a user; `usernameNorm` / `emailNorm` name the claims it holds. */
 export interface UserDoc {
@@ -205,6 +210,32 @@ export async function ensureCollection(model: Pick<Model<never>, "createCollecti
     if (err?.code !== 48) throw err; // NamespaceExists
   });
   await model.createIndexes();
+}
+
+/** A new user's document, version 1, listing the identity keys it is created with. */
+export function newUserDoc(input: NewUser, identities: PlatformIdentityKey[]): UserDoc & { identityKeys: string[] } {
+  const at = new Date(input.createdAt);
+  return {
+    _id: input.id,
+    username: input.username,
+    usernameNorm: normalizeKey(input.username),
+    email: input.email,
+    emailNorm: normalizeKey(input.email),
+    passwordHash: input.passwordHash,
+    passwordSetAt: input.passwordSetAt ? new Date(input.passwordSetAt) : null,
+    nickname: null,
+    avatar: null,
+    openid: input.openid,
+    guildId: null,
+    status: USER_STATUS_ACTIVE,
+    disabledReason: null,
+    disabledUntil: null,
+    createdAt: at,
+    updatedAt: at,
+    version: 1,
+    deletingAt: null,
+    identityKeys: identities.map((identity) => identityKey(identity.platform, identity.platformId)),
+  };
 }
 
 /** Case-insensitive keys as the SQL stores compare them (lower() on both sides). */

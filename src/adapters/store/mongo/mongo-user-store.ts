@@ -17,7 +17,7 @@ import {
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
 import { isFerretdb, releaseClaim, takeClaim, type ClaimOwners } from "./claims";
-import { defineModels, ensureCollection, identityKey, linkKey, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
+import { defineModels, ensureCollection, identityKey, linkKey, newUserDoc, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
 import { RecoverySweep, type SweepReport } from "./recovery-sweep";
 import { insertOrReadBack } from "./unknown-outcome";
 import { finishErase, identityClaimsOf } from "./user-erase";
@@ -40,6 +40,8 @@ export class MongoUserStore implements UserStore {
   private readonly now: () => Date;
   private readonly owners: ClaimOwners;
   private readonly sweeper: RecoverySweep;
+  /** Erases finished by a lookup that met a marked user (see finishInterruptedErases). */
+  private erasesFinishedByReads = 0;
 
   constructor(
     private readonly connection: Connection,
@@ -68,6 +70,12 @@ export class MongoUserStore implements UserStore {
     return this.sweeper.run();
   }
 
+  async finishInterruptedErases(): Promise<number> {
+    const byLookups = this.erasesFinishedByReads;
+    this.erasesFinishedByReads = 0;
+    return byLookups + (await this.sweep()).erasesFinished;
+  }
+
   async findById(id: string): Promise<User | null> {
     return this.toUser(await this.readActive(id));
   }
@@ -78,56 +86,35 @@ export class MongoUserStore implements UserStore {
   }
 
   /**
-   * Claims every identity, the username and the email, then writes the user. A claim held by a live
-   * user undoes the claims made so far (nothing was written that could need them). Once the user's
-   * own insert is sent, nothing is undone: a lost answer is resolved by reading the user back
-   * (unknown-outcome.ts), or else answered with a retryable 503, the claims kept for the user that
-   * may exist. A crash part-way leaves claims without a user, which a later taker or the sweep removes.
+   * Claims every identity, the username and the email, then writes the user. Until the user's own
+   * insert is sent, any failure removes the claims made (no user can exist that needs them; one whose
+   * insert's answer was lost goes too, being ours by its owner id). Once it is sent, nothing is
+   * undone: a lost answer is a retryable 503, the claims kept for the user that may exist, which
+   * the next login finds. A crash part-way leaves claims without a user, taken over after 30 s or
+   * removed by the sweep.
    */
   async createUser(input: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
-    const at = new Date(input.createdAt);
-    const taken: { release(): Promise<void> }[] = [];
+    const user = newUserDoc(input, identities);
+    const claimed: { release(): Promise<void> }[] = [];
     const claim = async <T extends IdentityClaim | KeyClaim>(collection: mongo.Collection<T>, doc: T) => {
-      const outcome = await takeClaim(collection, doc, this.owners);
-      if (outcome === "taken") taken.push({ release: () => releaseClaim(collection, doc._id, doc.userId, this.owners.byIdOnly) });
-      return outcome === "taken";
+      // Listed before the insert: a claim whose answer was lost is released as well (if it landed).
+      claimed.push({ release: () => releaseClaim(collection, doc._id, doc.userId, this.owners.byIdOnly) });
+      if ((await takeClaim(collection, doc, this.owners)) === "taken") return true;
+      claimed.pop();
+      return false;
     };
-    const keys = identities.map((identity) => identityKey(identity.platform, identity.platformId));
-    const usernameNorm = normalizeKey(input.username);
-    const emailNorm = normalizeKey(input.email);
+    const now = () => new Date();
     try {
       for (const [i, identity] of identities.entries()) {
-        const doc: IdentityClaim = { _id: keys[i], userId: input.id, ...identity, createdAt: at, at: new Date() };
+        const doc: IdentityClaim = { _id: user.identityKeys![i], userId: input.id, ...identity, createdAt: user.createdAt, at: now() };
         if (!(await claim(this.models.collections.identities, doc))) throw new IdentityTakenError(identity);
       }
-      if (!(await claim(this.models.collections.usernames, { _id: usernameNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
-      if (!(await claim(this.models.collections.emails, { _id: emailNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
+      if (!(await claim(this.models.collections.usernames, { _id: user.usernameNorm, userId: input.id, at: now() }))) throw new AccountTakenError();
+      if (!(await claim(this.models.collections.emails, { _id: user.emailNorm, userId: input.id, at: now() }))) throw new AccountTakenError();
     } catch (err) {
-      // No user insert was sent: the claims that are surely ours can go (the sweep takes any left).
-      if (err instanceof IdentityTakenError || err instanceof AccountTakenError) await Promise.allSettled(taken.map((t) => t.release()));
+      await Promise.allSettled(claimed.map((c) => c.release()));
       throw err;
     }
-    const user: UserDoc = {
-      _id: input.id,
-      username: input.username,
-      usernameNorm,
-      email: input.email,
-      emailNorm,
-      passwordHash: input.passwordHash,
-      passwordSetAt: input.passwordSetAt ? new Date(input.passwordSetAt) : null,
-      nickname: null,
-      avatar: null,
-      openid: input.openid,
-      guildId: null,
-      status: USER_STATUS_ACTIVE,
-      disabledReason: null,
-      disabledUntil: null,
-      createdAt: at,
-      updatedAt: at,
-      version: 1,
-      deletingAt: null,
-      identityKeys: keys,
-    };
     // The id is new: a document under it is this user, written by this very insert.
     await insertOrReadBack(this.models.collections.users, user, () => true, `user ${input.id}`);
     return this.toUser(user)!;
@@ -229,17 +216,19 @@ export class MongoUserStore implements UserStore {
    * finished by calling it again, by any read of the user, or by the recovery sweep.
    */
   async deleteUser(id: string): Promise<boolean> {
-    let user = await readNewest(this.models, id);
+    const user = await readNewest(this.models, id);
     if (!user) return false;
-    if (user.deletingAt === null) {
-      const marked = await writeNextVersion(this.models, id, (u) => ({ ...u, deletingAt: u.deletingAt ?? this.now() }), {
-        now: this.now,
-        includeDeleting: true,
-      });
-      if (marked.kind !== "written") return false;
-      user = marked.user;
+    if (user.deletingAt !== null) {
+      await finishErase(this.models, this.owners, user);
+      return true;
     }
-    await finishErase(this.models, this.owners, user);
+    const marked = await writeNextVersion(this.models, id, (u) => ({ ...u, deletingAt: u.deletingAt ?? this.now() }), {
+      now: this.now,
+      includeDeleting: true,
+      current: user,
+    });
+    if (marked.kind !== "written") return false;
+    await finishErase(this.models, this.owners, marked.user, true);
     return true;
   }
 
@@ -255,7 +244,10 @@ export class MongoUserStore implements UserStore {
   /** The newest version of a user that is not being deleted; one being deleted gets its erase finished. */
   private async readActive(userId: string): Promise<UserDoc | null> {
     const user = await readNewest(this.models, userId);
-    if (user && user.deletingAt !== null) await finishErase(this.models, this.owners, user);
+    if (user && user.deletingAt !== null) {
+      await finishErase(this.models, this.owners, user);
+      this.erasesFinishedByReads++;
+    }
     return user && user.deletingAt === null ? user : null;
   }
 

@@ -39,11 +39,14 @@ export async function identityClaimsOf(models: MongoModels, user: UserDoc): Prom
   return claims.filter((c): c is IdentityClaim => c !== null && c.userId === user._id);
 }
 
-/** Steps 2–5 above for a user already marked; safe to run again, and concurrently. */
-export async function finishErase(models: MongoModels, owners: Pick<ClaimOwners, "byIdOnly">, user: UserDoc): Promise<void> {
+/**
+ * Steps 2–5 above for a user already marked; safe to run again, and concurrently. `headWritten`:
+ * the caller has just made the head that marked version (each FerretDB lookup costs a scan).
+ */
+export async function finishErase(models: MongoModels, owners: Pick<ClaimOwners, "byIdOnly">, user: UserDoc, headWritten = false): Promise<void> {
   const id = user._id;
   const { users, identities, usernames, emails, versions, links } = models.collections;
-  await users.replaceOne({ _id: id }, user);
+  if (!headWritten) await users.replaceOne({ _id: id }, user);
   const held = await identityKeysOf(models, user);
   if (held) {
     await Promise.all([

@@ -52,10 +52,11 @@ export async function writeNextVersion(
   models: MongoModels,
   userId: string,
   change: Change,
-  options: { expectedVersion?: number; now: () => Date; includeDeleting?: boolean },
+  options: { expectedVersion?: number; now: () => Date; includeDeleting?: boolean; current?: UserDoc },
 ): Promise<WriteOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const current = await readNewest(models, userId);
+    // The caller's fresh read serves the first attempt (on FerretDB every lookup is a scan).
+    const current = attempt === 1 && options.current ? options.current : await readNewest(models, userId);
     if (!current || (current.deletingAt !== null && !options.includeDeleting)) return { kind: "missing" };
     if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return { kind: "conflict" };
     const at = options.now();
