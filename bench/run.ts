@@ -15,6 +15,7 @@ import { freePort, killAllNow, meterOutsideLoad, startNode, waitForHttp } from "
 import { loadAverage, writeReport } from "./lib/report";
 import { buildService } from "./lib/service";
 import { CAPACITY, capacityStep } from "./scenarios/capacity";
+import { mongoStoreStep } from "./scenarios/mongo-store";
 import { peersStep } from "./scenarios/peers";
 import { roomTrafficStep } from "./scenarios/room-traffic";
 import { scaleStep } from "./scenarios/scale";
@@ -33,6 +34,7 @@ const HELP = `npm run bench [-- flags]
   --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
   --traffic-steps <list>  room-traffic: these total room counts (e.g. 20,40), each measured whatever its latency
                           or CPU (for profiles and before/after pairs); default the ramp with its stop rules
+  --mongo-users <n>       mongo-store: users seeded into each FerretDB handler (default 100000)
   --runs <list>           service runs: embedded,redis-pg,redis-mongo (default all; one is skipped if its
                           services are unreachable; redis-mongo measures the logins only, on FerretDB)
   --only <list>           scenarios: ${SCENARIOS.join(",")} and steps: ${STEPS.join(",")}
@@ -41,7 +43,9 @@ const HELP = `npm run bench [-- flags]
                           scale: CPU per request of 2 processes vs 1 over Redis + PostgreSQL;
                           capacity: idle authenticated lobby clients one process holds, and its idle RSS;
                           room-traffic: rooms of 10 players sending 10 messages/s each, grown until p99 > 50 ms
-                          or the process saturates, on Redis + PostgreSQL: players per process and per core)
+                          or the process saturates, on Redis + PostgreSQL: players per process and per core;
+                          mongo-store: the MongoDB store's login and erase at --mongo-users users, on FerretDB's
+                          SQLite and PostgreSQL handlers, in process)
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -62,6 +66,7 @@ function parseFlags(): Flags {
       "max-requests": { type: "string", default: "2000000" },
       "capacity-clients": { type: "string", default: String(CAPACITY.clients) },
       "traffic-steps": { type: "string" },
+      "mongo-users": { type: "string", default: "100000" },
       runs: { type: "string", default: RUNS.join(",") },
       only: { type: "string", default: [...SCENARIOS, ...STEPS].join(",") },
       "no-build": { type: "boolean", default: false },
@@ -96,6 +101,7 @@ function parseFlags(): Flags {
     maxRequests: Math.floor(int("max-requests", values["max-requests"]!, 1, 100_000_000)),
     capacityClients: Math.floor(int("capacity-clients", values["capacity-clients"]!, 1, 50_000)),
     trafficSteps: values["traffic-steps"]?.split(",").map((v) => Math.floor(int("traffic-steps", v.trim(), 1, 1000))),
+    mongoUsers: Math.floor(int("mongo-users", values["mongo-users"]!, 100, 1_000_000)),
     runs: list("runs", values.runs!, RUNS),
     only: list("only", values.only!, [...SCENARIOS, ...STEPS] as ScenarioId[]),
     build: !values["no-build"],
@@ -168,6 +174,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("scale") && !isAborting()) ctx.sections.push(await scaleStep(ctx));
   if (flags.only.includes("capacity") && !isAborting()) ctx.sections.push(await capacityStep(ctx));
   if (flags.only.includes("room-traffic") && !isAborting()) ctx.sections.push(await roomTrafficStep(ctx));
+  if (flags.only.includes("mongo-store") && !isAborting()) ctx.sections.push(await mongoStoreStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

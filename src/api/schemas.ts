@@ -61,10 +61,11 @@ export const profilePatchBody = z
   .object({
     nickname: z
       .string()
+      // Before the trim, which would silently drop a leading or trailing BOM (U+FEFF) the rule refuses.
+      .refine(isCleanText, FORBIDDEN_TEXT_MESSAGE)
       .trim()
       .min(1, "must not be empty")
       .max(32, "must be at most 32 characters")
-      .refine(isCleanText, FORBIDDEN_TEXT_MESSAGE)
       .nullable()
       .optional()
       .describe(`Shown to other players. ${TEXT_RULE_NOTE}`),

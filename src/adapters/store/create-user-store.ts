@@ -72,7 +72,7 @@ const sqliteConnections = new Map<string, Kysely<Database>>();
 export function sharedSqliteLedger(file: string): KyselyOrderLedger {
   const kysely = sqliteConnections.get(path.resolve(file));
   if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
-  return new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite");
+  return failFastWhenUnavailable(new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite"), "The order ledger");
 }
 
 /** The economy store on the user store's own SQLite connection, for the reason given above. */

@@ -19,9 +19,11 @@
  * (FerretDB's SQLite backend pushes no other filter down). `settled` on the order is a hint for the
  * reconciler's sweep, only ever set to true, so a lost or repeated write of it changes no outcome.
  */
+import { randomUUID } from "node:crypto";
 import type { Collection, Connection } from "mongoose";
 import type { CreateOrderResult, NewOrder, Order, OrderKind, OrderLedger, OrderListQuery, OrderState, StateChange } from "../../../core/ports/order-ledger";
-import { isDuplicateKey } from "./claims";
+import { ClaimInFlightError, deleteOwned, IN_FLIGHT_WAIT_MS, isFerretdb, ORPHAN_AFTER_MS } from "./claims";
+import { insertOrReadBack } from "./unknown-outcome";
 import { countOrdersByState } from "./mongo-order-counts";
 
 interface OrderDoc {
@@ -41,11 +43,17 @@ interface OrderDoc {
   createdAt: Date;
   settled?: boolean;
 }
-/** A uniqueness claim: the key belongs to order `id`. */
+/**
+ * A uniqueness claim: the key belongs to order `id`. It carries the order it is for, so whoever
+ * finds a claim without its order (a creation whose answer was lost, or that died) completes that
+ * order instead of waiting for it: the same inserts under the same `_id`s, which cannot conflict.
+ */
 interface KeyClaim {
   _id: string;
   id: string;
   at: Date;
+  /** Absent on claims written before orders were completed by their finders. */
+  order?: OrderDoc;
 }
 interface StateClaim {
   _id: string;
@@ -56,20 +64,22 @@ interface StateClaim {
   to: OrderState;
   at: Date;
   failure?: string | null;
+  /** A random id of the write that inserted it: whose it is when a lost answer makes us read it back. */
+  writer?: string;
 }
 interface AttemptClaim {
   _id: string;
   order: string;
   leaseUntil: Date;
   at: Date;
+  writer?: string;
 }
 
-/** A key claim whose order never appeared after this long was left by a crash mid-creation. */
-const ORPHAN_AFTER_MS = 30_000;
-const IN_FLIGHT_WAIT_MS = 2_000;
 const TERMINAL: ReadonlySet<OrderState> = new Set(["delivered", "failed", "refunded"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const part = (s: string) => encodeURIComponent(s);
+const orderKey = (userId: string, orderId: string) => `${part(userId)}:${part(orderId)}`;
+const platformKey = (platform: string, appId: string, platformOrderId: string) => `${part(platform)}:${part(appId)}:${part(platformOrderId)}`;
 const tradeKey = (platform: string, appId: string, userId: string, tradeNo: string) => `${part(platform)}:${part(appId)}:${part(userId)}:${part(tradeNo)}`;
 /** Legacy item purchases hold coin-order claims too (see order_trades): those never answer for a coin order. */
 const coinOrder = (order: Order | null) => (order && order.kind !== "item_purchase" ? order : null);
@@ -81,9 +91,11 @@ export class MongoOrderLedger implements OrderLedger {
   private readonly trades: Collection<KeyClaim>;
   private readonly states: Collection<StateClaim>;
   private readonly attempts: Collection<AttemptClaim>;
+  /** FerretDB: owner checks by a read, deletes by `_id` (claims.ts releaseClaim). */
+  private byIdOnly = true;
 
   constructor(
-    connection: Connection,
+    private readonly connection: Connection,
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {
     this.orders = connection.collection<OrderDoc>("orders");
@@ -98,89 +110,88 @@ export class MongoOrderLedger implements OrderLedger {
     // Plain (non-unique) indexes only: uniqueness is the claims' `_id`.
     await this.orders.createIndex({ userId: 1, createdAt: -1 });
     await this.orders.createIndex({ settled: 1 });
+    this.byIdOnly = await isFerretdb(this.connection.db!);
   }
 
+  /**
+   * Claims the user's orderId, then the platform order number, then writes the order. Every step
+   * is an insert resolved by reading back when its answer is lost (unknown-outcome.ts), and a
+   * claim found without its order gets that order completed (`complete`), so neither a lost
+   * answer nor a crash ever leaves an orderId refused or waiting.
+   */
   async create(order: NewOrder): Promise<CreateOrderResult> {
-    if (order.kind === "item_purchase") return this.createItemPurchase(order);
-    const key = `${part(order.userId)}:${part(order.orderId)}`;
-    const numberKey = `${part(order.platform)}:${part(order.appId)}:${part(order.platformOrderId)}`;
+    const doc = orderDoc(order);
+    if (order.kind === "item_purchase") return this.createItemPurchase(doc);
+    const key = orderKey(order.userId, order.orderId);
     for (;;) {
       const existing = await this.heldBy(this.keys, key);
       if (existing) return { order: existing, created: false };
-      if (!(await this.claim(this.keys, key, order.id))) continue;
-      if (!(await this.claim(this.numbers, numberKey, order.id))) {
-        await this.keys.deleteOne({ _id: key, id: order.id });
-        const holder = await this.heldBy(this.numbers, numberKey);
-        if (holder) return { order: holder, created: false };
-        continue;
-      }
-      return this.insertOrder(order);
+      const claimed = await insertOrReadBack(this.keys, { _id: key, id: doc._id, at: new Date(), order: doc }, (stored) => stored.id === doc._id);
+      if (claimed.kind === "held") continue;
+      const completed = await this.complete(doc);
+      return { order: completed, created: completed.id === doc._id };
     }
   }
 
-  private async createItemPurchase(order: NewOrder): Promise<CreateOrderResult> {
-    const key = tradeKey(order.platform, order.appId, order.userId, order.platformOrderId);
+  /** An item purchase: one claim on (platform, app, player, trade number), then the order, each read back when unanswered. */
+  private async createItemPurchase(doc: OrderDoc): Promise<CreateOrderResult> {
+    const key = tradeKey(doc.platform, doc.appId, doc.userId, doc.platformOrderId);
     for (;;) {
-      const existing = (await this.heldBy(this.trades, key)) ?? (await this.legacyItemPurchase(order.platform, order.appId, order.userId, order.platformOrderId));
+      const existing = (await this.heldBy(this.trades, key, (found) => this.writeOrder(found))) ?? (await this.legacyItemPurchase(doc.platform, doc.appId, doc.userId, doc.platformOrderId));
       if (existing) return { order: existing, created: false };
-      if (await this.claim(this.trades, key, order.id)) return this.insertOrder(order);
+      const claimed = await insertOrReadBack(this.trades, { _id: key, id: doc._id, at: new Date(), order: doc }, (stored) => stored.id === doc._id);
+      if (claimed.kind === "held") continue;
+      return { order: await this.writeOrder(doc), created: true };
     }
   }
 
-  private async insertOrder(order: NewOrder): Promise<CreateOrderResult> {
-    const doc: OrderDoc = {
-      _id: order.id,
-      platform: order.platform,
-      appId: order.appId,
-      userId: order.userId,
-      openid: order.openid,
-      orderId: order.orderId,
-      kind: order.kind,
-      itemId: order.itemId,
-      coins: order.coins,
-      platformOrderId: order.platformOrderId,
-      env: order.env,
-      initialState: order.state ?? "pending",
-      createdAt: new Date(order.createdAt),
-    };
-    await this.orders.insertOne(doc);
-    return { order: await this.toOrder(doc), created: true };
+  private async writeOrder(doc: OrderDoc): Promise<Order> {
+    await insertOrReadBack(this.orders, doc, () => true, `order ${doc._id}`);
+    return this.toOrder(doc);
   }
 
   /** An item purchase recorded before order_trades: found by its old number claim, if it is this player's. */
   private async legacyItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
-    const held = await this.byClaim(this.numbers, `${part(platform)}:${part(appId)}:${part(tradeNo)}`);
+    const held = await this.byClaim(this.numbers, platformKey(platform, appId, tradeNo));
     return held && held.kind === "item_purchase" && held.userId === userId ? held : null;
   }
 
-  /** Inserts a claim for order `id`; false when the key is already claimed. */
-  private async claim(collection: Collection<KeyClaim>, key: string, id: string): Promise<boolean> {
-    try {
-      await collection.insertOne({ _id: key, id, at: new Date() });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
+  /**
+   * Claims the order's platform number and writes the order, as its creator or as whoever found
+   * its key claim alone. A number held by another order gives the key claim up: that order is
+   * the answer (the same payment, asked for under another orderId).
+   */
+  private async complete(doc: OrderDoc): Promise<Order> {
+    const numberKey = platformKey(doc.platform, doc.appId, doc.platformOrderId);
+    const number = await insertOrReadBack(this.numbers, { _id: numberKey, id: doc._id, at: new Date(), order: doc }, (stored) => stored.id === doc._id);
+    if (number.kind === "held") {
+      await deleteOwned(this.keys, orderKey(doc.userId, doc.orderId), { id: doc._id }, this.byIdOnly);
+      const holder = await this.heldBy(this.numbers, numberKey);
+      if (holder) return holder;
+      throw new ClaimInFlightError("order_numbers");
     }
+    return this.writeOrder(doc);
   }
 
   /**
-   * The order a claim points at, waiting for one still being created; null when there is no claim,
-   * or after removing one a crashed creation left (no order after ORPHAN_AFTER_MS).
+   * The order a claim points at; null when there is no claim, or after removing one a crash left
+   * without the order it was for. A claim that carries its order gets it completed; an older one
+   * is waited for briefly, then answered with a retryable 503 until it is ORPHAN_AFTER_MS old.
    */
-  private async heldBy(collection: Collection<KeyClaim>, key: string): Promise<Order | null> {
+  private async heldBy(collection: Collection<KeyClaim>, key: string, complete = (doc: OrderDoc) => this.complete(doc)): Promise<Order | null> {
     const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
     for (;;) {
       const claim = await collection.findOne({ _id: key });
       if (!claim) return null;
       const doc = await this.orders.findOne({ _id: claim.id });
       if (doc) return this.toOrder(doc);
+      if (claim.order) return complete(claim.order);
       // The wall clock: this is about a crash, not about orders' times.
       if (Date.now() - claim.at.getTime() >= ORPHAN_AFTER_MS) {
-        await collection.deleteOne({ _id: key, id: claim.id });
+        await deleteOwned(collection, key, { id: claim.id }, this.byIdOnly);
         return null;
       }
-      if (Date.now() >= waitUntil) throw new Error("an order with this key is still being created");
+      if (Date.now() >= waitUntil) throw new ClaimInFlightError(collection.collectionName);
       await sleep(20);
     }
   }
@@ -191,11 +202,11 @@ export class MongoOrderLedger implements OrderLedger {
   }
 
   async findByOrderId(userId: string, orderId: string): Promise<Order | null> {
-    return coinOrder(await this.byClaim(this.keys, `${part(userId)}:${part(orderId)}`));
+    return coinOrder(await this.byClaim(this.keys, orderKey(userId, orderId)));
   }
 
   async findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null> {
-    return coinOrder(await this.byClaim(this.numbers, `${part(platform)}:${part(appId)}:${part(platformOrderId)}`));
+    return coinOrder(await this.byClaim(this.numbers, platformKey(platform, appId, platformOrderId)));
   }
 
   async findItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
@@ -220,12 +231,9 @@ export class MongoOrderLedger implements OrderLedger {
     if (!doc) return null;
     const current = await this.toOrder(doc);
     if (current.state !== from) return null;
-    try {
-      await this.states.insertOne({ _id: `${id}:${from}`, order: id, platform: doc.platform, kind: doc.kind, from, to, at: new Date(change.at), ...(change.failure !== undefined ? { failure: change.failure } : {}) });
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    const at = new Date(change.at);
+    const claim: StateClaim = { _id: `${id}:${from}`, order: id, platform: doc.platform, kind: doc.kind, from, to, at, ...(change.failure !== undefined ? { failure: change.failure } : {}), writer: randomUUID() };
+    if ((await insertOrReadBack(this.states, claim, (stored) => stored.writer === claim.writer)).kind === "held") return null;
     if (TERMINAL.has(to)) await this.orders.updateOne({ _id: doc._id }, { $set: { settled: true } });
     return this.toOrder(doc);
   }
@@ -236,12 +244,8 @@ export class MongoOrderLedger implements OrderLedger {
     const current = await this.toOrder(doc);
     if (current.state !== "paid" || current.attempts !== expectedAttempts) return null;
     if (current.leaseUntil !== null && current.leaseUntil > now) return null;
-    try {
-      await this.attempts.insertOne({ _id: `${id}:${expectedAttempts + 1}`, order: id, leaseUntil: new Date(leaseUntil), at: new Date(now) });
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    const attempt: AttemptClaim = { _id: `${id}:${expectedAttempts + 1}`, order: id, leaseUntil: new Date(leaseUntil), at: new Date(now), writer: randomUUID() };
+    if ((await insertOrReadBack(this.attempts, attempt, (stored) => stored.writer === attempt.writer)).kind === "held") return null;
     return this.toOrder(doc);
   }
 
@@ -306,4 +310,22 @@ export class MongoOrderLedger implements OrderLedger {
       updatedAt: updatedAt.toISOString(),
     };
   }
+}
+
+function orderDoc(order: NewOrder): OrderDoc {
+  return {
+    _id: order.id,
+    platform: order.platform,
+    appId: order.appId,
+    userId: order.userId,
+    openid: order.openid,
+    orderId: order.orderId,
+    kind: order.kind,
+    itemId: order.itemId,
+    coins: order.coins,
+    platformOrderId: order.platformOrderId,
+    env: order.env,
+    initialState: order.state ?? "pending",
+    createdAt: new Date(order.createdAt),
+  };
 }
