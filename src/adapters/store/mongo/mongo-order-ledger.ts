@@ -25,65 +25,10 @@ import type { CreateOrderResult, NewOrder, Order, OrderKind, OrderLedger, OrderL
 import { ClaimInFlightError, deleteOwned, IN_FLIGHT_WAIT_MS, isFerretdb, ORPHAN_AFTER_MS } from "./claims";
 import { insertOrReadBack } from "./unknown-outcome";
 import { countOrdersByState } from "./mongo-order-counts";
-
-interface OrderDoc {
-  /** Our order id (UUID). */
-  _id: string;
-  platform: string;
-  appId: string;
-  userId: string;
-  openid: string;
-  orderId: string;
-  kind: OrderKind;
-  itemId: string;
-  coins: number;
-  platformOrderId: string;
-  env: 0 | 1;
-  initialState: OrderState;
-  createdAt: Date;
-  settled?: boolean;
-}
-/**
- * A uniqueness claim: the key belongs to order `id`. It carries the order it is for, so whoever
- * finds a claim without its order (a creation whose answer was lost, or that died) completes that
- * order instead of waiting for it: the same inserts under the same `_id`s, which cannot conflict.
- */
-interface KeyClaim {
-  _id: string;
-  id: string;
-  at: Date;
-  /** Absent on claims written before orders were completed by their finders. */
-  order?: OrderDoc;
-}
-interface StateClaim {
-  _id: string;
-  order: string;
-  platform: string;
-  kind: OrderKind;
-  from: OrderState;
-  to: OrderState;
-  at: Date;
-  failure?: string | null;
-  /** A random id of the write that inserted it: whose it is when a lost answer makes us read it back. */
-  writer?: string;
-}
-interface AttemptClaim {
-  _id: string;
-  order: string;
-  leaseUntil: Date;
-  at: Date;
-  writer?: string;
-}
+import { coinOrder, orderDoc, orderKey, platformKey, tradeKey, type AttemptClaim, type KeyClaim, type OrderDoc, type StateClaim } from "./mongo-order-docs";
 
 const TERMINAL: ReadonlySet<OrderState> = new Set(["delivered", "failed", "refunded"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const part = (s: string) => encodeURIComponent(s);
-const orderKey = (userId: string, orderId: string) => `${part(userId)}:${part(orderId)}`;
-const platformKey = (platform: string, appId: string, platformOrderId: string) => `${part(platform)}:${part(appId)}:${part(platformOrderId)}`;
-const tradeKey = (platform: string, appId: string, userId: string, tradeNo: string) => `${part(platform)}:${part(appId)}:${part(userId)}:${part(tradeNo)}`;
-/** Legacy item purchases hold coin-order claims too (see order_trades): those never answer for a coin order. */
-const coinOrder = (order: Order | null) => (order && order.kind !== "item_purchase" ? order : null);
-
 export class MongoOrderLedger implements OrderLedger {
   private readonly orders: Collection<OrderDoc>;
   private readonly keys: Collection<KeyClaim>;
@@ -312,20 +257,3 @@ export class MongoOrderLedger implements OrderLedger {
   }
 }
 
-function orderDoc(order: NewOrder): OrderDoc {
-  return {
-    _id: order.id,
-    platform: order.platform,
-    appId: order.appId,
-    userId: order.userId,
-    openid: order.openid,
-    orderId: order.orderId,
-    kind: order.kind,
-    itemId: order.itemId,
-    coins: order.coins,
-    platformOrderId: order.platformOrderId,
-    env: order.env,
-    initialState: order.state ?? "pending",
-    createdAt: new Date(order.createdAt),
-  };
-}
