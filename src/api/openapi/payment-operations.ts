@@ -152,6 +152,7 @@ function douyinPushOperations(): OperationSpec[] {
         "signature; 400 a timestamp more than 300 s off (40002), a malformed body or cp_extra (40003), another app's " +
         "appid (40004). Not recorded (e.g. no player with that openid): 500, err_no 1.",
       body: { schema: z.object({ timestamp: z.string(), nonce: z.string(), msg: z.string(), signature: z.string() }), examples: {} },
+      bodyErrors: ["invalid_request"],
       success: { status: 200, component: "DouyinPushReply", description: "err_no 0: recorded (or nothing to record)" },
       errors: [],
       platformReplies: [
@@ -199,6 +200,8 @@ function pushOperations(): OperationSpec[] {
         "decide): a signed push sent as text/plain is accepted like one sent as JSON. The console's test push " +
         "(IsMock) answers success and records nothing.",
       body: { schema: z.object({ MsgType: z.string(), Event: z.string(), MiniGame: z.object({ Payload: z.string(), PayEventSig: z.string() }) }), examples: {} },
+      // Every reply is WeChat's (a body too large or unreadable included); only a malformed URL meets the edge's envelope.
+      bodyErrors: ["invalid_request"],
       success: { status: 200, component: "WeChatPushReply", description: "ErrCode 0: recorded (or nothing to record); non-zero: refused or not recorded" },
       errors: [],
     },
