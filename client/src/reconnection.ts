@@ -6,7 +6,6 @@
  * backoff wait short. The session is refreshed first when the token expired meanwhile.
  */
 import { ServerError, type Room } from "colyseus.js";
-import { isConnectionLoss } from "./close-codes";
 import type { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { ApiError, SESSION_ENDING_CODES } from "./errors";
 import type { Emitter, GameClientEvents, ReconnectFailure } from "./events";
@@ -43,13 +42,14 @@ interface Kept {
   generation: number;
   /** Set while reconnecting: wakes a backoff wait early (onShow), or stops it (leave). */
   wake?: () => void;
+  /** Set while a rejoined connection waits for its state: a drop then fails the attempt. */
+  droppedDuringAttempt?: () => void;
   stopped?: boolean;
 }
 
 export class RoomKeeper {
   private readonly options: Required<ReconnectionOptions>;
   private readonly kept = new Set<Kept>();
-  private hidden = false;
 
   constructor(
     private readonly colyseus: RuntimeColyseusClient,
@@ -69,11 +69,7 @@ export class RoomKeeper {
     };
     if (!this.options.enabled) return;
     colyseus.onConnectionLoss = (room, code) => this.lost(room, code);
-    runtime.onHide?.(() => {
-      this.hidden = true;
-    });
     runtime.onShow?.(() => {
-      this.hidden = false;
       // Back in the foreground: whatever waits for its next attempt tries now.
       for (const entry of this.kept) entry.wake?.();
     });
@@ -102,10 +98,19 @@ export class RoomKeeper {
     };
   }
 
+  /**
+   * A joined room's socket closed without the client or the game asking. Codes from 4000 are the
+   * server's (a leave, a replaced seat, an ended session); below, the network or the runtime ended
+   * it. That includes 1000: WeChat closes a backgrounded game's sockets with 1000 "interrupted".
+   */
   private lost(room: Room, code: number): boolean {
     const entry = [...this.kept].find((k) => k.room === room);
-    // The runtime may close sockets with a normal code while the game is in the background.
-    if (!entry || entry.wake || !(isConnectionLoss(code) || (this.hidden && code < 4000))) return false;
+    if (!entry || code >= 4000) return false;
+    if (entry.wake) {
+      // Joined again, then dropped before the state came: that attempt failed, the loop goes on.
+      entry.droppedDuringAttempt?.();
+      return !!entry.droppedDuringAttempt;
+    }
     void this.reconnect(entry, code);
     return true;
   }
@@ -140,6 +145,14 @@ export class RoomKeeper {
 
   /** One try: undefined when back; otherwise what to do next. */
   private async attempt(entry: Kept): Promise<"retry" | "seat_expired_maybe" | ReconnectFailure | undefined> {
+    try {
+      return await this.tryOnce(entry);
+    } finally {
+      entry.droppedDuringAttempt = undefined;
+    }
+  }
+
+  private async tryOnce(entry: Kept): Promise<"retry" | "seat_expired_maybe" | ReconnectFailure | undefined> {
     if (entry.generation !== this.sessions.generation || !this.sessions.session) return "session_ended";
     try {
       // The seat does not need the token, but a session that ended must not come back, and the
@@ -151,8 +164,12 @@ export class RoomKeeper {
     }
     try {
       keepStateAcrossReconnection(entry.room);
+      // `reconnected` waits for the full state the server sends after the join: the game then sees the state it missed.
+      const resynced = stateArrives(entry.room);
       await withTimeout(this.colyseus.resume(entry.room, entry.rootSchema), ATTEMPT_TIMEOUT_MS, () => entry.room.connection?.close());
-      return undefined;
+      const dropped = new Promise<"dropped">((resolve) => (entry.droppedDuringAttempt = () => resolve("dropped")));
+      const outcome = await withTimeout(Promise.race([resynced, dropped]), ATTEMPT_TIMEOUT_MS, () => entry.room.connection?.close()).catch(() => "dropped" as const);
+      return outcome === "dropped" ? "retry" : undefined;
     } catch (err) {
       const status = err instanceof ServerError || (err as { code?: unknown })?.code !== undefined ? Number((err as { code?: unknown }).code) : 0;
       if (status === ROOM_GONE) return "seat_expired";
@@ -205,5 +222,22 @@ function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void):
         reject(err);
       },
     );
+  });
+}
+
+/**
+ * The room's next state (a room without state gets none: resolves at once). Not `once`: colyseus.js's
+ * signals remove a one-shot handler while calling the list, which skips the handler after it (the
+ * game's). The listener leaves after the call instead.
+ */
+function stateArrives(room: Room): Promise<void> {
+  const serializer = (room as unknown as { serializer?: { decoder?: unknown } }).serializer;
+  if (!serializer?.decoder) return Promise.resolve();
+  return new Promise((resolve) => {
+    const listener = () => {
+      void Promise.resolve().then(() => room.onStateChange.remove(listener));
+      resolve();
+    };
+    room.onStateChange(listener);
   });
 }

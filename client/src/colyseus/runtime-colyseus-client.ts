@@ -40,8 +40,12 @@ export class RuntimeColyseusClient extends Client {
   resume<T>(room: Room<T>, rootSchema?: any): Promise<Room<T>> {
     const [roomId, token] = String(room.reconnectionToken).split(":");
     if (!roomId || !token) return Promise.reject(new Error("the room has no reconnection token"));
+    const internals = room as unknown as { hasJoined: boolean; onJoin: { clear(): void } };
     // Until the new connection has joined, its closes are failures of this attempt, not a leave.
-    (room as unknown as { hasJoined: boolean }).hasJoined = false;
+    internals.hasJoined = false;
+    // onJoin only ever holds colyseus.js's own one-shot join waiters. One left by an attempt whose
+    // socket failed would, removing itself as the next join fires, make the signal skip this one's.
+    internals.onJoin.clear();
     return this.createMatchMakeRequest<T>("reconnect", roomId, { reconnectionToken: token }, rootSchema, room as Room);
   }
 }

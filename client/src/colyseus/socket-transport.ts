@@ -28,6 +28,7 @@ export class RuntimeSocketTransport {
   private socket: RuntimeSocket | undefined;
   private open = false;
   private closeRequested = false;
+  private closed = false;
 
   constructor(
     private readonly events: TransportEvents,
@@ -54,7 +55,9 @@ export class RuntimeSocketTransport {
     socket.onClose((code, reason) => {
       const wasOpen = this.open;
       this.open = false;
-      if (!current()) return;
+      // One close per connection: a runtime may report a dead socket's close again later.
+      if (this.closed || !current()) return;
+      this.closed = true;
       if (wasOpen && !this.closeRequested && this.owner?.takeOverLoss(code, reason)) return;
       this.events.onclose?.({ code, reason });
     });
