@@ -5,7 +5,7 @@ import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
 import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
-import { cutStaleConnection, holdSeat } from "./seat-hold";
+import { cutStaleConnection, holdSeat, SeatTokens, unheardCloses } from "./seat-hold";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 
 /** What `client.auth` holds in every room: who the player is, from the verified token. */
@@ -68,6 +68,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   /** The app (key) of the player whose join created the room; only its players are seated. */
   app = DEFAULT_APP;
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
+  /** The reconnection tokens each held seat answers to (seat-hold.ts). */
+  private readonly seatTokens = new SeatTokens();
   /** Clients closed because the player joined again: they leave for good, with no reconnection. */
   private readonly replacedSeats = new WeakSet<Client>();
   /**
@@ -134,7 +136,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     const holdSeconds = this.reconnectionSeconds ?? reconnectSeconds;
     const mayReconnect = !consented && !this.replacedSeats.has(client) && holdSeconds > 0;
     if (mayReconnect && (await this.isLiveSession(client.auth))) {
-      const deferred = holdSeat(this, client, holdSeconds, holdTimer);
+      const deferred = holdSeat(this, client, holdSeconds, holdTimer, this.seatTokens.candidates(client));
       const { sid, userId } = playerOf(client);
       this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
       this.seatsChanged();
@@ -150,13 +152,17 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
         this.seatsChanged();
       }
     }
+    this.seatTokens.forget(client.sessionId);
     await this.onPlayerLeave(client);
   }
 
   /** Colyseus asks this when a reconnection comes in (possibly through another process). */
   override checkReconnectionToken(reconnectionToken: string): string {
     const sessionId = super.checkReconnectionToken(reconnectionToken);
-    if (!sessionId) cutStaleConnection(this.clients, reconnectionToken);
+    if (!sessionId) {
+      for (const client of unheardCloses(this.clients)) void this._onLeave(client, 1006);
+      cutStaleConnection(this.clients, reconnectionToken);
+    }
     return sessionId;
   }
 

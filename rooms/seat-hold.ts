@@ -19,14 +19,52 @@ export const HOLD_EXPIRED = "seat_hold_expired";
  * Keeps `client`'s seat for `seconds`: resolves with the client that came back, rejects when the
  * hold expires (or the room rejects it: a session that ended, a seat taken again, disposal).
  */
-export function holdSeat(room: Room, client: Client, seconds: number, timer: HoldTimer = processTimer): Deferred<Client> {
+export function holdSeat(room: Room, client: Client, seconds: number, timer: HoldTimer = processTimer, alsoTokens: string[] = []): Deferred<Client> {
+  const internals = client as unknown as { _enqueuedMessages?: unknown };
+  // A reconnection that dropped before the client confirmed its join: Colyseus would refuse to
+  // hold it ("not joined") and the seat would be lost to one more flap of the network.
+  if (internals._enqueuedMessages !== undefined) delete internals._enqueuedMessages;
   const deferred = room.allowReconnection(client, "manual");
-  // Refused outright (the room is disposing, or the client never joined): nothing to time.
+  // Refused outright (the room is disposing): nothing to time.
   if (typeof deferred.reject !== "function") return deferred;
+  const reconnections = (room as unknown as { _reconnections: Record<string, unknown> })._reconnections;
+  const entry = reconnections[client.reconnectionToken];
+  const aliases = alsoTokens.filter((token) => token !== client.reconnectionToken && !(token in reconnections));
+  for (const token of aliases) reconnections[token] = entry;
   const handle = timer.setTimeout(() => deferred.reject(new Error(HOLD_EXPIRED)), seconds * 1000);
-  const stop = () => timer.clearTimeout(handle);
+  const stop = () => {
+    timer.clearTimeout(handle);
+    for (const token of aliases) if (reconnections[token] === entry) delete reconnections[token];
+  };
   deferred.then(stop).catch(stop);
   return deferred;
+}
+
+/** Whether the client confirmed its join (it then surely has the reconnection token it was sent). */
+export function joinConfirmed(client: Client): boolean {
+  return (client as unknown as { _enqueuedMessages?: unknown })._enqueuedMessages === undefined;
+}
+
+/**
+ * The reconnection tokens a player may still hold, per seat. A client learns a new token when its
+ * (re)join is answered; if the connection drops before it confirms the join, the server cannot know
+ * whether the answer arrived, so the seat is held under every token sent since the last confirmed
+ * join. Bounded: a flapping network sends a handful at most.
+ */
+export class SeatTokens {
+  private readonly tokens = new Map<string, string[]>();
+
+  /** The tokens to hold `client`'s seat under, besides its current one. */
+  candidates(client: Client): string[] {
+    const earlier = joinConfirmed(client) ? [] : this.tokens.get(client.sessionId) ?? [];
+    const all = [...earlier.filter((t) => t !== client.reconnectionToken), client.reconnectionToken].slice(-8);
+    this.tokens.set(client.sessionId, all);
+    return all;
+  }
+
+  forget(sessionId: string): void {
+    this.tokens.delete(sessionId);
+  }
 }
 
 /**
@@ -45,4 +83,18 @@ export function cutStaleConnection(clients: Iterable<Client>, reconnectionToken:
     return true;
   }
   return false;
+}
+
+/**
+ * Clients whose socket closed without the room hearing of it. Colyseus 0.16 listens for a
+ * reconnecting client's close only once its join went through; a socket that closed in between
+ * (a flapping network) leaves the client in the room for good, holding the seat with no way back.
+ */
+export function unheardCloses(clients: Iterable<Client>): Client[] {
+  const closed: Client[] = [];
+  for (const client of clients) {
+    const state = (client.ref as { readyState?: number } | undefined)?.readyState;
+    if (state === 2 || state === 3) closed.push(client); // CLOSING, CLOSED
+  }
+  return closed;
 }
