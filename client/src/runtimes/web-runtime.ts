@@ -8,12 +8,13 @@ interface WebGlobals {
   document?: { visibilityState?: string; addEventListener?(type: string, listener: () => void): void };
 }
 
+/** Handlers take `any` events so both the browser's WebSocket and Node's `ws` fit. */
 interface WebSocketLike {
   binaryType: string;
-  onopen: (() => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
   send(data: string | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
 }
