@@ -1,6 +1,7 @@
 import type { Room } from "colyseus.js";
 import { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { parseEndpoint, queryString, type Endpoint } from "./endpoint";
+import { ApiError, SESSION_ENDING_CODES } from "./errors";
 import { Emitter, type GameClientEvents } from "./events";
 import { RoomKeeper, type ReconnectionOptions } from "./reconnection";
 import { RoomConnector } from "./room-connector";
@@ -74,7 +75,7 @@ export class GameClient {
       refreshMarginMs: (options.refreshMarginSec ?? 60) * 1000,
       refreshRetryDelayMs: options.refreshRetryDelayMs ?? 1000,
     });
-    const keeper = new RoomKeeper(this.colyseus, this.sessions, this.events, runtime, options.reconnection, now);
+    const keeper = new RoomKeeper(this.colyseus, this.sessions, this.events, runtime, options.reconnection, now, () => this.sessionAlive());
     this.rooms = new RoomConnector(this.colyseus, this.sessions, this.events, keeper);
   }
 
@@ -167,6 +168,16 @@ export class GameClient {
   requestSubscribe(templateIds: string[]): Promise<SubscribeGrants> {
     const prompt = this.runtime.requestSubscribe?.bind(this.runtime);
     return prompt ? prompt(templateIds) : Promise.reject(new Error(`${this.runtime.platform}: this runtime has no subscribe prompt`));
+  }
+
+  /** Whether the server still honours the session: false once it said it ended (then forgotten here too). */
+  private async sessionAlive(): Promise<boolean> {
+    try {
+      await this.request("GET", "/api/users/me");
+      return true;
+    } catch (err) {
+      return !(err instanceof ApiError && (SESSION_ENDING_CODES.has(err.code) || err.code === "not_logged_in"));
+    }
   }
 
   /** The player's coins on their platform for this game (`GET /api/payments/balance`). */

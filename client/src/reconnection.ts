@@ -58,6 +58,8 @@ export class RoomKeeper {
     runtime: Runtime,
     options: ReconnectionOptions | false | undefined,
     private readonly now: () => number,
+    /** False when the server says the session is over (a protected call; it ends the session here too). */
+    private readonly sessionAlive: () => Promise<boolean>,
   ) {
     const given = options === false ? { enabled: false } : options ?? {};
     this.options = {
@@ -133,7 +135,9 @@ export class RoomKeeper {
       }
       if (failure === "seat_expired_maybe") {
         expiredSince ??= this.now();
-        if (this.now() - expiredSince >= EXPIRED_CONFIRM_MS) return this.fail(entry, "seat_expired", code);
+        if (this.now() - expiredSince >= EXPIRED_CONFIRM_MS) return this.seatGone(entry, code);
+      } else if (failure === "seat_expired") {
+        return this.seatGone(entry, code);
       } else if (failure !== "retry") {
         return this.fail(entry, failure, code);
       } else expiredSince = undefined;
@@ -141,6 +145,12 @@ export class RoomKeeper {
       await this.pause(entry, delayMs);
       delayMs = Math.min(delayMs * 2, this.options.maxDelayMs);
     }
+  }
+
+  /** A session that ended while the player was away takes the seat with it: say which it was. */
+  private async seatGone(entry: Kept, code: number): Promise<void> {
+    const alive = await this.sessionAlive();
+    if (!entry.stopped) this.fail(entry, alive ? "seat_expired" : "session_ended", code);
   }
 
   /** One try: undefined when back; otherwise what to do next. */

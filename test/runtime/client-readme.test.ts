@@ -4,6 +4,7 @@
  * coins and in the (stubbed) payment UI. Then the network drops under it and the same room comes back.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import path from "node:path";
 import WebSocket from "ws";
 import { startHarness, type Harness } from "../support/app-harness";
@@ -62,5 +63,15 @@ describe("client/README.md's Node example", function () {
     await until(() => has(/^chat: .+: still here$/), "a chat after the reconnection");
     assert.ok(!has(/the seat is gone|^error:/), lines.join("\n"));
     assert.match(user.id, /^[0-9a-f-]{36}$/);
+  });
+
+  it("names in the package only what exists: files, entry points and exports", () => {
+    const dir = path.dirname(README);
+    const pkg = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8"));
+    const exportTargets = (value: unknown): string[] =>
+      typeof value === "string" ? [value] : value && typeof value === "object" ? Object.values(value).flatMap(exportTargets) : [];
+    const named = [...pkg.files, pkg.main, pkg.module, pkg.types, pkg.unpkg, ...exportTargets(pkg.exports)];
+    const missing = named.filter((file: string) => !fs.existsSync(path.join(dir, file)));
+    assert.deepEqual(missing, []);
   });
 });

@@ -199,6 +199,22 @@ for (const backend of backends) {
       assert.equal((await heard).userId, userIdOf(a.client));
     });
 
+    it("a session that ended while away releases the seat at once → reconnectFailed (session_ended) and sessionEnded", async () => {
+      const a = start("douyin", "elsewhere");
+      const ended: string[] = [];
+      a.client.on("sessionEnded", (e) => ended.push(e.code));
+      const room = await joined(a.client);
+      await away(a.device, room, userIdOf(a.client), 10_000);
+      // The same player logs in on another phone: the held seat goes now, not when the hold ends.
+      assert.equal((await h.get(`/api/minigame/douyin/login?code=${a.device.player}.other1`)).status, 200);
+      await until(() => !serverRoom(room.roomId) || !serverRoom(room.roomId).holdsUser(userIdOf(a.client)), "the seat to be released");
+      a.device.lifecycle.show();
+      await until(() => a.events.failed.length === 1, "reconnectFailed");
+      assert.deepEqual(a.events.failed, [{ reason: "session_ended", code: 1000 }], JSON.stringify(a.device.requests.slice(-6)));
+      assert.deepEqual(ended, ["session_revoked"]);
+      assert.equal(a.client.isLoggedIn, false);
+    });
+
     it("a network switch the server never heard of → back at the next attempt: the server cuts the stale connection", async () => {
       const a = start("douyin", "switch");
       const room = await joined(a.client);
