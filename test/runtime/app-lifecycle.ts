@@ -6,7 +6,8 @@
  * - a game hidden for more than a few seconds loses its network: WeChat cuts every socket after
  *   5 s in the background (iOS), the game seeing close code 1000 "interrupted" once it runs again
  *   (reported by developers on WeChat's community, not in the official docs: unconfirmed);
- * - `show()` calls the `onShow` listeners, then delivers what was held back, in order.
+ * - `show()` calls the `onShow` listeners, then delivers what was held back, in order;
+ * - `playRewardedAd()` hides the game for the ad's 30 s, then shows it.
  * Timing comes from a clock: a test's controllable clock, or the process's timers.
  */
 import type { HoldTimer } from "../../src/server/container";
@@ -52,6 +53,15 @@ export class AppLifecycle {
     for (const listener of this.hideListeners) listener();
     this.hidden = true;
     if (Number.isFinite(this.cutSocketsAfterMs)) this.cutTimer = this.clock.setTimeout(() => this.cutSockets(), this.cutSocketsAfterMs);
+  }
+
+  /**
+   * A rewarded video ad: the runtime covers the game (onHide, frozen, sockets cut after 5 s) for the
+   * ad's length, typically 15–30 s, then gives it back (onShow) when the player closes it.
+   */
+  playRewardedAd(durationMs = 30_000): void {
+    this.hide();
+    this.clock.setTimeout(() => this.show(), durationMs);
   }
 
   show(): void {

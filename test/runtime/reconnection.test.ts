@@ -119,8 +119,9 @@ for (const backend of backends) {
       serverRoom(roomId).holdsUser(userId) && !serverRoom(roomId).clients.some((c: any) => c.auth?.userId === userId);
 
     /** Hidden for `awayMs` on the clock: the runtime cuts the sockets after 5 s, then the seat is held for the rest. */
-    async function away(device: FakeDevice, room: Room, userId: string, awayMs: number, meanwhile: () => Promise<void> = async () => undefined) {
-      device.lifecycle.hide();
+    async function away(device: FakeDevice, room: Room, userId: string, awayMs: number, meanwhile: () => Promise<void> = async () => undefined, ad = false) {
+      if (ad) device.lifecycle.playRewardedAd(awayMs);
+      else device.lifecycle.hide();
       await clock.advance(5000);
       await until(() => held(room.roomId, userId), "the server holding the seat");
       await meanwhile();
@@ -133,9 +134,9 @@ for (const backend of backends) {
 
     for (const platform of ["wechat", "douyin", "qq", "kuaishou"] as MiniGamePlatform[]) {
       describe(`${platform} (${PLATFORM_GLOBAL[platform]})`, () => {
-        for (const [what, awayMs] of [
-          ["25 s in the background", 25_000],
-          ["a 30 s rewarded video ad", 30_000],
+        for (const [what, awayMs, ad] of [
+          ["25 s in the background", 25_000, false],
+          ["a 30 s rewarded video ad", 30_000, true],
         ] as const) {
           it(`${what} → the same seat, the state missed meanwhile, messages both ways, no game code but the join`, async () => {
             const a = start(platform, "away");
@@ -152,12 +153,21 @@ for (const backend of backends) {
             const seat = room.sessionId;
 
             let newcomer: Room | undefined;
-            await away(a.device, room, userIdOf(a.client), awayMs, async () => {
-              await leaver.leave();
-              newcomer = await joined(c.client, room.roomId);
-            });
+            await away(
+              a.device,
+              room,
+              userIdOf(a.client),
+              awayMs,
+              async () => {
+                await leaver.leave();
+                newcomer = await joined(c.client, room.roomId);
+              },
+              ad,
+            );
             assert.ok(serverRoom(room.roomId).holdsUser(userIdOf(a.client)), `the seat is still held after ${awayMs / 1000} s`);
-            a.device.lifecycle.show();
+            // The ad gives the game back by itself when it ends; from the background the player returns.
+            if (ad) assert.equal(a.device.lifecycle.hidden, false, "the ad ended");
+            else a.device.lifecycle.show();
             await until(() => a.events.reconnected.length === 1, "reconnected");
 
             assert.equal(room.sessionId, seat, "the same seat");
