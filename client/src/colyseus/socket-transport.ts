@@ -67,6 +67,8 @@ export class RuntimeSocketTransport {
   }
 
   send(data: Uint8Array | ArrayBuffer | string): void {
+    // A closed socket drops what is sent, as a browser's does (Node's `ws` would throw into the game's room.send).
+    if (!this.open) return;
     this.socket?.send(typeof data === "string" ? data : toArrayBuffer(data));
   }
 
