@@ -45,6 +45,8 @@ interface Kept {
   /** Set while a rejoined connection waits for its state: a drop then fails the attempt. */
   droppedDuringAttempt?: () => void;
   stopped?: boolean;
+  /** colyseus.js's own leave, for a seat an attempt took back after the game had left. */
+  leave?: (consented?: boolean) => Promise<number>;
 }
 
 export class RoomKeeper {
@@ -92,6 +94,7 @@ export class RoomKeeper {
     // A leave while reconnecting has no connection to send it on: the room just leaves here
     // (the server lets the seat go when its hold ends).
     const leave = room.leave.bind(room);
+    entry.leave = leave;
     room.leave = (consented = true) => {
       if (!entry.wake) return leave(consented);
       entry.stopped = true;
@@ -127,7 +130,11 @@ export class RoomKeeper {
       if (entry.stopped) return;
       this.events.emit("reconnecting", { room, attempt, code });
       const failure = await this.attempt(entry);
-      if (entry.stopped) return;
+      if (entry.stopped) {
+        // The game left while this attempt was taking the seat back: give it up at once.
+        if (failure === undefined) void entry.leave?.(true).catch(() => undefined);
+        return;
+      }
       if (failure === undefined) {
         entry.wake = undefined;
         this.events.emit("reconnected", { room, attempts: attempt, offlineMs: this.now() - started });

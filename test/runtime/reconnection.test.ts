@@ -285,6 +285,23 @@ for (const backend of backends) {
       await heard;
     });
 
+    it("room.leave() during a reconnection stops it: onLeave hears 4000, and the room does not come back", async () => {
+      const a = start("wechat", "quitter", { reconnection: { minDelayMs: 20, maxDelayMs: 40 } });
+      const room = await joined(a.client);
+      const left: number[] = [];
+      room.onLeave((code) => left.push(code));
+      a.device.offline = true;
+      a.device.dropConnections();
+      await until(() => a.events.reconnecting >= 2, "reconnection attempts");
+      assert.equal(await room.leave(), 4000);
+      assert.deepEqual(left, [4000]);
+      const attempts = a.events.reconnecting;
+      a.device.offline = false;
+      await sleep(300);
+      assert.equal(a.events.reconnecting, attempts, "no attempt after the leave");
+      assert.deepEqual([a.events.reconnected.length, a.events.failed.length], [0, 0]);
+    });
+
     it("a game can bound reconnection: with no network, reconnectFailed (gave_up) after maxAttempts", async () => {
       const a = start("kuaishou", "bounded", { reconnection: { maxAttempts: 2, minDelayMs: 20 } });
       const room = await joined(a.client);
