@@ -21,9 +21,11 @@ export const HOLD_EXPIRED = "seat_hold_expired";
  */
 export function holdSeat(room: Room, client: Client, seconds: number, timer: HoldTimer = processTimer, alsoTokens: string[] = []): Deferred<Client> {
   const internals = client as unknown as { _enqueuedMessages?: unknown };
-  // A reconnection that dropped before the client confirmed its join: Colyseus would refuse to
-  // hold it ("not joined") and the seat would be lost to one more flap of the network.
-  if (internals._enqueuedMessages !== undefined) delete internals._enqueuedMessages;
+  // A reconnection (it has earlier tokens) that dropped before the client confirmed its join:
+  // Colyseus would refuse to hold it ("not joined") and the seat would be lost to one more flap of
+  // the network. A first join that never completed is still refused: that player had no seat yet.
+  const isReconnection = alsoTokens.some((token) => token !== client.reconnectionToken);
+  if (isReconnection && internals._enqueuedMessages !== undefined) delete internals._enqueuedMessages;
   const deferred = room.allowReconnection(client, "manual");
   // Refused outright (the room is disposing): nothing to time.
   if (typeof deferred.reject !== "function") return deferred;

@@ -66,6 +66,11 @@ export class FakeDevice {
   readonly lifecycle = new AppLifecycle(() => this.cutSockets());
   /** No network at all: requests fail and sockets close before opening. */
   offline = false;
+  /**
+   * The next socket dies at its first message from the server (a room's join answer): "before" it
+   * reaches the game, or "after" (the game's confirmation of the join then never leaves the phone).
+   */
+  cutNextSocketAtFirstMessage: "before" | "after" | undefined;
 
   constructor(
     /** The simulator player: codes are `<player>.<n>`, so every code of a device is one player. */
@@ -166,6 +171,9 @@ export class FakeDevice {
     const ws = new WebSocket(this.offline ? "ws://127.0.0.1:9/" : url, { headers: header });
     ws.binaryType = "arraybuffer";
     this.sockets.add(ws);
+    const cut = this.cutNextSocketAtFirstMessage;
+    this.cutNextSocketAtFirstMessage = undefined;
+    let sendsLost = false;
     const listeners = { open: [] as Array<(r: any) => void>, message: [] as Array<(r: any) => void>, close: [] as Array<(r: any) => void>, error: [] as Array<(r: any) => void> };
     const deliver = (list: Array<(r: any) => void>, result: unknown) => this.lifecycle.deliver(() => list.forEach((l) => l(result)));
     ws.on("open", () => deliver(listeners.open, { header: {}, profile: {} }));
@@ -176,6 +184,12 @@ export class FakeDevice {
         delivered = new realm.ArrayBuffer(bytes.byteLength);
         new realm.Uint8Array(delivered).set(bytes);
       } else delivered = Buffer.from(bytes).toString("utf8");
+      if (cut && !sendsLost) {
+        sendsLost = true;
+        if (cut === "after") deliver(listeners.message, { data: delivered });
+        ws.terminate();
+        return;
+      }
       deliver(listeners.message, { data: delivered });
     });
     ws.on("close", (wsCode: number, wsReason: Buffer) => {
@@ -194,7 +208,7 @@ export class FakeDevice {
           option.fail?.({ errMsg: "sendSocketMessage:fail parameter error: data should be String or ArrayBuffer" });
           return;
         }
-        ws.send(typeof data === "string" ? data : Buffer.from(data as ArrayBuffer));
+        if (!sendsLost) ws.send(typeof data === "string" ? data : Buffer.from(data as ArrayBuffer));
         option.success?.({ errMsg: "sendSocketMessage:ok" });
       },
       close(option: { code?: number; reason?: string }) {

@@ -285,6 +285,28 @@ for (const backend of backends) {
       await heard;
     });
 
+    for (const when of ["before", "after"] as const) {
+      it(`a reconnection cut during its join (its answer lost ${when} reaching the game) keeps the seat`, async () => {
+        const a = start("douyin", `cut${when}`);
+        const room = await joined(a.client);
+        const seat = room.sessionId;
+        a.device.dropConnections();
+        // The first attempt's socket dies as the server answers its join: the player may or may not
+        // hold the new reconnection token, and the server never hears the join confirmed.
+        a.device.cutNextSocketAtFirstMessage = when;
+        await until(() => a.events.reconnected.length === 1 || a.events.failed.length > 0, "the reconnection to end");
+        assert.deepEqual(a.events.failed, []);
+        assert.ok(a.events.reconnected[0].attempts >= 2, `attempts: ${a.events.reconnected[0].attempts}`);
+        assert.equal(room.sessionId, seat);
+        const server = serverRoom(room.roomId) as any;
+        assert.equal(server.clients.length, 1);
+        await until(() => Object.keys(server.reservedSeats).length === 0, "no seat reservation left");
+        const heard = chatHeard(room, `back after a cut ${when}`);
+        room.send("chat", { text: `back after a cut ${when}` });
+        await heard;
+      });
+    }
+
     it("room.leave() during a reconnection stops it: onLeave hears 4000, and the room does not come back", async () => {
       const a = start("wechat", "quitter", { reconnection: { minDelayMs: 20, maxDelayMs: 40 } });
       const room = await joined(a.client);
