@@ -5,6 +5,7 @@ import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
 import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
+import { cutStaleConnection, holdSeat, SeatTokens, unheardCloses } from "./seat-hold";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 
 /** What `client.auth` holds in every room: who the player is, from the verified token. */
@@ -58,11 +59,17 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   extends Room<State, Metadata, unknown, PlayerAuth>
   implements GuardedRoom
 {
-  /** Seconds a dropped client may reconnect, while its session is live; 0 turns reconnection off. */
-  protected reconnectionSeconds = 20;
+  /**
+   * Seconds a dropped client's seat is held while its session lives (the client reconnects by itself
+   * meanwhile); undefined: ROOM_RECONNECT_SECONDS. A room type overrides it by setting it; 0 releases
+   * the seat at once.
+   */
+  protected reconnectionSeconds: number | undefined = undefined;
   /** The app (key) of the player whose join created the room; only its players are seated. */
   app = DEFAULT_APP;
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
+  /** The reconnection tokens each held seat answers to (seat-hold.ts). */
+  private readonly seatTokens = new SeatTokens();
   /** Clients closed because the player joined again: they leave for good, with no reconnection. */
   private readonly replacedSeats = new WeakSet<Client>();
   /**
@@ -138,9 +145,11 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
 
   override async onLeave(client: PlayerClient, consented?: boolean): Promise<void> {
     this.seatsChanged(); // Colyseus has just removed the client
-    const mayReconnect = !consented && !this.replacedSeats.has(client) && this.reconnectionSeconds > 0;
+    const { reconnectSeconds, holdTimer } = roomServices();
+    const holdSeconds = this.reconnectionSeconds ?? reconnectSeconds;
+    const mayReconnect = !consented && !this.replacedSeats.has(client) && holdSeconds > 0;
     if (mayReconnect && (await this.isLiveSession(client.auth))) {
-      const deferred = this.allowReconnection(client, this.reconnectionSeconds);
+      const deferred = holdSeat(this, client, holdSeconds, holdTimer, this.seatTokens.candidates(client));
       const { sid, userId } = playerOf(client);
       this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
       this.seatsChanged();
@@ -156,7 +165,18 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
         this.seatsChanged();
       }
     }
+    this.seatTokens.forget(client.sessionId);
     await this.onPlayerLeave(client);
+  }
+
+  /** Colyseus asks this when a reconnection comes in (possibly through another process). */
+  override checkReconnectionToken(reconnectionToken: string): string {
+    const sessionId = super.checkReconnectionToken(reconnectionToken);
+    if (!sessionId) {
+      for (const client of unheardCloses(this.clients)) void this._onLeave(client, 1006);
+      cutStaleConnection(this.clients, reconnectionToken);
+    }
+    return sessionId;
   }
 
   holdsUser(userId: string): boolean {

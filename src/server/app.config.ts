@@ -136,6 +136,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
         lobbyMaxClients: settings.lobbyMaxClients,
+        reconnectSeconds: settings.roomReconnectSeconds,
+        holdTimer: options.overrides?.roomHoldTimer,
       });
       // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.
       notices = new PurchaseNotices(matchMaker.presence, logger);

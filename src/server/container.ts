@@ -69,10 +69,18 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** setTimeout as rooms use it to hold a seat (rooms/seat-hold.ts). */
+export interface HoldTimer {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface ServiceOverrides {
   now?: () => number;
   /** Delay between platform "busy" retries; tests shorten it. */
   retryDelayMs?: (attempt: number) => number;
+  /** The timer rooms hold dropped players' seats with; tests pass a controllable clock. */
+  roomHoldTimer?: HoldTimer;
 }
 
 export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
