@@ -11,10 +11,10 @@ import { createUserStore } from "../adapters/store/create-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
 import { operatorEnvironment, readSettings } from "../config/settings-files";
 import { DEFAULT_APP } from "../core/apps";
-import { platformDefinitions } from "../platforms/registry";
 import { loadImportState, runImport, type ImportState } from "../services/migration/import-run";
 import { parsePlatformMap } from "../services/migration/leancloud-users";
-import { PlayerImporter, type ImportApp } from "../services/migration/player-importer";
+import { PlayerImporter } from "../services/migration/player-importer";
+import { importAppOf } from "./import-app";
 import { ImportProgress } from "./import-progress";
 
 const USAGE = `usage: npm run import -- leancloud <export> [options]
@@ -88,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
   const store = await createUserStore(config.store);
   try {
     await store.migrate();
-    const importer = new PlayerImporter(store, importApp(config, appKey), dryRun);
+    const importer = new PlayerImporter(store, importAppOf(config, appKey), dryRun);
     const totals: ImportState[] = [];
     const started = Date.now();
     for (const file of files) totals.push(await importFile(file, importer, platforms, { dryRun, restart: values.restart === true, window, report: values.report }));
@@ -143,19 +143,6 @@ async function importFile(
     progress.finish();
     await new Promise<void>((resolve) => report.end(resolve));
   }
-}
-
-function importApp(config: AppConfig, appKey: string): ImportApp {
-  const app = config.apps.find((a) => a.key === appKey)!;
-  const enabled = platformDefinitions.filter((d) => d.name in config.platforms && d.name in app.platforms);
-  return {
-    key: appKey,
-    platformAppIds: Object.fromEntries(enabled.map((d) => [d.name, app.platforms[d.name].appId])),
-    appsOnPlatform: Object.fromEntries(enabled.map((d) => [d.name, config.apps.filter((a) => d.name in a.platforms).length])),
-    keyOrder: Object.fromEntries(enabled.map((d) => [d.name, d.userKeyOrder])),
-    linkAppsByUnionid: config.linkAppsByUnionid,
-    placeholderEmailDomain: config.placeholderEmailDomain,
-  };
 }
 
 /** The export file, or a folder's `_User` files in name order. */
