@@ -173,7 +173,8 @@ function usageError(problem: string): number {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`import stopped: ${err instanceof Error ? err.message : String(err)}\nRun the same command again to continue from the checkpoint.\n`);
+    const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : "";
+    process.stderr.write(`import stopped: ${err instanceof Error ? err.message : String(err)}${cause}\nRun the same command again to continue from the checkpoint.\n`);
     process.exit(1);
   },
 );

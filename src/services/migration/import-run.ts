@@ -5,9 +5,15 @@
  * it that had already been imported are found by their objectId and count as `already`.
  */
 import fs from "node:fs";
+import { AppError } from "../../core/errors";
 import { MalformedRecord, readExportRecords, type ExportItem } from "./export-reader";
 import { readLeanCloudUser } from "./leancloud-users";
 import type { ImportOutcome, PlayerImporter } from "./player-importer";
+
+/** A store busy or briefly away (or a claim left by a crash, until its recovery) is waited for, about a minute in all, before the run stops. */
+const UNAVAILABLE_ATTEMPTS = 16;
+const UNAVAILABLE_BACKOFF_MS = 200;
+const UNAVAILABLE_MAX_WAIT_MS = 5000;
 
 export const OUTCOME_KINDS = ["imported", "merged", "already", "would_import", "would_merge", "skipped"] as const;
 export type OutcomeCounts = Record<(typeof OUTCOME_KINDS)[number], number> & { read: number };
@@ -71,16 +77,39 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
     ? { ...options.resumeFrom, counts: { ...options.resumeFrom.counts } }
     : { file: options.file, size, offset: 0, counts: emptyCounts(), done: false, startedAt: started, updatedAt: started };
   if (state.size !== size) throw new Error(`${options.file} changed since the checkpoint was written (${state.size} → ${size} bytes); remove the checkpoint to start over`);
+  // Imports at once: halved whenever the store answers "unavailable" (a busy store is one that times
+  // out), grown back one at a time while it keeps up.
   const window = options.window ?? 64;
-  // Records in reading order; the checkpoint advances over the finished prefix only.
-  const inFlight: Array<{ endOffset: number; finished: boolean }> = [];
+  let limit = window;
+  let sinceBackoff = 0;
+  const pressure = {
+    backOff: () => {
+      limit = Math.max(1, Math.floor(limit / 2));
+      sinceBackoff = 0;
+    },
+    keptUp: () => {
+      if (++sinceBackoff >= limit * 8 && limit < window) {
+        limit++;
+        sinceBackoff = 0;
+      }
+    },
+  };
+  // Records in reading order. The checkpoint, and the counts saved with it, cover the finished
+  // prefix only: after a kill, a record past it is read again and counts once (as `already`).
+  const inFlight: Array<{ endOffset: number; outcome?: ImportOutcome }> = [];
   const running = new Set<Promise<void>>();
   let lastCheckpoint = now();
   let failure: unknown;
   const readBefore = state.counts.read;
+  let index = 0;
 
   const advance = () => {
-    while (inFlight.length > 0 && inFlight[0].finished) state.offset = inFlight.shift()!.endOffset;
+    while (inFlight.length > 0 && inFlight[0].outcome) {
+      const done = inFlight.shift()!;
+      state.offset = done.endOffset;
+      state.counts.read++;
+      state.counts[done.outcome!.kind]++;
+    }
     if (options.stateFile && now() - lastCheckpoint >= (options.checkpointEveryMs ?? 1000)) {
       lastCheckpoint = now();
       writeState(options.stateFile, state, now);
@@ -90,15 +119,15 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
 
   for await (const item of readExportRecords(options.file, state.offset)) {
     if (failure) break;
-    const slot = { endOffset: item.endOffset, finished: false };
+    const slot: { endOffset: number; outcome?: ImportOutcome } = { endOffset: item.endOffset };
     inFlight.push(slot);
-    state.counts.read++;
-    const task = importOne(item, options)
+    const position = readBefore + ++index;
+    const task = importOne(item, options, pressure)
       .then((outcome) => {
-        state.counts[outcome.kind]++;
-        const line = reportLine(item, readBefore + item.index, outcome);
+        const line = reportLine(item, position, outcome);
         if (line) options.report(line);
-        slot.finished = true;
+        slot.outcome = outcome;
+        pressure.keptUp();
         advance();
       })
       .catch((err: unknown) => {
@@ -106,7 +135,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
       });
     const tracked = task.finally(() => running.delete(tracked));
     running.add(tracked);
-    if (running.size >= window) await Promise.race(running);
+    while (running.size >= limit) await Promise.race(running);
   }
   await Promise.all(running);
   if (failure) {
@@ -120,11 +149,22 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
   return state;
 }
 
-async function importOne(item: ExportItem, options: ImportRunOptions): Promise<ImportOutcome> {
+async function importOne(item: ExportItem, options: ImportRunOptions, pressure: { backOff(): void }): Promise<ImportOutcome> {
   if (item instanceof MalformedRecord) return { kind: "skipped", reason: `malformed_record: ${item.reason}`, notes: [] };
   const reading = readLeanCloudUser(item.record, options.platforms);
   if ("skip" in reading) return { kind: "skipped", reason: reading.skip, notes: [] };
-  return options.importer.importPlayer(reading.player);
+  const unfinished = {};
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await options.importer.importPlayer(reading.player, unfinished);
+    } catch (err) {
+      // A store that did not answer in time may have written: the next attempt reads back by objectId
+      // and carries on from what is there. Past the last attempt the run stops at its checkpoint.
+      if (!(err instanceof AppError && err.code === "service_unavailable") || attempt >= UNAVAILABLE_ATTEMPTS) throw err;
+      pressure.backOff();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(UNAVAILABLE_MAX_WAIT_MS, UNAVAILABLE_BACKOFF_MS * 2 ** (attempt - 1))));
+    }
+  }
 }
 
 function reportLine(item: ExportItem, index: number, outcome: ImportOutcome): ReportLine | undefined {

@@ -8,6 +8,7 @@
  * store), so an import racing a login of the same player ends with one user either way.
  */
 import { DEFAULT_APP, identityNamespace } from "../../core/apps";
+import { AppError } from "../../core/errors";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../../core/ports/user-store";
 import { isCleanText, isSafeAvatarUrl } from "../../core/text-rules";
 import type { PlatformIdentityKey, User } from "../../core/user";
@@ -27,6 +28,11 @@ export interface ImportApp {
   keyOrder: Record<string, readonly UserKeyField[]>;
   linkAppsByUnionid: boolean;
   placeholderEmailDomain: string;
+}
+
+/** What an attempt had started writing when its answer was lost (see importPlayer). */
+export interface UnfinishedAttempt {
+  wrote?: "imported" | "merged";
 }
 
 export type ImportOutcome =
@@ -62,7 +68,11 @@ export class PlayerImporter {
     return { platform: this.sourceNamespace, platformId: objectId };
   }
 
-  async importPlayer(player: LeanCloudPlayer): Promise<ImportOutcome> {
+  /**
+   * `unfinished` carries what an earlier attempt for this player in this run got as far as, when its
+   * write went unanswered: finding the player afterwards then means that attempt did write.
+   */
+  async importPlayer(player: LeanCloudPlayer, unfinished: UnfinishedAttempt = {}): Promise<ImportOutcome> {
     const notes: string[] = [];
     const keys = this.keysOf(player, notes);
     if (keys.length === 0) return { kind: "skipped", reason: "platform_not_served", notes };
@@ -72,12 +82,13 @@ export class PlayerImporter {
       const already = await this.store.findByIdentity(source);
       if (already) {
         if (!this.dryRun) await this.completeMerge(already, keys, player, notes);
-        return { kind: "already", userId: already.id, notes };
+        return { kind: unfinished.wrote ?? "already", userId: already.id, notes };
       }
       const owner = await this.findOwner(keys);
       if (owner) {
         if (this.dryRun) return { kind: "would_merge", userId: owner.id, notes };
         // The objectId first: once it is stored, a rerun resumes this merge instead of starting another.
+        unfinished.wrote = "merged";
         if (!(await this.store.attachIdentity(owner.id, source, { asPrimary: false }))) {
           if (attempt < MAX_ATTEMPTS) continue;
           throw new Error(`could not record LeanCloud objectId ${player.objectId}: changed concurrently ${attempt} times`);
@@ -87,13 +98,23 @@ export class PlayerImporter {
       }
       if (this.dryRun) return { kind: "would_import", notes };
       try {
+        unfinished.wrote = "imported";
         const user = await this.create(player, keys, source, accountFields);
         await this.fillProfile(user, player, notes);
         return { kind: "imported", userId: user.id, notes };
       } catch (err) {
-        if (attempt >= MAX_ATTEMPTS) throw err;
+        if (attempt >= MAX_ATTEMPTS) {
+          // A key stays claimed while no user can be read behind it: a creation in flight (or one a crash
+          // left for the store's recovery). Retryable, like the login's answer; never a second user.
+          if (err instanceof IdentityTakenError) throw new AppError("service_unavailable", { message: "A creation of this player is still in flight; retry", cause: err });
+          throw err;
+        }
         if (err instanceof AccountTakenError && (accountFields.username || accountFields.email)) {
-          notes.push(accountFields.username && accountFields.email ? "username_or_email_taken" : accountFields.username ? "username_taken" : "email_taken");
+          const taken = await this.takenAccountFields(accountFields);
+          // Claimed, but by no user that can be read: a creation in flight or cut short (its recovery
+          // frees it). Waited for, so a resumed run keeps the name the uninterrupted one would.
+          if (taken.length === 0) throw new AppError("service_unavailable", { message: "The player's username or email is held by a creation in flight; retry", cause: err });
+          notes.push(...taken.map((field) => `${field}_taken`));
           accountFields = {};
           continue;
         }
@@ -168,6 +189,13 @@ export class PlayerImporter {
       if (current?.avatar !== null) delete changes.avatar;
       if (Object.keys(changes).length === 0) return;
     }
+  }
+
+  private async takenAccountFields(fields: { username?: string; email?: string }): Promise<Array<"username" | "email">> {
+    const taken: Array<"username" | "email"> = [];
+    if (fields.username && (await this.store.findCredentialsByUsername(fields.username))) taken.push("username");
+    if (fields.email && (await this.store.findCredentialsByEmail(fields.email))) taken.push("email");
+    return taken;
   }
 
   /** The LeanCloud username and email where they fit this server's rules (else the placeholders stay). */
