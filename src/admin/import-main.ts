@@ -102,6 +102,7 @@ async function main(argv: string[]): Promise<number> {
       counts,
       seconds: Number(seconds.toFixed(1)),
       playersPerSecond: seconds > 0 ? Math.round(counts.read / seconds) : counts.read,
+      cpuSeconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(1)),
       peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
       note: PASSWORD_NOTE,
     };
