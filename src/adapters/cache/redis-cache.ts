@@ -3,10 +3,10 @@
  * scripts so they are atomic on the server; every connection or timeout failure becomes
  * `service_unavailable` so a request fails fast with 503 instead of hanging while Redis is away.
  * On a cluster an atomic write (setMany, replaceIfEquals) must keep to one hash slot, which the
- * session keys do through their `{userId}` hash tag; reads and deletes of several keys are split
- * by slot.
+ * session keys do through their `{userId}` hash tag (there only: hashTags); reads and deletes of
+ * several keys are split by slot.
  */
-import type { Cache, CacheEntry } from "../../core/ports/cache";
+import type { Cache, CacheEntry, HashTagUse } from "../../core/ports/cache";
 import { AppError } from "../../core/errors";
 import { assertPositiveInteger } from "./memory-cache";
 import { groupBySlot } from "./hash-slot";
@@ -82,6 +82,7 @@ export class CrossSlotWriteError extends Error {
 export class RedisCache implements Cache {
   private readonly redis: ScriptedRedis;
   private readonly cluster: boolean;
+  readonly hashTags: HashTagUse;
   private lastError: Error | undefined;
   private lastWarnAt = 0;
   private suppressedWarnings = 0;
@@ -92,6 +93,7 @@ export class RedisCache implements Cache {
   ) {
     const timeout = options.commandTimeoutMs ?? 2000;
     this.cluster = isCluster(target);
+    this.hashTags = this.cluster ? "required" : "legacy";
     const redis = connectRedis(target, {
       keyPrefix: options.keyPrefix ?? "",
       // Queue only until the first connect so boot-time commands wait; afterwards fail at once.

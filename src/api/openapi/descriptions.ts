@@ -84,6 +84,10 @@ refusals use that shape with the HTTP status as \`code\`: 400 (body not a JSON o
 - Logout, a new login, refresh-token reuse, a password change or disabling the user end the session. Room connections
   of that session are closed by the server.
 - \`user.id\` (the JWT's \`userId\` claim) is the local UUID, **not** the platform openid.
+- **Cache keys** (spec 5.5, for the studio's other services): \`access_token:<userId>\` and \`refresh_token:<userId>\`
+  hold the default app's current tokens, with the user's id and no braces; another app's add \`:<app>\`
+  (\`access_token:<userId>:puzzle\`), all under the server's CACHE_KEY_PREFIX. Only on a Redis Cluster
+  (REDIS_CLUSTER_NODES) is the id a hash tag, \`access_token:{<userId>}\`, so a user's keys share one slot.
 
 ### Session grades
 Every session has a grade, carried by both tokens as the \`grade\` claim and kept across refreshes (like the login
