@@ -11,6 +11,7 @@ import { AppError } from "../../core/errors";
 import { assertPositiveInteger } from "./memory-cache";
 import { groupBySlot } from "./hash-slot";
 import { connectRedis, describeTarget, isCluster, type RedisClient, type RedisTarget } from "./redis-connection";
+import { RedisWatchdog, type WatchdogTimings } from "./redis-watchdog";
 
 export interface CacheLogger {
   warn(obj: object, msg: string): void;
@@ -21,6 +22,8 @@ export interface RedisCacheOptions {
   keyPrefix?: string;
   logger?: CacheLogger;
   commandTimeoutMs?: number;
+  /** How soon a silent Redis is noticed (redis-watchdog.ts). */
+  watchdog?: WatchdogTimings;
 }
 
 const WARN_EVERY_MS = 10_000;
@@ -81,6 +84,11 @@ export class CrossSlotWriteError extends Error {
 
 export class RedisCache implements Cache {
   private readonly redis: ScriptedRedis;
+  private readonly watchdog: RedisWatchdog;
+  /** Between the watchdog's verdict and Redis answering again: commands fail at once meanwhile. */
+  private silent = false;
+  /** Fails each command waiting for its answer, when the watchdog finds Redis silent. */
+  private readonly inFlight = new Set<(err: Error) => void>();
   private readonly cluster: boolean;
   readonly hashTags: HashTagUse;
   private lastError: Error | undefined;
@@ -105,8 +113,10 @@ export class RedisCache implements Cache {
       maxRetriesPerRequest: 0,
       connectTimeout: 2000,
       commandTimeout: timeout,
-      // Never give up: the service recovers on its own when Redis comes back.
-      retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
+      // Never give up: the service recovers on its own when Redis comes back, within a second
+      // (the fault suite asserts it), so a lost Redis is tried again every 100 ms (a connect to a
+      // Redis that refuses costs next to nothing; a silent one is given up by the watchdog).
+      retryStrategy: (attempt) => Math.min(attempt * 50, 100),
       // A command that already timed out for its caller must not run later behind its back
       // (e.g. a refresh-token rotation the client was told failed).
       autoResendUnfulfilledCommands: false,
@@ -115,6 +125,10 @@ export class RedisCache implements Cache {
       // system calls, which cost more here than the commands themselves. Each command keeps its own
       // result, error and timeout. Not on a cluster, whose batches split per node anyway.
       enableAutoPipelining: !this.cluster,
+      // A cluster's own ready check (CLUSTER INFO) goes to a node connection that may wait for a
+      // silent node for the whole command timeout; the watchdog's PING of every node checks instead,
+      // so a cluster that answers again is used within the second. Each node keeps its ready check.
+      ...(this.cluster ? { enableReadyCheck: false } : {}),
     }) as ScriptedRedis;
     redis.defineCommand("cacheDeleteIfEquals", { numberOfKeys: 1, lua: DELETE_IF_EQUALS });
     redis.defineCommand("cacheReplaceIfEquals", { lua: REPLACE_IF_EQUALS });
@@ -125,6 +139,11 @@ export class RedisCache implements Cache {
       redis.options.enableOfflineQueue = false;
     });
     this.redis = redis;
+    this.watchdog = new RedisWatchdog(
+      redis,
+      { silent: (address, why) => this.onSilent(address, why), answering: () => (this.silent = false) },
+      options.watchdog,
+    );
   }
 
   /** Resolves once connected; rejects after `timeoutMs` so a wrong URL fails at boot. */
@@ -220,6 +239,7 @@ export class RedisCache implements Cache {
   }
 
   async close(): Promise<void> {
+    this.watchdog.stop();
     if (this.redis.status === "end") return;
     if (this.redis.status === "ready") {
       try {
@@ -239,10 +259,12 @@ export class RedisCache implements Cache {
   private async run<T>(command: () => Promise<T>): Promise<T> {
     const connection = this.connection();
     try {
-      return await command();
+      if (this.silent) throw new Error("Redis is silent (no answer to the watchdog's PING)");
+      return await this.failedOnSilence(command());
     } catch (err) {
       // A reply error is Redis answering (e.g. WRONGTYPE): a bug, not an outage.
-      if (err instanceof Error && err.name === "ReplyError") throw err;
+      // (CLUSTERDOWN, TRYAGAIN and LOADING are Redis saying it cannot serve yet: an outage.)
+      if (err instanceof Error && err.name === "ReplyError" && !/^(CLUSTERDOWN|TRYAGAIN|LOADING)\b/.test(err.message)) throw err;
       if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.reconnectAfterTimeout(connection);
       throw new AppError("service_unavailable", { message: "The cache is unavailable; retry later", cause: err });
     }
@@ -264,6 +286,31 @@ export class RedisCache implements Cache {
     return "stream" in this.redis ? this.redis.stream : this.redis;
   }
 
+  /** `pending`, or its failure as soon as the watchdog finds Redis silent. */
+  private failedOnSilence<T>(pending: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.inFlight.add(reject);
+      pending.then(
+        (value) => {
+          this.inFlight.delete(reject);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.inFlight.delete(reject);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private onSilent(address: string, why: string): void {
+    const err = new Error(`Redis at ${address} went silent (${why}); connecting again`);
+    this.silent = true;
+    for (const fail of this.inFlight) fail(err);
+    this.inFlight.clear();
+    this.onError(err);
+  }
+
   private onError(err: Error): void {
     this.lastError = err;
     const logger = this.options.logger;
@@ -279,3 +326,4 @@ export class RedisCache implements Cache {
     this.suppressedWarnings = 0;
   }
 }
+
