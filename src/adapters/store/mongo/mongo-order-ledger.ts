@@ -32,6 +32,8 @@ interface OrderDoc {
   coins: number;
   platformOrderId: string;
   env: 0 | 1;
+  /** An operator grant's reason; absent otherwise. */
+  reason?: string;
   initialState: OrderState;
   createdAt: Date;
   settled?: boolean;
@@ -115,6 +117,7 @@ export class MongoOrderLedger implements OrderLedger {
         coins: order.coins,
         platformOrderId: order.platformOrderId,
         env: order.env,
+        ...(order.reason !== undefined ? { reason: order.reason } : {}),
         initialState: order.state ?? "pending",
         createdAt: new Date(order.createdAt),
       };
@@ -284,6 +287,7 @@ export class MongoOrderLedger implements OrderLedger {
       attempts,
       leaseUntil: state === "paid" && lease ? lease.leaseUntil.toISOString() : null,
       failure,
+      reason: doc.reason ?? null,
       createdAt: doc.createdAt.toISOString(),
       updatedAt: updatedAt.toISOString(),
     };
