@@ -85,10 +85,6 @@ export class CrossSlotWriteError extends Error {
 export class RedisCache implements Cache {
   private readonly redis: ScriptedRedis;
   private readonly watchdog: RedisWatchdog;
-  /** Between the watchdog's verdict and Redis answering again: commands fail at once meanwhile. */
-  private silent = false;
-  /** Fails each command waiting for its answer, when the watchdog finds Redis silent. */
-  private readonly inFlight = new Set<(err: Error) => void>();
   private readonly cluster: boolean;
   readonly hashTags: HashTagUse;
   private lastError: Error | undefined;
@@ -139,11 +135,7 @@ export class RedisCache implements Cache {
       redis.options.enableOfflineQueue = false;
     });
     this.redis = redis;
-    this.watchdog = new RedisWatchdog(
-      redis,
-      { silent: (address, why) => this.onSilent(address, why), answering: () => (this.silent = false) },
-      options.watchdog,
-    );
+    this.watchdog = new RedisWatchdog(redis, (err) => this.onError(err), options.watchdog);
   }
 
   /** Resolves once connected; rejects after `timeoutMs` so a wrong URL fails at boot. */
@@ -259,8 +251,9 @@ export class RedisCache implements Cache {
   private async run<T>(command: () => Promise<T>): Promise<T> {
     const connection = this.connection();
     try {
-      if (this.silent) throw new Error("Redis is silent (no answer to the watchdog's PING)");
-      return await this.failedOnSilence(command());
+      // While the watchdog finds Redis silent, fail at once; a command in flight fails at its verdict.
+      if (this.watchdog.silent) throw new Error("Redis is silent (no answer to the watchdog's PING)");
+      return await this.watchdog.failedOnSilence(command());
     } catch (err) {
       // A reply error is Redis answering (e.g. WRONGTYPE): a bug, not an outage.
       // (CLUSTERDOWN, TRYAGAIN and LOADING are Redis saying it cannot serve yet: an outage.)
@@ -284,31 +277,6 @@ export class RedisCache implements Cache {
   /** The socket of one Redis; a cluster has one per node and reconnects them as a whole. */
   private connection(): unknown {
     return "stream" in this.redis ? this.redis.stream : this.redis;
-  }
-
-  /** `pending`, or its failure as soon as the watchdog finds Redis silent. */
-  private failedOnSilence<T>(pending: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      this.inFlight.add(reject);
-      pending.then(
-        (value) => {
-          this.inFlight.delete(reject);
-          resolve(value);
-        },
-        (err: unknown) => {
-          this.inFlight.delete(reject);
-          reject(err);
-        },
-      );
-    });
-  }
-
-  private onSilent(address: string, why: string): void {
-    const err = new Error(`Redis at ${address} went silent (${why}); connecting again`);
-    this.silent = true;
-    for (const fail of this.inFlight) fail(err);
-    this.inFlight.clear();
-    this.onError(err);
   }
 
   private onError(err: Error): void {

@@ -4,9 +4,9 @@
  * a cluster) is sent a PING every `probeEveryMs` while ready; one unanswered after `answerWithinMs`,
  * or a connection still not ready that long after it started, is destroyed at once (not ioredis's
  * disconnect, which waits for a FIN a silent peer never sends), so ioredis connects again.
- * The owner hears `silent` at the verdict and fails its commands at once, in flight or new, instead
- * of letting them wait for their timeouts (or, on a cluster, be retried onto another connection
- * that waits too); it hears `answering` when every connection answers a PING again.
+ * From the verdict until every connection answers a PING again, `silent` is true and the owner fails
+ * its commands at once; those in flight (failedOnSilence) fail at the verdict, instead of waiting
+ * for their timeouts (or, on a cluster, being retried onto another connection that waits too).
  */
 import type { Cluster, default as Redis } from "ioredis";
 import type { RedisClient } from "./redis-connection";
@@ -28,20 +28,18 @@ interface Watch {
 
 const CONNECTING = new Set(["connecting", "connect"]);
 
-export interface WatchdogListener {
-  silent(address: string, why: string): void;
-  answering(): void;
-}
-
 export class RedisWatchdog {
   private readonly watches = new WeakMap<Redis, Watch>();
   private readonly timer: NodeJS.Timeout;
-  /** Between a verdict and every connection answering again. */
-  private silent = false;
+  /** Between a verdict and every connection answering again: the owner's commands fail at once. */
+  silent = false;
+  /** Fails each command waiting for its answer at the verdict. */
+  private readonly inFlight = new Set<(err: Error) => void>();
 
   constructor(
     private readonly client: RedisClient,
-    private readonly listener: WatchdogListener,
+    /** Told of each verdict (the owner logs it). */
+    private readonly report: (err: Error) => void,
     private readonly timings: WatchdogTimings = DEFAULT_WATCHDOG,
   ) {
     this.timer = setInterval(() => this.check(), timings.probeEveryMs);
@@ -52,6 +50,31 @@ export class RedisWatchdog {
 
   stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** `pending`, or its failure as soon as Redis is found silent. */
+  failedOnSilence<T>(pending: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.inFlight.add(reject);
+      pending.then(
+        (value) => {
+          this.inFlight.delete(reject);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.inFlight.delete(reject);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private declareSilent(address: string, why: string): void {
+    const err = new Error(`Redis at ${address} went silent (${why}); connecting again`);
+    this.silent = true;
+    for (const fail of this.inFlight) fail(err);
+    this.inFlight.clear();
+    this.report(err);
   }
 
   private connections(): Redis[] {
@@ -97,8 +120,7 @@ export class RedisWatchdog {
     // Its slot map asks each node in turn, within SLOTS_REFRESH_TIMEOUT_MS: a safety net, not the rule.
     if (now - this.clusterConnectingSince <= 2 * this.timings.answerWithinMs) return;
     this.clusterConnectingSince = undefined;
-    this.silent = true;
-    this.listener.silent("cluster", "not ready after connecting");
+    this.declareSilent("cluster", "not ready after connecting");
     for (const node of cluster.nodes("all")) destroyStream(node);
     cluster.disconnect(true);
   }
@@ -108,10 +130,7 @@ export class RedisWatchdog {
     const settled = (answered: boolean) => {
       if (watch.probeSentAt !== now) return;
       watch.probeSentAt = undefined;
-      if (answered && this.silent && this.allAnswering()) {
-        this.silent = false;
-        this.listener.answering();
-      }
+      if (answered && this.silent && this.allAnswering()) this.silent = false;
     };
     redis.ping().then(
       () => settled(true),
@@ -137,8 +156,7 @@ export class RedisWatchdog {
       if ((watch.probeSentAt ?? watch.connectingSince) !== since) return;
       watch.probeSentAt = undefined;
       watch.connectingSince = undefined;
-      this.silent = true;
-      this.listener.silent(`${redis.options.host ?? ""}:${redis.options.port ?? ""}`, why);
+      this.declareSilent(`${redis.options.host ?? ""}:${redis.options.port ?? ""}`, why);
       destroyStream(redis);
       // A cluster reconnects as a whole (slot map first): left to itself it would retry the failed
       // commands on fresh node connections that wait for the silent node just the same.
