@@ -81,6 +81,8 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     appSecrets: appSecrets(s),
     accessTokenRouteKey: s.ACCESS_TOKEN_ROUTE_KEY,
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
+    exposeSessionKey: s.EXPOSE_SESSION_KEY,
+    exposeSessionKeyConfirmed: s.EXPOSE_SESSION_KEY_CONFIRMED,
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
