@@ -11,6 +11,7 @@ import type { Logger } from "../logging/logger";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
+import { buildUserExport } from "../services/user-export";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
@@ -69,10 +70,12 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
 
   let payments: Promise<PaymentServices> | undefined;
   const platforms = openAdminPlatforms(config, cache, logger);
+  const openPayments = () => (payments ??= openAdminPayments(platforms, store, logger));
+  const userExport = buildUserExport({ store, sessions, ledger: async () => (await openPayments()).ledger });
   return {
-    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit),
+    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
-    payments: () => (payments ??= openAdminPayments(platforms, store, logger)),
+    payments: openPayments,
     reachesServers: presence !== undefined,
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();

@@ -32,7 +32,7 @@ export const economyShape = {
     .optional(),
 };
 
-type EconomySettings = z.output<z.ZodObject<typeof economyShape>> & { NODE_ENV?: string; APPS_FILE?: Array<{ key: string; catalog?: Catalog }> };
+type EconomySettings = z.output<z.ZodObject<typeof economyShape>> & { NODE_ENV?: string; APPS_FILE?: { apps: Array<{ key: string; catalog?: Catalog }> } };
 
 /** The file's catalogs by app key, or every problem with it (each naming the file, the app and the item). */
 export function readCatalogFile(file: string): { catalogs: Record<string, Catalog> } | { problems: string[] } {
@@ -66,7 +66,7 @@ export function economyConfig(s: EconomySettings) {
   const catalogs: Record<string, Catalog> = {};
   // Development and the embedded defaults sell the example game's shop; production sells what it is told.
   if (s.NODE_ENV !== "production") catalogs[DEFAULT_APP] = exampleCatalog();
-  for (const app of s.APPS_FILE ?? []) if (app.catalog) catalogs[app.key] = app.catalog;
+  for (const app of s.APPS_FILE?.apps ?? []) if (app.catalog) catalogs[app.key] = app.catalog;
   Object.assign(catalogs, s.CATALOG_FILE ?? {});
   return {
     economy: {
