@@ -1,4 +1,5 @@
 import type { Room } from "colyseus.js";
+import type { RewardEvent } from "./economy";
 import type { Session } from "./session";
 
 export interface GameClientEvents extends Record<string, unknown> {
@@ -10,6 +11,8 @@ export interface GameClientEvents extends Record<string, unknown> {
   seatReplaced: { room: Room; code: number };
   /** The network dropped a room connection; `client.reconnect(reconnectionToken)` may bring it back. */
   connectionLost: { room: Room; code: number; reconnectionToken: string };
+  /** A grant reached the player while in a room (a room's `reward` message): what, from where, balances after. */
+  reward: RewardEvent;
 }
 
 export type Listener<T> = (payload: T) => void;
