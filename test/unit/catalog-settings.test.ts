@@ -57,9 +57,11 @@ describe("catalog settings", () => {
     assert.ok(problems.startsWith(`CATALOG_FILE: ${name}`));
   });
 
-  it("reports shape problems with the item named, and unreadable or invalid JSON files", () => {
+  it("reports an entry's shape problems together with every other problem, and unreadable or invalid JSON files", () => {
     const problems = problemsOf({ CATALOG_FILE: file(broken) }).join("\n");
     assert.match(problems, /ads\[0\] \(ad-1\)\.dailyCap: /);
+    assert.match(problems, /items\[0\] \(sword\)\.prices\.silver: unknown currency/, "a bad entry hides no other problem");
+    assert.match(problems, /items\[1\] \(chest\): a bundle must say what it grants/);
     assert.match(problemsOf({ CATALOG_FILE: file("{oops") }).join(), /is not valid JSON/);
     assert.match(problemsOf({ CATALOG_FILE: path.join(dir, "missing.json") }).join(), /cannot read .*ENOENT/);
     assert.match(problemsOf({ CATALOG_FILE: file({ catalogs: { nosuchapp: { items: [] } } }) }).join(), /names app "nosuchapp", which is not served/);
