@@ -167,6 +167,8 @@ for (const backend of backends) {
         assert.equal(h.logs.filter((line) => line.includes('"event":"item_delivered"') && (line.includes(cheap) || line.includes(unknown))).length, 0);
         const metrics = await h.services.metrics.registry.getSingleMetricAsString("economy_item_purchases_refused_total");
         assert.match(metrics, new RegExp(`economy_item_purchases_refused_total\\{platform="${platform}",reason="price_below_catalog"\\} [1-9]`));
+        const granted = await h.services.metrics.registry.getSingleMetricAsString("economy_grants_total");
+        assert.match(granted, /economy_grants_total\{app="default",source="item_push"\} [1-9]/);
       });
     }
   });
