@@ -27,6 +27,8 @@ export interface AdminContext {
   subscribeMessages: SubscribeMessageService;
   /** `orders`, `refund`, `grant`: the payment services, opened on first use. */
   payments(): Promise<PaymentServices>;
+  /** Registers what else `erase` removes (the economy's store). */
+  onErase(erase: (userId: string) => Promise<void>): void;
   /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
   reachesServers: boolean;
   /** Waits for session-change announcements to be sent, then closes every connection. */
@@ -67,11 +69,13 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
 
 
   let payments: Promise<PaymentServices> | undefined;
+  const onErase = (erase: (userId: string) => Promise<void>) => accounts.onErase(erase);
   const platforms = openAdminPlatforms(config, cache, logger);
   return {
     admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
     payments: () => (payments ??= openAdminPayments(platforms, store, logger)),
+    onErase,
     reachesServers: presence !== undefined,
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();

@@ -139,8 +139,8 @@ async function main(argv: string[]): Promise<number> {
       "end-sessions": () => admin.endSessions(reference, by),
       // The economy's part first: an erased user's ledger cannot be found by the user any more.
       erase: async () => {
-        const { id } = await admin.resolve(reference);
-        await (await openEconomy()).store.erase(id);
+        const { store } = await openEconomy();
+        context.onErase((userId) => store.erase(userId));
         return admin.erase(reference, by);
       },
       export: async () => {

@@ -170,6 +170,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       moderation,
     );
 
+    accounts.onErase((userId) => economy.store.erase(userId));
+
     return {
       config,
       logger,

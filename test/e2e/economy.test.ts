@@ -104,6 +104,17 @@ for (const backend of backends) {
       assert.equal((await h.services.economy.store.entries("default", p.userId)).length, 1);
     });
 
+    it("a player deleting their account erases their wallet, inventory and ledger", async () => {
+      const p = await player();
+      await gems(p.userId, 30);
+      assert.equal((await h.request("POST", "/api/economy/purchases", { purchaseId: unique("b"), itemId: "potion" }, p.headers)).status, 201);
+      const deleted = await h.request("DELETE", "/api/users/me", undefined, p.headers);
+      assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+      assert.deepEqual(await h.services.economy.store.appsOf(p.userId), []);
+      assert.deepEqual(await h.services.economy.store.entries("default", p.userId), []);
+      assert.deepEqual((await h.services.economy.store.state("default", p.userId)).balances, {});
+    });
+
     for (const platform of ["wechat", "douyin"] as const) {
       it(`${platform}: prices coin orders from the catalog; a client's own price is 409 with nothing deducted; delivery lands in the inventory with one reward message`, async () => {
         const p = await player(platform, 200);
