@@ -6,6 +6,7 @@ import fs from "node:fs";
 import { describeUserStore } from "../adapters/store/describe-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
 import { describeApps } from "../config/settings/apps";
+import { describeCatalogs } from "../config/settings/economy";
 import { operatorEnvironment, processCount, readSettings, settingsFiles, type Env } from "../config/settings-files";
 
 export type SettingsCheck =
@@ -46,5 +47,6 @@ function describe(config: AppConfig, instances: number): string {
     describeUserStore(config.store),
     { redis: "Redis cache", "redis-cluster": "Redis Cluster cache", memory: "in-memory cache" }[config.cache.kind],
     describeApps(config.apps),
+    describeCatalogs(config.economy.catalogs),
   ].join(", ");
 }

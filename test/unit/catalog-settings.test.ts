@@ -76,6 +76,9 @@ describe("catalog settings", () => {
     const check = checkSettings({ NODE_ENV: "development", CATALOG_FILE: file({ items: [{ itemId: "z", name: "Z", kind: "consumable", prices: { gold: 1 } }] }) });
     assert.equal(check.ok, false);
     assert.match(formatCheck(check), /items\[0\] \(z\)\.prices\.gold: unknown currency/);
+    const ok = checkSettings({ NODE_ENV: "development", APPS_FILE: file({ apps: [{ key: "puzzle", wechat: { appId: "wx_puzzle", appSecret: "puzzle-secret-value-1234" } }] }) });
+    assert.ok(ok.ok, ok.ok ? "" : ok.problems.join("; "));
+    assert.match(formatCheck(ok), /catalogs: default \(7 items, 1 ad units, 1 gift packs\)/);
   });
 
   it("takes catalogs per app: the file's, the apps file's, else the example one outside production", () => {
