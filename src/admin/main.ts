@@ -13,7 +13,7 @@ import { AppError } from "../core/errors";
 import { createLogger } from "../logging/logger";
 import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
-import { catalogCommand, exportEconomy, openAdminEconomy, parseGrantParts, type AdminEconomy } from "./admin-economy";
+import { catalogCommand, parseGrantParts } from "./admin-economy";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type Order, type OrderState } from "../core/ports/order-ledger";
 import { presentOrder } from "../services/payments/order-view";
@@ -130,8 +130,7 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel, destination: stderr, name: "admin" });
   const audit = createLogger({ level: "info", destination: stderr, name: "admin-audit" });
   const context = await openAdminContext(config, logger, audit);
-  let economy: Promise<AdminEconomy> | undefined;
-  const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
+  const openEconomy = context.economy;
   if (!context.reachesServers && !["find", "export", "notify", "catalog"].includes(command) && !economyGrant) {
     process.stderr.write("note: in-memory cache: sessions live inside the server process; this reaches the store only\n");
   }
@@ -152,15 +151,11 @@ async function main(argv: string[]): Promise<number> {
       "end-sessions": () => admin.endSessions(reference, by),
       // The economy's part first: an erased user's ledger cannot be found by the user any more.
       erase: async () => {
-        const { id } = await admin.resolve(reference);
-        await (await openEconomy()).store.erase(id);
+        const { store } = await openEconomy();
+        context.onErase((userId) => store.erase(userId));
         return admin.erase(reference, by);
       },
-      export: async () => {
-        const { id } = await admin.resolve(reference);
-        const record = await admin.export(id, by);
-        return { ...record, economy: await exportEconomy((await openEconomy()).store, id) };
-      },
+      export: () => admin.export(reference, by),
       catalog: () => catalogCommand(openEconomy, reference, extra[0], { app: values.app ?? DEFAULT_APP, by, expectVersion }, audit),
       notify: async () => {
         const { id } = await admin.resolve(reference);
@@ -216,7 +211,6 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
-    await (await economy?.catch(() => undefined))?.close();
     await context.close();
   }
 }

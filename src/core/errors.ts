@@ -81,6 +81,7 @@ export const ERROR_CODES = {
   already_owned: { status: 409, message: "The player already owns this item (it can be owned once)" },
   insufficient_funds: { status: 402, message: "The player does not have enough of the item's currency; nothing was deducted" },
   source_conflict: { status: 409, message: "This id was already used by another player or for something else" },
+  reward_cap_reached: { status: 429, message: "The player has had this reward as often as allowed for now (e.g. today's ad views); nothing was granted" },
   catalog_invalid: { status: 422, message: "The catalog has problems; nothing was changed" },
   rate_limited: { status: 429, message: "Too many requests; retry later" },
   payload_too_large: { status: 413, message: "The request body is too large" },

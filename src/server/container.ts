@@ -181,6 +181,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       moderation,
     );
 
+    accounts.onErase((userId) => economy.store.erase(userId));
+
     return {
       config,
       logger,

@@ -7,8 +7,10 @@
  * a section nor listed below as holding nothing per user.
  */
 import { AppError } from "../core/errors";
+import type { EconomyStore } from "../core/ports/economy-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
 import type { UserStore } from "../core/ports/user-store";
+import { exportEconomy } from "./economy/economy-export";
 import { presentOrder } from "./payments/order-view";
 import type { SessionService } from "./session-service";
 
@@ -83,6 +85,8 @@ export interface UserExportSources {
   sessions: Pick<SessionService, "liveApps">;
   /** Opened on first use: the admin CLI opens the payment services only when a command needs them. */
   ledger(): Promise<Pick<OrderLedger, "listByUser">>;
+  /** The economy's store, likewise opened on first use. */
+  economy(): Promise<Pick<EconomyStore, "appsOf" | "state" | "entries">>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -108,5 +112,10 @@ export function buildUserExport(sources: UserExportSources): UserExport {
       name: "orders",
       ports: ["order-ledger"],
       collect: async (id) => ({ orders: (await (await sources.ledger()).listByUser(id, { limit: EXPORT_ORDER_LIMIT })).map(presentOrder) }),
+    })
+    .add({
+      name: "economy",
+      ports: ["economy-store"],
+      collect: async (id) => ({ economy: await exportEconomy(await sources.economy(), id) }),
     });
 }

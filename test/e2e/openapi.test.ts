@@ -150,6 +150,10 @@ describe("OpenAPI description", () => {
       "POST /api/minigame/wechat/push",
       "GET /api/minigame/douyin/push",
       "POST /api/minigame/douyin/push",
+      "GET /api/catalog",
+      "GET /api/economy/wallet",
+      "GET /api/economy/inventory",
+      "POST /api/economy/purchases",
     ].sort());
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
     assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
@@ -293,6 +297,25 @@ describe("OpenAPI description", () => {
     assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, { ...msg, appid: "tt_other" }, timestamp, "1") })).status, 400);
     const nobody = { ...msg, cp_orderno: unique("dy"), cp_extra: JSON.stringify({ openid: unique("nobody"), itemId: "gem" }) };
     assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, nobody, timestamp, "1") })).status, 500);
+  });
+
+  it("economy routes: catalog, wallet, inventory and soft purchases, success and failures match the document", async () => {
+    const login = (await wechatLogin()).body.data;
+    const auth = bearer(login.token);
+    for (const route of ["/api/catalog", "/api/economy/wallet", "/api/economy/inventory"]) {
+      assert.equal((await call("GET", route, { headers: auth })).status, 200);
+      assert.equal((await call("GET", route)).status, 401);
+    }
+    await h.services.economy.rewards.grant({ appId: "default", userId: login.user.id, source: "operator", sourceId: unique("seed"), currencies: { gems: 10 } });
+    const buy = (body: unknown) => call("POST", "/api/economy/purchases", { body, headers: auth });
+    const purchaseId = unique("buy");
+    assert.equal((await buy({ purchaseId, itemId: "potion" })).status, 201);
+    assert.equal((await buy({ purchaseId, itemId: "potion" })).status, 200);
+    assert.equal((await buy({ purchaseId: unique("buy"), itemId: "potion" })).status, 402);
+    assert.equal((await buy({ purchaseId: unique("buy"), itemId: "nope" })).status, 404);
+    assert.equal((await buy({ purchaseId: "bad id", itemId: "potion" })).status, 400);
+    const mismatch = await call("POST", "/api/payments/orders", { body: { orderId: unique("ord"), itemId: "sword", coins: 1 }, headers: auth });
+    assert.deepEqual([mismatch.status, mismatch.body.data.code], [409, "price_mismatch"]);
   });
 
   it("social routes: player storage and subscribe messages, success and failures match the document", async () => {

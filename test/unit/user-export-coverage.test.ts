@@ -22,6 +22,11 @@ const sources = {
   store: { exportUser: async (id: string) => (id === "u1" ? { user: { id: "u1" }, identities: [] } : null) },
   sessions: { liveApps: async () => ["default"] },
   ledger: async () => ({ listByUser: async (id: string) => (id === "u1" ? [order] : []) }),
+  economy: async () => ({
+    appsOf: async (id: string) => (id === "u1" ? ["default"] : []),
+    state: async () => ({ balances: { gold: 5 }, items: { sword: 1 }, purchased: {} }),
+    entries: async () => [],
+  }),
 };
 
 describe("user export: one section per store port", () => {
@@ -39,7 +44,8 @@ describe("user export: one section per store port", () => {
 
   it("exports the user, identities, sessions and orders (env named) in one object", async () => {
     const exported = await userExport.collect("u1");
-    assert.deepEqual(Object.keys(exported).sort(), ["identities", "orders", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(Object.keys(exported).sort(), ["economy", "identities", "orders", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(exported.economy, { default: { balances: { gold: 5 }, items: [{ itemId: "sword", count: 1 }], ledger: [] } });
     assert.deepEqual((exported.orders as { orderId: string; env: string }[]).map((o) => [o.orderId, o.env]), [["sword-1", "sandbox"]]);
     assert.deepEqual(exported.sessionApps, ["default"]);
   });

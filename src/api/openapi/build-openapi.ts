@@ -11,6 +11,7 @@ import { accountOperations } from "./account-operations";
 import { API_DESCRIPTION } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
+import { economyOperations, registerEconomyComponents } from "./economy-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 
@@ -52,6 +53,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...socialOperations(options.platforms));
   registerPaymentComponents(register);
   operations.push(...paymentOperations(options.platforms));
+  registerEconomyComponents(register);
+  operations.push(...economyOperations());
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -72,6 +75,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
+      { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
     ],
     paths,
     components: {

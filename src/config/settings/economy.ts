@@ -60,6 +60,12 @@ export function catalogAppProblems(s: EconomySettings, appKeys: readonly string[
   return [...(s.CATALOG_FILE?.problems ?? []), ...unserved];
 }
 
+/** The catalogs for an operator (config:check): per app, how many items, ad units and gift packs. */
+export function describeCatalogs(catalogs: Readonly<Record<string, Catalog>>): string {
+  const each = Object.entries(catalogs).map(([app, c]) => `${app} (${c.items.length} items, ${c.ads.length} ad units, ${c.giftPacks.length} gift packs)`);
+  return `catalogs: ${each.join("; ") || "none (nothing on sale until an operator loads one)"}`;
+}
+
 export function economyConfig(s: EconomySettings) {
   const catalogs: Record<string, Catalog> = {};
   // Development and the embedded defaults sell the example game's shop; production sells what it is told.
