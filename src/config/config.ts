@@ -19,6 +19,7 @@ import { splitList, type Env } from "./config-types";
 import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
+import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
@@ -28,7 +29,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...leaderboardsShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -56,6 +57,8 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   const embedded = simulatorMode(s) === "embedded";
   const apps = appsProblems(s, enabledPlatforms(s), (p) => platformSetting(s, p, "APP_ID") ?? (embedded ? p.simulatorApp.appId : undefined));
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
+  const boards = leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE ?? [], s.NODE_ENV === "production");
+  if (boards.problems.length > 0) problem("LEADERBOARDS_FILE", boards.problems.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -68,6 +71,9 @@ function toAppConfig(s: Settings) {
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
     ...socialConfig(s),
+    /** Boards per app key (docs/leaderboards.md). */
+    leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE ?? [], s.NODE_ENV === "production").boards,
+    leaderboardTickMs: s.LEADERBOARD_TICK_MS,
   };
 }
 

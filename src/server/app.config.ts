@@ -132,6 +132,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         moderation: ready.moderation,
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
+        leaderboards: ready.leaderboards,
         lobbyMaxClients: settings.lobbyMaxClients,
       });
       // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.

@@ -29,6 +29,9 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildLeaderboards } from "./leaderboard-wiring";
+import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
+import type { RewardGranter } from "../core/ports/reward-grants";
 
 export interface Services {
   config: AppConfig;
@@ -58,6 +61,8 @@ export interface Services {
   /** Coins, orders, item purchases and their delivery (docs/payments.md). */
   payments: PaymentServices;
   metrics: Metrics;
+  /** Leaderboards and tournaments (docs/leaderboards.md). */
+  leaderboards: LeaderboardService;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -67,6 +72,8 @@ export interface ServiceOverrides {
   now?: () => number;
   /** Delay between platform "busy" retries; tests shorten it. */
   retryDelayMs?: (attempt: number) => number;
+  /** The reward ledger season rewards are paid through, until the economy provides it here. */
+  rewardGranter?: RewardGranter;
 }
 
 export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -146,6 +153,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
     cleanups.push(() => payments.close());
+    const boards = await buildLeaderboards({ config, users: store, cache, logger, granter: overrides.rewardGranter, now: overrides.now });
+    cleanups.push(() => boards.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -180,6 +189,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       subscribeMessages: social.subscribeMessages,
       payments,
       metrics,
+      leaderboards: boards.leaderboards,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

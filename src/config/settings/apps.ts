@@ -33,6 +33,8 @@ export interface AppFileEntry {
   key: string;
   /** Platform name → the app's credentials there. */
   platforms: Record<string, z.output<typeof platformAppSchema>>;
+  /** The app's boards as written; checked with LEADERBOARDS_FILE (settings/leaderboards.ts). */
+  leaderboards?: unknown;
 }
 
 export const appsShape = {
@@ -77,7 +79,7 @@ export function readAppsFile(file: string): { apps: AppFileEntry[] } | { problem
   parsed.data.apps.forEach((raw, index) => {
     const platforms: AppFileEntry["platforms"] = {};
     for (const [field, value] of Object.entries(raw)) {
-      if (field === "key") continue;
+      if (field === "key" || field === "leaderboards") continue;
       if (!names.has(field)) {
         problems.push(`apps[${index}].${field}: unknown platform (registered: ${[...names].join(", ")})`);
         continue;
@@ -89,7 +91,7 @@ export function readAppsFile(file: string): { apps: AppFileEntry[] } | { problem
     if (Object.keys(platforms).length === 0 && !problems.some((p) => p.startsWith(`apps[${index}]`))) {
       problems.push(`apps[${index}]: names no platform`);
     }
-    apps.push({ key: raw.key, platforms });
+    apps.push({ key: raw.key, platforms, ...(raw.leaderboards !== undefined ? { leaderboards: raw.leaderboards } : {}) });
   });
   return problems.length > 0 ? { problems } : { apps };
 }

@@ -1,0 +1,30 @@
+/**
+ * Ranks served from memory shared by every process (Redis sorted sets), kept in step with the
+ * leaderboard store and rebuilt from it when lost. Never the record of truth: a period whose index
+ * is not `ready` is read from the store while it is rebuilt.
+ */
+import type { LeaderboardRecord, PeriodKey, SortOrder } from "./leaderboard-store";
+
+export interface IndexedRecord {
+  rank: number;
+  record: LeaderboardRecord;
+}
+
+export interface RankIndex {
+  /** Whether the period's index is complete (built from the store and not lost since). */
+  ready(key: PeriodKey): Promise<boolean>;
+  /** Applies each record unless the index holds the same or a newer version of it. */
+  apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<void>;
+  remove(key: PeriodKey, userId: string): Promise<void>;
+  /** Records at ranks offset+1 … offset+limit; null while the period's index is not ready. */
+  range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null>;
+  /** The ranks and records of those of the players who have one; null while not ready. */
+  ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null>;
+  /**
+   * Starts a build: true when this caller should build (nobody else is), with a token that
+   * `finishBuild` checks, so a build that the index lost mid-way (a flush) is never marked ready.
+   */
+  startBuild(key: PeriodKey, ttlMs: number): Promise<string | null>;
+  finishBuild(key: PeriodKey, token: string): Promise<boolean>;
+  close(): Promise<void>;
+}
