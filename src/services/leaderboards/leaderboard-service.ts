@@ -44,6 +44,7 @@ export interface LeaderboardDeps {
   logger: PayoutLogger;
   now?: () => number;
   afterGrant?: (key: PeriodKey, rank: number) => Promise<void>;
+  payoutLeaseMs?: number;
 }
 
 export interface SubmitOptions {
@@ -61,7 +62,7 @@ export class LeaderboardService {
   constructor(private readonly deps: LeaderboardDeps) {
     this.now = deps.now ?? Date.now;
     this.periods = new BoardPeriods(deps.store, this.now);
-    this.payouts = new SeasonPayouts(deps.store, deps.cache, deps.granter, deps.logger, this.now, deps.afterGrant);
+    this.payouts = new SeasonPayouts(deps.store, deps.cache, deps.granter, deps.logger, this.now, deps.afterGrant, deps.payoutLeaseMs);
     this.reads = new RankedReads(deps.store, deps.index, deps.logger);
   }
 

@@ -37,6 +37,8 @@ export class SeasonPayouts {
     private readonly now: () => number,
     /** Called after each grant; tests stop a process there. */
     private readonly afterGrant: (key: PeriodKey, rank: number) => Promise<void> = async () => undefined,
+    /** How long a payer holds a period before another process may take over (its death frees it then). */
+    private readonly leaseMs = PAYOUT_LEASE_MS,
   ) {}
 
   /** The reward for a rank, if any. */
@@ -58,7 +60,7 @@ export class SeasonPayouts {
     }
     const lease = `lb-payout:${id}`;
     const token = crypto.randomBytes(8).toString("hex");
-    if (!(await this.cache.setIfAbsent(lease, token, PAYOUT_LEASE_MS))) return "busy";
+    if (!(await this.cache.setIfAbsent(lease, token, this.leaseMs))) return "busy";
     try {
       const plan = (await this.store.payoutPlan(key)) ?? (await this.store.claimPayoutPlan(key, await this.plan(board, key)));
       for (const winner of plan.winners) {
