@@ -125,16 +125,16 @@ export function parseBoards(raw: unknown, where: string): { boards: BoardDefinit
   return problems.length > 0 ? { problems } : { boards };
 }
 
-/** LEADERBOARDS_FILE's boards per app, or its problems. */
-export function readLeaderboardsFile(file: string): { boards: BoardsByApp } | { problems: string[] } {
+/** LEADERBOARDS_FILE's boards per app, and its problems (the boards of every app without one). */
+export function readLeaderboardsFile(file: string): { boards: BoardsByApp; problems: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { problems: [e.code ? `cannot read ${file}: ${e.code}` : `${file} is not valid JSON: ${e.message}`] };
+    return { boards: {}, problems: [e.code ? `cannot read ${file}: ${e.code}` : `${file} is not valid JSON: ${e.message}`] };
   }
-  if (!json || typeof json !== "object" || Array.isArray(json)) return { problems: [`${file} must be {"<app key>": [board, …]}`] };
+  if (!json || typeof json !== "object" || Array.isArray(json)) return { boards: {}, problems: [`${file} must be {"<app key>": [board, …]}`] };
   const boards: BoardsByApp = {};
   const problems: string[] = [];
   for (const [app, list] of Object.entries(json)) {
@@ -142,7 +142,16 @@ export function readLeaderboardsFile(file: string): { boards: BoardsByApp } | { 
     if ("problems" in result) problems.push(...result.problems);
     else boards[app] = result.boards;
   }
-  return problems.length > 0 ? { problems } : { boards };
+  return { boards, problems };
+}
+
+function safeJson(file: string): object {
+  try {
+    const json = JSON.parse(fs.readFileSync(file, "utf8"));
+    return json && typeof json === "object" && !Array.isArray(json) ? json : {};
+  } catch {
+    return {};
+  }
 }
 
 export const leaderboardsShape = {
@@ -165,13 +174,10 @@ export function leaderboardsConfig(
   const appKeys = new Set([DEFAULT_APP, ...appEntries.map((a) => a.key)]);
   if (file) {
     const fromFile = readLeaderboardsFile(file);
-    if ("problems" in fromFile) problems.push(...fromFile.problems.map((p) => `LEADERBOARDS_FILE ${p}`));
-    else {
-      for (const [app, list] of Object.entries(fromFile.boards)) {
-        if (!appKeys.has(app)) problems.push(`LEADERBOARDS_FILE ${app}: no such app (apps: ${[...appKeys].join(", ")})`);
-        else boards[app] = [...list];
-      }
-    }
+    problems.push(...fromFile.problems);
+    const named = fs.existsSync(file) ? Object.keys(safeJson(file)) : [];
+    for (const app of named) if (!appKeys.has(app)) problems.push(`${app}: no such app (apps: ${[...appKeys].join(", ")})`);
+    for (const [app, list] of Object.entries(fromFile.boards)) if (appKeys.has(app)) boards[app] = [...list];
   }
   appEntries.forEach((entry, index) => {
     if (entry.leaderboards === undefined) return;
