@@ -13,6 +13,7 @@ import { clean, componentName, operationObject, type Json, type OperationSpec } 
 import { platformOperations } from "./platform-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
+import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -52,6 +53,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...socialOperations(options.platforms));
   registerPaymentComponents(register);
   operations.push(...paymentOperations(options.platforms));
+  registerLeaderboardComponents(register);
+  operations.push(...leaderboardOperations());
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -71,6 +74,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
+      { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
     ],
     paths,
     components: {

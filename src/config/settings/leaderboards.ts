@@ -11,7 +11,7 @@ import { DEFAULT_APP } from "../../core/apps";
 
 export const DEFAULT_BOARD_TIMEZONE = "Asia/Shanghai";
 const BOARD_ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
-const safeInt = z.number().int().min(Number.MIN_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+const safeInt = z.number().int().min(-1e15).max(1e15);
 const count = z.number().int().positive().max(1_000_000_000);
 
 const rewardSchema = z

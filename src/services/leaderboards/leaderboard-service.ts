@@ -84,7 +84,10 @@ export class LeaderboardService {
     const board = this.board(app, boardId);
     const subscore = options.subscore ?? 0;
     for (const [field, value] of [["score", score], ["subscore", subscore]] as const) {
-      if (!Number.isSafeInteger(value)) throw new AppError("invalid_request", { message: `${field}: must be an integer`, data: { fields: [{ field, message: "must be an integer" }] } });
+      // ±10^15: exact in a double, in Redis's scores and after many increments.
+      if (!Number.isInteger(value) || Math.abs(value) > 1e15) {
+        throw new AppError("invalid_request", { message: `${field}: must be an integer of at most ±10^15`, data: { fields: [{ field, message: "must be an integer of at most ±10^15" }] } });
+      }
     }
     if ((board.minScore !== undefined && score < board.minScore) || (board.maxScore !== undefined && score > board.maxScore)) {
       throw new AppError("score_out_of_bounds", { data: { min: board.minScore ?? null, max: board.maxScore ?? null } });
