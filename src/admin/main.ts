@@ -14,6 +14,7 @@ import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
+import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -31,6 +32,8 @@ commands:
   refund <user> <orderId>                      give a coin spend's coins back (WeChat cancelpay; idempotent)
   grant <user> <coins> --platform <name> --grant-id <id> [--app <key>] [--reason <text>]
                                                give coins once per grant id (WeChat present, Douyin add_coin)
+leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
+${LEADERBOARD_USAGE}
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
 const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant"] as const;
@@ -40,6 +43,7 @@ const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
