@@ -6,6 +6,7 @@ import { RoomConnector } from "./room-connector";
 import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from "./runtime";
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import * as payments from "./payments";
+import { Leaderboard } from "./leaderboards";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
 import { SessionKeeper } from "./session-keeper";
@@ -157,6 +158,11 @@ export class GameClient {
   requestSubscribe(templateIds: string[]): Promise<SubscribeGrants> {
     const prompt = this.runtime.requestSubscribe?.bind(this.runtime);
     return prompt ? prompt(templateIds) : Promise.reject(new Error(`${this.runtime.platform}: this runtime has no subscribe prompt`));
+  }
+
+  /** A board of this game: `.top()`, `.aroundMe()`, `.me()`, `.submit(score)` where allowed (docs/leaderboards.md). */
+  leaderboard(boardId: string): Leaderboard {
+    return new Leaderboard(this.authed, boardId);
   }
 
   /** The player's coins on their platform for this game (`GET /api/payments/balance`). */
