@@ -18,6 +18,7 @@ import { CAPACITY, capacityStep } from "./scenarios/capacity";
 import { peersStep } from "./scenarios/peers";
 import { roomTrafficStep } from "./scenarios/room-traffic";
 import { scaleStep } from "./scenarios/scale";
+import { leaderboardsStep } from "./scenarios/leaderboards";
 import { serviceRun } from "./scenarios/service-run";
 
 const HELP = `npm run bench [-- flags]
@@ -41,7 +42,9 @@ const HELP = `npm run bench [-- flags]
                           scale: CPU per request of 2 processes vs 1 over Redis + PostgreSQL;
                           capacity: idle authenticated lobby clients one process holds, and its idle RSS;
                           room-traffic: rooms of 10 players sending 10 messages/s each, grown until p99 > 50 ms
-                          or the process saturates, on Redis + PostgreSQL: players per process and per core)
+                          or the process saturates, on Redis + PostgreSQL: players per process and per core;
+                          leaderboards: top-100, around-me and new bests on 1,000,000 records (PostgreSQL + Redis)
+                          and 100,000 (SQLite), 50 concurrent callers in one process)
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -168,6 +171,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("scale") && !isAborting()) ctx.sections.push(await scaleStep(ctx));
   if (flags.only.includes("capacity") && !isAborting()) ctx.sections.push(await capacityStep(ctx));
   if (flags.only.includes("room-traffic") && !isAborting()) ctx.sections.push(await roomTrafficStep(ctx));
+  if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

@@ -54,7 +54,7 @@ describe("playground leaderboard in headless Chromium", function () {
     const rank = Number(/rank (\d+)/.exec(mine ?? "")?.[1]);
     await first.page.click("#board-refresh");
     await first.page.locator("#board-status.ok").waitFor();
-    const order = await first.page.locator("#board li").evaluateAll((items) => items.map((li) => (li as HTMLElement).dataset.userId));
+    const order = await first.page.locator("#board li").evaluateAll((items) => items.map((li) => li.getAttribute("data-user-id")));
     assert.ok(order.indexOf(second.userId) >= 0 && order.indexOf(second.userId) < order.indexOf(first.userId), "9 points rank above 7");
     assert.equal(order.indexOf(second.userId) + 1, rank);
   });
