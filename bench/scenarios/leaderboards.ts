@@ -150,7 +150,7 @@ async function seed(run: Run, seq: number): Promise<void> {
       await pool.query(
         `insert into leaderboard_records (${columns})
          select 'default', 'bench', $1, 'u' || g, s, 0, -s, 0, 1700000000000 + g, 1700000000000 + g, 1, 'u' || g, null
-         from generate_series(0, $2 - 1) g, lateral (select (g * 7919) % 1000000 as s) x`,
+         from generate_series(0, $2 - 1) g, lateral (select (g::bigint * 7919) % 1000000 as s) x`,
         [seq, run.records],
       );
       await pool.query("analyze leaderboard_records");
