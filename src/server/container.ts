@@ -29,9 +29,9 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
-import type { RewardGranter } from "../core/ports/reward-grants";
 
 export interface Services {
   config: AppConfig;
@@ -60,6 +60,8 @@ export interface Services {
   subscribeMessages: SocialServices["subscribeMessages"];
   /** Coins, orders, item purchases and their delivery (docs/payments.md). */
   payments: PaymentServices;
+  /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
+  economy: EconomyServices;
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
@@ -72,8 +74,6 @@ export interface ServiceOverrides {
   now?: () => number;
   /** Delay between platform "busy" retries; tests shorten it. */
   retryDelayMs?: (attempt: number) => number;
-  /** The reward ledger season rewards are paid through, until the economy provides it here. */
-  rewardGranter?: RewardGranter;
 }
 
 export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -151,9 +151,16 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       now: overrides.now,
     });
-    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
+    const economy = await buildEconomyServices(config, logger, metrics, overrides.now);
+    cleanups.push(() => economy.close());
+    await economy.start();
+    const payments = await buildPaymentServices({
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now,
+      refuseItemPurchase: economy.refuseItemPurchase,
+    });
     cleanups.push(() => payments.close());
-    const boards = await buildLeaderboards({ config, users: store, cache, logger, granter: overrides.rewardGranter, now: overrides.now });
+    deliverThroughEconomy(payments, economy, platformApps, logger);
+    const boards = await buildLeaderboards({ config, users: store, cache, logger, granter: economy.rewards, now: overrides.now });
     cleanups.push(() => boards.close());
     const accounts = new AccountService(
       store,
@@ -188,6 +195,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       playerStorage: social.playerStorage,
       subscribeMessages: social.subscribeMessages,
       payments,
+      economy,
       metrics,
       leaderboards: boards.leaderboards,
       simulator,
