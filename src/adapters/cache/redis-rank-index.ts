@@ -68,6 +68,10 @@ for i, user in ipairs(ARGV) do
 end
 return out`;
 
+const RENEW_BUILD = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
+
 const FINISH_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], '1')
@@ -137,6 +141,10 @@ export class RedisRankIndex implements RankIndex {
     const token = crypto.randomBytes(12).toString("hex");
     const taken = await this.redis.set(this.keys(key).build, token, "PX", ttlMs, "NX");
     return taken === "OK" ? token : null;
+  }
+
+  async renewBuild(key: PeriodKey, token: string, ttlMs: number): Promise<boolean> {
+    return (await this.redis.eval(RENEW_BUILD, 1, this.keys(key).build, token, ttlMs)) === 1;
   }
 
   async finishBuild(key: PeriodKey, token: string): Promise<boolean> {

@@ -7,7 +7,8 @@ import type { LeaderboardRecord, LeaderboardStore, PeriodKey, RankCursor, SortOr
 import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
 
 const BUILD_PAGE = 2000;
-const BUILD_LEASE_MS = 120_000;
+/** A build holds its claim this long past its last page; a dead builder's claim frees itself then. */
+const BUILD_LEASE_MS = 30_000;
 
 export interface PageCursor extends RankCursor {
   /** How many records came before the next page. */
@@ -94,6 +95,7 @@ export class RankedReads {
         if (page.length === 0) break;
         await index.apply(key, order, page);
         after = page[page.length - 1].userId;
+        if (!(await index.renewBuild(key, token, BUILD_LEASE_MS))) return false;
       }
       return await index.finishBuild(key, token);
     } catch (err) {
