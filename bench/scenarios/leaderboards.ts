@@ -8,6 +8,7 @@
 import path from "node:path";
 import { Pool } from "pg";
 import { MemoryCache } from "../../src/adapters/cache/memory-cache";
+import { MemoryRankIndex } from "../../src/adapters/cache/memory-rank-index";
 import { RedisRankIndex } from "../../src/adapters/cache/redis-rank-index";
 import { createLeaderboardStore } from "../../src/adapters/store/create-leaderboard-store";
 import type { AppConfig } from "../../src/config/config";
@@ -48,7 +49,8 @@ export async function leaderboardsStep(ctx: Context): Promise<string> {
   for (const run of runs) {
     if (isAborting()) break;
     const store = await createLeaderboardStore(run.store);
-    const index = run.redisUrl ? new RedisRankIndex(run.redisUrl, run.prefix) : undefined;
+    // As the server wires it: Redis when configured, else this process's memory (one process only).
+    const index = run.redisUrl ? new RedisRankIndex(run.redisUrl, run.prefix) : new MemoryRankIndex();
     try {
       rows.push(...(await measureRun(ctx, run, store, index, notes)));
     } finally {
@@ -64,7 +66,7 @@ export async function leaderboardsStep(ctx: Context): Promise<string> {
   return section(title, [], table, notes);
 }
 
-async function measureRun(ctx: Context, run: Run, store: LeaderboardStore, index: RankIndex | undefined, notes: string[]): Promise<string[][]> {
+async function measureRun(ctx: Context, run: Run, store: LeaderboardStore, index: RankIndex, notes: string[]): Promise<string[][]> {
   const parsed = parseBoards([{ id: "bench", operator: "best" }], "bench");
   if (!("boards" in parsed)) throw new Error(parsed.problems.join("; "));
   const service = new LeaderboardService({
@@ -80,11 +82,11 @@ async function measureRun(ctx: Context, run: Run, store: LeaderboardStore, index
   const seedStart = Date.now();
   await seed(run, key.seq);
   log(`${run.label}: ${run.records} records seeded in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`);
-  if (index) {
+  {
     const started = Date.now();
     const built = await service.reads.rebuild(key, "desc");
     if (!built) throw new Error("the rank index was not built");
-    notes.push(`${run.label}: the Redis index of ${run.records.toLocaleString("en")} records was rebuilt from the store in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
+    notes.push(`${run.label}: the ${run.redisUrl ? "Redis" : "in-process"} index of ${run.records.toLocaleString("en")} records was rebuilt from the store in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
   }
   const users = (i: number) => `u${Math.floor(Math.random() * i)}`;
   const topTarget = run.redisUrl ? TARGETS.top : TARGETS.sqlite;

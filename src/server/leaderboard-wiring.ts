@@ -4,6 +4,7 @@
  * reward ledger that pays season rewards.
  */
 import type { Kysely } from "kysely";
+import { MemoryRankIndex } from "../adapters/cache/memory-rank-index";
 import { RedisRankIndex } from "../adapters/cache/redis-rank-index";
 import { createLeaderboardStore } from "../adapters/store/create-leaderboard-store";
 import { sharedSqliteConnection } from "../adapters/store/create-user-store";
@@ -29,7 +30,12 @@ export async function buildLeaderboards(input: LeaderboardWiringInput): Promise<
   const shared: { sqlite?: Kysely<unknown> } = config.store.kind === "sqlite" ? { sqlite: sharedSqliteConnection(config.store.path) } : {};
   const store = await createLeaderboardStore(config.store, shared);
   const cacheConfig = config.cache;
-  const index = cacheConfig.kind === "memory" ? undefined : new RedisRankIndex(cacheConfig.kind === "redis" ? cacheConfig.url : { nodes: cacheConfig.nodes }, config.cacheKeyPrefix);
+  // Without Redis the settings allow one process only (INSTANCES > 1 needs REDIS_URL), so this
+  // process sees every write and its memory can hold the ranks.
+  const index =
+    cacheConfig.kind === "memory"
+      ? new MemoryRankIndex(input.now)
+      : new RedisRankIndex(cacheConfig.kind === "redis" ? cacheConfig.url : { nodes: cacheConfig.nodes }, config.cacheKeyPrefix);
   const leaderboards = new LeaderboardService({
     boards: config.leaderboards,
     store,

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import Redis from "ioredis";
 import { MemoryCache } from "../../src/adapters/cache/memory-cache";
+import { MemoryRankIndex } from "../../src/adapters/cache/memory-rank-index";
 import { RedisRankIndex } from "../../src/adapters/cache/redis-rank-index";
 import { createLeaderboardStore } from "../../src/adapters/store/create-leaderboard-store";
 import { parseBoards } from "../../src/config/settings/leaderboards";
@@ -115,3 +116,55 @@ for (const impl of testRedisUrl ? storeImplementations("lb-index").filter((i) =>
     });
   });
 }
+
+describe("rank index in the process's memory over SQLite (the embedded setup)", function () {
+  this.timeout(60_000);
+  let store: LeaderboardStore;
+  let release: () => Promise<void>;
+  let clock = Date.parse("2026-11-25T04:00:00Z");
+  const index = new MemoryRankIndex(() => clock);
+  let service: LeaderboardService;
+  const key = { app: "default", board: "hs", seq: 1 };
+
+  before(async () => {
+    const prepared = await storeImplementations("lb-memindex")[0].prepare();
+    release = prepared.release;
+    store = await createLeaderboardStore(prepared.config);
+    service = new LeaderboardService({
+      boards: { default: parsed.boards },
+      store,
+      users: { findById: async (id: string) => ({ id, username: `user-${id}`, nickname: null, status: 1 }) as never },
+      cache: new MemoryCache(),
+      index,
+      logger: { info: () => undefined, warn: () => undefined },
+      now: () => clock++,
+    });
+  });
+  after(async () => {
+    await store?.close();
+    await release?.();
+  });
+
+  it("ranks as the store does, follows this process's writes, and picks up another's at its refresh", async () => {
+    for (let i = 0; i < 200; i++) await service.submit("default", `p${i}`, "hs", i % 50);
+    await service.top("default", "hs", { limit: 1 });
+    for (let i = 0; i < 50 && !(await index.ready(key)); i++) await sleep(10);
+    const check = async () => {
+      const fromStore = await store.top(key, "desc", 1000);
+      const fromIndex = await index.range(key, 0, 1000);
+      assert.deepEqual(fromIndex!.map((r) => [r.rank, r.record.userId]), fromStore.map((r, i) => [i + 1, r.userId]));
+    };
+    await check();
+    await Promise.all(Array.from({ length: 40 }, (_, i) => service.submit("default", `p${i * 5}`, "hs", 100 + i)));
+    await check();
+    assert.equal((await service.me("default", "p195", "hs")).rank, 1);
+    // Another process (the admin CLI) removes a record in the store only: seen after the refresh.
+    await store.remove(key, "p195");
+    assert.equal((await service.me("default", "p195", "hs")).rank, 1, "served as it was until the refresh");
+    clock += 6000;
+    await service.top("default", "hs", { limit: 1 });
+    for (let i = 0; i < 100 && (await index.ranksOf(key, ["p195"]))!.length > 0; i++) await sleep(10);
+    await assert.rejects(service.me("default", "p195", "hs"), { code: "no_record" });
+    await check();
+  });
+});

@@ -3,9 +3,11 @@
  * FerretDB + Redis): the operator rules hold when two processes submit at once, a period ends once
  * when both see it end, ranks 1–10 of 1,000 players are each rewarded once, and a process killed
  * (SIGKILL) in the middle of a payout leaves it to be finished after a restart, nobody paid twice.
+ * Rewards are paid through the economy's ledger: a player paid twice would hold twice the gold.
  */
 import assert from "node:assert/strict";
-import { openTestRewardLedger, type TestRewardLedger } from "../support/test-reward-ledger";
+import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
+import type { EconomyStore } from "../../src/core/ports/economy-store";
 import { startLeaderboardWorker, type LeaderboardWorker } from "../support/leaderboard-workers";
 import type { WorkerSettings } from "../support/leaderboard-worker";
 import { storeImplementations } from "../support/store-configs";
@@ -27,7 +29,7 @@ for (const impl of storeImplementations("lb-processes")) {
     let settings: Omit<WorkerSettings, "boards">;
     let a: LeaderboardWorker;
     let b: LeaderboardWorker;
-    let ledger: TestRewardLedger;
+    let economy: EconomyStore;
     const extra: LeaderboardWorker[] = [];
 
     before(async () => {
@@ -35,11 +37,11 @@ for (const impl of storeImplementations("lb-processes")) {
       release = prepared.release;
       settings = { store: prepared.config, redisUrl: withRedis, prefix: uniquePrefix("lbproc"), now: WEDNESDAY, leaseMs: 1500 };
       [a, b] = await Promise.all([startLeaderboardWorker({ ...settings, boards: BOARDS }), startLeaderboardWorker({ ...settings, boards: BOARDS })]);
-      ledger = await openTestRewardLedger(prepared.config);
+      economy = await createEconomyStore(prepared.config);
     });
     after(async () => {
       await Promise.all([a, b, ...extra].map((w) => w?.kill()));
-      await ledger?.close();
+      await economy?.close();
       await release?.();
     });
 
@@ -69,6 +71,7 @@ for (const impl of storeImplementations("lb-processes")) {
       assert.deepEqual(grants.find((g) => g.userId === "p00999")?.currencies, { gold: 100 });
       assert.deepEqual(grants.find((g) => g.userId === "p00990")?.currencies, { gold: 10 });
       assert.equal(grants.filter((g) => g.source === "leaderboard").length, 10);
+      assert.deepEqual(await Promise.all(["p00999", "p00995", "p00990", "p00989"].map(goldOf)), [100, 10, 10, 0]);
     });
 
     it("a process killed in the middle of a payout leaves it to the restarted one: each of ranks 1–10 paid once", async () => {
@@ -90,12 +93,24 @@ for (const impl of storeImplementations("lb-processes")) {
       }
       const grants = await grantsOf("killed:1:");
       assert.deepEqual(grants.map((g) => g.userId).sort(), [...top10].sort());
+      // The first season paid them already: each now holds exactly two seasons' gold, whoever paid.
+      assert.deepEqual(await Promise.all(["p00999", "p00996", "p00990", "p00989"].map(goldOf)), [200, 20, 20, 0]);
       const period = await restarted.call<{ seq: number }>({ op: "period", board: "killed" });
       assert.equal(period.seq, 2);
     });
 
+    /** The ledger's grants of a board period among the 20 best seeded players and the worst. */
     async function grantsOf(prefix: string) {
-      return (await ledger.all()).filter((g) => g.sourceId.startsWith(prefix));
+      const candidates = [...Array.from({ length: 20 }, (_, i) => 980 + i), 0];
+      const found = await Promise.all(
+        candidates.map(async (n) => {
+          const userId = `p${String(n).padStart(5, "0")}`;
+          const entry = await economy.findBySource("default", "leaderboard", `${prefix}${userId}`);
+          return entry ? { userId, source: entry.source, sourceId: entry.sourceId, currencies: entry.currencies } : null;
+        }),
+      );
+      return found.filter((g) => g !== null);
     }
+    const goldOf = async (userId: string) => (await economy.state("default", userId)).balances.gold ?? 0;
   });
 }

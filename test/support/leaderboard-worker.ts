@@ -1,7 +1,8 @@
 /**
  * One process running the leaderboard service over a real store (and Redis when given), driven by
  * the test over IPC: the second process of the two-process suites, and the one killed mid-payout.
- * Its clock is the test's (`now`), so a period's end comes when the test says.
+ * Its clock is the test's (`now`), so a period's end comes when the test says. Rewards go through
+ * the economy's RewardGranter on the same database, as in the server.
  * Started by startLeaderboardWorker (leaderboard-workers.ts) with its settings as argv[2] (JSON).
  */
 import { createCache } from "../../src/adapters/cache/create-cache";
@@ -10,7 +11,8 @@ import { createLeaderboardStore } from "../../src/adapters/store/create-leaderbo
 import type { AppConfig } from "../../src/config/config";
 import { parseBoards } from "../../src/config/settings/leaderboards";
 import { LeaderboardService } from "../../src/services/leaderboards/leaderboard-service";
-import { openTestRewardLedger } from "./test-reward-ledger";
+import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
+import { EconomyRewards } from "../../src/services/economy/reward-granter";
 
 export interface WorkerSettings {
   store: AppConfig["store"];
@@ -39,7 +41,8 @@ async function main(): Promise<void> {
   const store = await createLeaderboardStore(settings.store);
   const cache = await createCache(settings.redisUrl ? { kind: "redis", url: settings.redisUrl } : { kind: "memory" }, settings.prefix);
   const index = settings.redisUrl ? new RedisRankIndex(settings.redisUrl, settings.prefix) : undefined;
-  const granter = await openTestRewardLedger(settings.store);
+  // The economy's own reward ledger, on the same database: what the server pays seasons through.
+  const granter = new EconomyRewards(await createEconomyStore(settings.store), () => now);
   const quiet = { info: () => undefined, warn: () => undefined };
   const service = new LeaderboardService({
     boards: { default: parsed.boards },

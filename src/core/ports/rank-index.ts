@@ -25,6 +25,8 @@ export interface RankIndex {
    * `finishBuild` checks, so a build that the index lost mid-way (a flush) is never marked ready.
    */
   startBuild(key: PeriodKey, ttlMs: number): Promise<string | null>;
+  /** Whether a ready index should be rebuilt in the background (served as it is meanwhile). */
+  stale?(key: PeriodKey): boolean;
   /** Keeps a long build's claim alive; false when it was lost (the index was flushed): stop building. */
   renewBuild(key: PeriodKey, token: string, ttlMs: number): Promise<boolean>;
   finishBuild(key: PeriodKey, token: string): Promise<boolean>;

@@ -71,7 +71,10 @@ export class RankedReads {
     if (!this.index) return null;
     try {
       const answer = await read(this.index);
-      if (answer !== null) return answer;
+      if (answer !== null) {
+        if (this.index.stale?.(key)) void this.rebuild(key, order);
+        return answer;
+      }
     } catch (err) {
       this.logger.warn({ err, board: key.board }, "rank index read failed; reading the store");
       return null;
