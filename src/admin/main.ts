@@ -15,7 +15,7 @@ import { openAdminContext } from "./admin-context";
 import { catalogCommand, exportEconomy, openAdminEconomy, parseGrantParts, type AdminEconomy } from "./admin-economy";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
-import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
+import { exportLeaderboards, LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -150,7 +150,7 @@ async function main(argv: string[]): Promise<number> {
       export: async () => {
         const { id } = await admin.resolve(reference);
         const record = await admin.export(id, by);
-        return { ...record, economy: await exportEconomy((await openEconomy()).store, id) };
+        return { ...record, economy: await exportEconomy((await openEconomy()).store, id), leaderboards: await exportLeaderboards(config, id) };
       },
       catalog: () => catalogCommand(openEconomy, reference, extra[0], { app: values.app ?? DEFAULT_APP, by, expectVersion }, audit),
       notify: async () => {

@@ -52,6 +52,10 @@ describe("admin leaderboards", function () {
     assert.equal(records.status, 0, records.stderr);
     assert.deepEqual(JSON.parse(records.stdout).map((r: { board: string; score: number }) => [r.board, r.score]), [["highscores", 777]]);
 
+    const exported = await runAdmin(env, "export", user.id);
+    assert.equal(exported.status, 0, exported.stderr);
+    assert.deepEqual(JSON.parse(exported.stdout).leaderboards.map((r: { app: string; board: string; score: number }) => [r.app, r.board, r.score]), [["default", "highscores", 777]]);
+
     const removed = await admin("remove", "highscores", user.id, "--by", "ops-anna");
     assert.deepEqual([removed.status, JSON.parse(removed.stdout)], [0, { removed: true }]);
     assert.deepEqual(audits(removed.stderr).map((a) => [a.action, a.by, a.userId, a.board]), [["leaderboard_remove", "ops-anna", user.id, "highscores"]]);
