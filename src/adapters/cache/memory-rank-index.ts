@@ -19,23 +19,33 @@ interface Entry {
 }
 
 class SortedRecords {
-  readonly list: Entry[] = [];
+  list: Entry[] = [];
   readonly byUser = new Map<string, Entry>();
+
+  /** While true, records are only collected (a build); `sort` puts them in order once. */
+  constructor(private collecting = false) {}
 
   apply(sign: number, r: LeaderboardRecord): void {
     const old = this.byUser.get(r.userId);
     if (old && old.record.version >= r.version) return;
-    if (old) this.list.splice(this.position(old), 1);
     const entry = { s: sign * r.score, ss: sign * r.subscore, record: r };
-    this.list.splice(this.position(entry), 0, entry);
     this.byUser.set(r.userId, entry);
+    if (this.collecting) return;
+    if (old) this.list.splice(this.position(old), 1);
+    this.list.splice(this.position(entry), 0, entry);
+  }
+
+  /** Ends a build: one sort instead of an insertion per record. */
+  sort(): void {
+    this.list = [...this.byUser.values()].sort(compare);
+    this.collecting = false;
   }
 
   remove(userId: string): void {
     const old = this.byUser.get(userId);
     if (!old) return;
-    this.list.splice(this.position(old), 1);
     this.byUser.delete(userId);
+    if (!this.collecting) this.list.splice(this.position(old), 1);
   }
 
   /** Where `e` is, or would go, in rank order. */
@@ -86,13 +96,15 @@ export class MemoryRankIndex implements RankIndex {
     return p.live !== undefined && !p.building && this.now() - p.builtAt > MEMORY_INDEX_REFRESH_MS;
   }
 
-  async apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<void> {
+  async apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<number | null> {
     const p = this.period(key);
     p.sign = order === "desc" ? -1 : 1;
     for (const r of records) {
       p.live?.apply(p.sign, r);
       p.building?.next.apply(p.sign, r);
     }
+    const entry = records.length === 1 ? p.live?.byUser.get(records[0].userId) : undefined;
+    return entry ? p.live!.position(entry) + 1 : null;
   }
 
   async remove(key: PeriodKey, userId: string): Promise<void> {
@@ -122,7 +134,7 @@ export class MemoryRankIndex implements RankIndex {
     const p = this.period(key);
     if (p.building) return null;
     const token = crypto.randomBytes(8).toString("hex");
-    p.building = { token, next: new SortedRecords() };
+    p.building = { token, next: new SortedRecords(true) };
     return token;
   }
 
@@ -133,6 +145,7 @@ export class MemoryRankIndex implements RankIndex {
   async finishBuild(key: PeriodKey, token: string): Promise<boolean> {
     const p = this.period(key);
     if (p.building?.token !== token) return false;
+    p.building.next.sort();
     p.live = p.building.next;
     p.builtAt = this.now();
     p.building = undefined;

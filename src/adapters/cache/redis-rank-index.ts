@@ -37,7 +37,12 @@ for i = 1, #ARGV, 5 do
     n = n + 1
   end
 end
-return n`;
+-- One record: its player's rank too (0-based), when the index is complete.
+if #ARGV == 5 and redis.call('EXISTS', KEYS[3]) == 1 then
+  local held = cjson.decode(redis.call('HGET', KEYS[2], ARGV[1]))
+  return {n, redis.call('ZRANK', KEYS[1], held.member)}
+end
+return {n}`;
 
 const REMOVE = `
 local old = redis.call('HGET', KEYS[2], ARGV[1])
@@ -99,9 +104,9 @@ export class RedisRankIndex implements RankIndex {
     return (await this.redis.exists(this.keys(key).ready)) === 1;
   }
 
-  async apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    const { z, h } = this.keys(key);
+  async apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<number | null> {
+    if (records.length === 0) return null;
+    const { z, h, ready } = this.keys(key);
     const sign = order === "desc" ? -1 : 1;
     const args: Array<string | number> = [];
     for (const r of records) {
@@ -109,7 +114,8 @@ export class RedisRankIndex implements RankIndex {
       const held: Held = { ...r, member };
       args.push(r.userId, r.version, sign * r.score, member, JSON.stringify(held));
     }
-    await this.redis.eval(APPLY, 2, z, h, ...args);
+    const [, rank] = (await this.redis.eval(APPLY, 3, z, h, ready, ...args)) as [number, number?];
+    return rank === undefined || rank === null ? null : rank + 1;
   }
 
   async remove(key: PeriodKey, userId: string): Promise<void> {

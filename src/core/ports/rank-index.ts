@@ -13,8 +13,12 @@ export interface IndexedRecord {
 export interface RankIndex {
   /** Whether the period's index is complete (built from the store and not lost since). */
   ready(key: PeriodKey): Promise<boolean>;
-  /** Applies each record unless the index holds the same or a newer version of it. */
-  apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<void>;
+  /**
+   * Applies each record unless the index holds the same or a newer version of it. Given one record,
+   * answers its player's rank when the index is complete (null otherwise): a write and its rank in
+   * one round trip.
+   */
+  apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<number | null>;
   remove(key: PeriodKey, userId: string): Promise<void>;
   /** Records at ranks offset+1 … offset+limit; null while the period's index is not ready. */
   range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null>;

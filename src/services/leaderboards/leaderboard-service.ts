@@ -100,7 +100,8 @@ export class LeaderboardService {
     const name = await this.nameOf(userId);
     const at = this.now();
     const { record, changed } = await this.deps.store.submit(key, board.order, board.operator, { userId, name, score, subscore, metadata: options.metadata ?? null, at });
-    if (changed) await this.reads.written(key, board.order, record);
+    const rank = changed ? await this.reads.written(key, board.order, record) : null;
+    if (rank !== null) return view(rank, record);
     const [ranked] = await this.reads.ranksOf(key, board.order, [userId]);
     return view(ranked?.rank ?? (await this.deps.store.countAhead(key, board.order, record)) + 1, record);
   }

@@ -55,10 +55,16 @@ export class RankedReads {
     return [...above, me.record, ...below].map((record, i) => ({ rank: me.rank - above.length + i, record }));
   }
 
-  /** Keeps the index in step after a write; a failure leaves the store right and is only logged. */
-  async written(key: PeriodKey, order: SortOrder, record: LeaderboardRecord): Promise<void> {
-    if (!this.index) return;
-    await this.index.apply(key, order, [record]).catch((err) => this.logger.warn({ err, board: key.board }, "rank index update failed"));
+  /**
+   * Keeps the index in step after a write; answers the player's rank when the index had it (else
+   * null: ask `ranksOf`). A failure leaves the store right and is only logged.
+   */
+  async written(key: PeriodKey, order: SortOrder, record: LeaderboardRecord): Promise<number | null> {
+    if (!this.index) return null;
+    return this.index.apply(key, order, [record]).catch((err) => {
+      this.logger.warn({ err, board: key.board }, "rank index update failed");
+      return null;
+    });
   }
 
   async removed(key: PeriodKey, userId: string): Promise<void> {
