@@ -105,7 +105,7 @@ export function createApiRouter(services: Services): Router {
     }),
   );
 
-  api.use("/leaderboards", leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
+  api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

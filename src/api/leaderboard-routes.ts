@@ -1,5 +1,5 @@
 /**
- * Mounted at `/leaderboards`: the boards of the token's app. Scores normally come from the game's
+ * The `/leaderboards` routes: the boards of the token's app. Scores normally come from the game's
  * own code (rooms call the service); a client may submit only where the board says so, within its
  * bounds and a per-player rate.
  */
@@ -26,11 +26,11 @@ export function leaderboardRoutes(deps: LeaderboardRouteDeps): Router {
   const auth = requireAuth(deps.sessions);
   const lb = deps.leaderboards;
 
-  router.get("/", auth, (_req: Request, res: Response) => {
+  router.get("/leaderboards", auth, (_req: Request, res: Response) => {
     sendOk(res, { boards: lb.boards(authOf(res).auth.app).map(publicBoard) });
   });
 
-  router.get("/:boardId/records", auth, async (req: Request, res: Response) => {
+  router.get("/leaderboards/:boardId/records", auth, async (req: Request, res: Response) => {
     const { boardId } = parseInput(boardIdParam, req.params);
     const query = parseInput(recordsQuery, req.query);
     const app = authOf(res).auth.app;
@@ -42,21 +42,21 @@ export function leaderboardRoutes(deps: LeaderboardRouteDeps): Router {
     sendOk(res, { records: page.records, next: page.next ? encodeCursor(page.next) : null, period: page.period });
   });
 
-  router.get("/:boardId/records/around-me", auth, async (req: Request, res: Response) => {
+  router.get("/leaderboards/:boardId/records/around-me", auth, async (req: Request, res: Response) => {
     const { boardId } = parseInput(boardIdParam, req.params);
     const query = parseInput(aroundQuery, req.query);
     const { app, userId } = authOf(res).auth;
     sendOk(res, await lb.aroundMe(app, userId, boardId, query));
   });
 
-  router.get("/:boardId/me", auth, async (req: Request, res: Response) => {
+  router.get("/leaderboards/:boardId/me", auth, async (req: Request, res: Response) => {
     const { boardId } = parseInput(boardIdParam, req.params);
     const query = parseInput(meQuery, req.query);
     const { app, userId } = authOf(res).auth;
     sendOk(res, await lb.me(app, userId, boardId, query));
   });
 
-  router.post("/:boardId/scores", auth, async (req: Request, res: Response) => {
+  router.post("/leaderboards/:boardId/scores", auth, async (req: Request, res: Response) => {
     const { boardId } = parseInput(boardIdParam, req.params);
     const { app, userId } = authOf(res).auth;
     const board = lb.board(app, boardId);
@@ -66,7 +66,7 @@ export function leaderboardRoutes(deps: LeaderboardRouteDeps): Router {
     sendOk(res, await lb.submit(app, userId, boardId, body.score, { subscore: body.subscore, metadata: body.metadata ?? null }), "Submitted");
   });
 
-  router.post("/:boardId/join", auth, async (req: Request, res: Response) => {
+  router.post("/leaderboards/:boardId/join", auth, async (req: Request, res: Response) => {
     const { boardId } = parseInput(boardIdParam, req.params);
     const { app, userId } = authOf(res).auth;
     sendOk(res, await lb.join(app, userId, boardId), "Joined");
