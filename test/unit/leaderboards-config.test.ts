@@ -47,8 +47,9 @@ describe("leaderboards configuration", () => {
           { id: "Bad Id", order: "up" },
           { id: "a", reset: "61 * * * *", minScore: 10, maxScore: 1 },
           { id: "b", timezone: "Mars/Olympus", reset: "0 0 * * 1" },
-          { id: "c", rewards: [{ ranks: [1, 5], currencies: { gold: 1 } }, { ranks: [5, 9], currencies: { gold: 1 } }, { ranks: [3, 2] }] },
+          { id: "c", rewards: [{ ranks: [1, 5], currencies: { gold: 1 } }, { ranks: [5, 9], currencies: { gold: 1 } }, { ranks: [3, 2] } ] },
           { id: "d", tournament: { startsAt: "2026-02-01T00:00:00Z", endsAt: "2026-01-01T00:00:00Z" } },
+          { id: "e", rewards: [{ ranks: [1, 1], currencies: { "gold coins": 1 } }] },
           { id: "a" },
         ],
         nosuchapp: [],
@@ -63,6 +64,7 @@ describe("leaderboards configuration", () => {
       "default[3].rewards: rank ranges overlap",
       "default[3].rewards[2].ranks",
       "must give currencies or items",
+      "default[5].rewards[0].currencies.gold coins",
       "default[4].tournament.endsAt: must end after it starts",
       "nosuchapp: no such app",
     ]) {

@@ -13,13 +13,15 @@ export const DEFAULT_BOARD_TIMEZONE = "Asia/Shanghai";
 const BOARD_ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 const safeInt = z.number().int().min(-1e15).max(1e15);
 const count = z.number().int().positive().max(1_000_000_000);
+const REWARD_ID = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 const rewardSchema = z
   .strictObject({
     /** First and last rank (inclusive) this reward is for. */
     ranks: z.tuple([z.number().int().min(1), z.number().int().min(1)]),
-    currencies: z.record(z.string().min(1).max(64), count).optional(),
-    items: z.array(z.strictObject({ itemId: z.string().min(1).max(64), count })).optional(),
+    // The ids the reward ledger takes (services/economy/reward-granter.ts).
+    currencies: z.record(z.string().regex(REWARD_ID, "is not a currency id (1–64 of A-Z a-z 0-9 _ . : -)"), count).optional(),
+    items: z.array(z.strictObject({ itemId: z.string().regex(REWARD_ID, "is not an item id (1–64 of A-Z a-z 0-9 _ . : -)"), count })).optional(),
   })
   .refine((r) => r.ranks[0] <= r.ranks[1], { message: "ranks must be [first, last] with first ≤ last", path: ["ranks"] })
   .refine((r) => Object.keys(r.currencies ?? {}).length > 0 || (r.items ?? []).length > 0, "must give currencies or items");
