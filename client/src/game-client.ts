@@ -9,6 +9,7 @@ import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from 
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import * as economy from "./economy";
 import * as payments from "./payments";
+import { Leaderboard } from "./leaderboards";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
 import { SessionKeeper } from "./session-keeper";
@@ -179,6 +180,11 @@ export class GameClient {
     } catch (err) {
       return !(err instanceof ApiError && (SESSION_ENDING_CODES.has(err.code) || err.code === "not_logged_in"));
     }
+  }
+
+  /** A board of this game: `.top()`, `.aroundMe()`, `.me()`, `.submit(score)` where allowed (docs/leaderboards.md). */
+  leaderboard(boardId: string): Leaderboard {
+    return new Leaderboard(this.authed, boardId);
   }
 
   /** The player's coins on their platform for this game (`GET /api/payments/balance`). */

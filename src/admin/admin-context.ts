@@ -13,6 +13,7 @@ import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
 import { buildUserExport } from "../services/user-export";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
+import { exportLeaderboards } from "./admin-leaderboards";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
@@ -79,7 +80,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   const openPayments = () => (payments ??= openAdminPayments(platforms, store, logger));
   let economy: Promise<AdminEconomy> | undefined;
   const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
-  const userExport = buildUserExport({ store, sessions, ledger: async () => (await openPayments()).ledger, economy: async () => (await openEconomy()).store });
+  const userExport = buildUserExport({ store, sessions, ledger: async () => (await openPayments()).ledger, economy: async () => (await openEconomy()).store, leaderboardRecords: (id) => exportLeaderboards(config, id) });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),

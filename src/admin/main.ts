@@ -17,6 +17,7 @@ import { catalogCommand, parseGrantParts } from "./admin-economy";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type Order, type OrderState } from "../core/ports/order-ledger";
 import { presentOrder } from "../services/payments/order-view";
+import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -39,6 +40,8 @@ commands:
                                                give soft currency and items once per grant id (docs/economy.md)
   catalog show|load <file>|check <file> [--app <key>] [--expect-version <n>]
                                                the app's live catalog; store a new version (every server takes it)
+leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
+${LEADERBOARD_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
@@ -51,6 +54,7 @@ const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({

@@ -21,6 +21,7 @@ import { isPlaceholder, placeholderProblems, productionProblems } from "./produc
 import { readSettings } from "./settings-files";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
+import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
@@ -30,7 +31,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -60,6 +61,8 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
   const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE?.apps ?? []).map((a) => a.key)]);
   if (catalogs.length > 0) problem("CATALOG_FILE", catalogs.join("; "));
+  const boards = leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production");
+  if (boards.problems.length > 0) problem("LEADERBOARDS_FILE", boards.problems.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -73,6 +76,9 @@ function toAppConfig(s: Settings) {
     ...paymentsConfig(s),
     ...socialConfig(s),
     ...economyConfig(s),
+    /** Boards per app key (docs/leaderboards.md). */
+    leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
+    leaderboardTickMs: s.LEADERBOARD_TICK_MS,
   };
 }
 

@@ -137,6 +137,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         moderation: ready.moderation,
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
+        leaderboards: ready.leaderboards,
         lobbyMaxClients: settings.lobbyMaxClients,
         reconnectSeconds: settings.roomReconnectSeconds,
         holdTimer: options.overrides?.roomHoldTimer,

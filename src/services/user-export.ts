@@ -87,6 +87,8 @@ export interface UserExportSources {
   ledger(): Promise<Pick<OrderLedger, "listByUser">>;
   /** The economy's store, likewise opened on first use. */
   economy(): Promise<Pick<EconomyStore, "appsOf" | "state" | "entries">>;
+  /** The player's records on every board of every app (leaderboard-store). */
+  leaderboardRecords(userId: string): Promise<unknown[]>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -117,5 +119,10 @@ export function buildUserExport(sources: UserExportSources): UserExport {
       name: "economy",
       ports: ["economy-store"],
       collect: async (id) => ({ economy: await exportEconomy(await sources.economy(), id) }),
+    })
+    .add({
+      name: "leaderboards",
+      ports: ["leaderboard-store"],
+      collect: async (id) => ({ leaderboards: await sources.leaderboardRecords(id) }),
     });
 }

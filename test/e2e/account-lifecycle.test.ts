@@ -39,7 +39,7 @@ for (const backend of backends) {
       release = prepared.release;
       h = await startHarness({ env: prepared.env, overrides: { now: () => clock } });
       const { store, sessions, payments, economy } = h.services;
-      admin = new AdminService(store, sessions, h.services.accounts, ["wechat", "douyin"], h.services.logger, buildUserExport({ store, sessions, ledger: async () => payments.ledger, economy: async () => economy.store }));
+      admin = new AdminService(store, sessions, h.services.accounts, ["wechat", "douyin"], h.services.logger, buildUserExport({ store, sessions, ledger: async () => payments.ledger, economy: async () => economy.store, leaderboardRecords: async () => [] }));
     });
     afterEach(async () => {
       for (const room of rooms.splice(0)) if (room.connection.isOpen) await room.leave().catch(() => undefined);

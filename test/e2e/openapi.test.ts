@@ -154,6 +154,12 @@ describe("OpenAPI description", () => {
       "GET /api/economy/wallet",
       "GET /api/economy/inventory",
       "POST /api/economy/purchases",
+      "GET /api/leaderboards",
+      "GET /api/leaderboards/{boardId}/records",
+      "GET /api/leaderboards/{boardId}/records/around-me",
+      "GET /api/leaderboards/{boardId}/me",
+      "POST /api/leaderboards/{boardId}/scores",
+      "POST /api/leaderboards/{boardId}/join",
     ].sort());
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
     assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
@@ -344,6 +350,31 @@ describe("OpenAPI description", () => {
       assert.equal((await call("POST", route, { body: body("tpl") })).status, 401);
       assert.equal((await call("POST", route, { body: { ...body("tpl"), userId: "no-such-user" }, headers: key })).status, 403);
     }
+  });
+
+  it("leaderboard routes: success and failures match the document", async () => {
+    const auth = bearer((await wechatLogin()).body.data.token);
+    const board = (suffix: string, id = "highscores") => ({ route: `/api/leaderboards/{boardId}${suffix}`, path: `/api/leaderboards/${id}${suffix}` });
+    assert.equal((await call("GET", "/api/leaderboards", { headers: auth })).status, 200);
+    assert.equal((await call("GET", "/api/leaderboards")).status, 401);
+    const me = board("/me");
+    assert.equal((await call("GET", me.route, { path: me.path, headers: auth })).status, 404);
+    const around = board("/records/around-me");
+    assert.equal((await call("GET", around.route, { path: around.path, headers: auth })).status, 404);
+    const scores = board("/scores");
+    assert.equal((await call("POST", scores.route, { path: scores.path, body: { score: 2_000_000 }, headers: auth })).status, 400);
+    assert.equal((await call("POST", scores.route, { path: scores.path, body: { score: 1200, metadata: { level: 3 } }, headers: auth })).status, 200);
+    const weekly = board("/scores", "weekly");
+    assert.equal((await call("POST", weekly.route, { path: weekly.path, body: { score: 1 }, headers: auth })).status, 403);
+    assert.equal((await call("GET", me.route, { path: me.path, headers: auth })).status, 200);
+    assert.equal((await call("GET", around.route, { path: around.path, headers: auth })).status, 200);
+    const records = board("/records");
+    assert.equal((await call("GET", records.route, { path: `${records.path}?limit=5`, headers: auth })).status, 200);
+    assert.equal((await call("GET", records.route, { path: `${records.path}?cursor=x`, headers: auth })).status, 400);
+    assert.equal((await call("GET", records.route, { path: `/api/leaderboards/nope/records`, headers: auth })).status, 404);
+    const join = board("/join", "weekly");
+    assert.equal((await call("POST", join.route, { path: join.path, body: {}, headers: auth })).status, 200);
+    assert.equal((await call("POST", join.route, { path: "/api/leaderboards/highscores/join", body: {}, headers: auth })).status, 400);
   });
 
   it("account routes: register, login, refresh, logout", async () => {

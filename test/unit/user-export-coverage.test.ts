@@ -27,6 +27,7 @@ const sources = {
     state: async () => ({ balances: { gold: 5 }, items: { sword: 1 }, purchased: {} }),
     entries: async () => [],
   }),
+  leaderboardRecords: async () => [{ app: "default", board: "highscores", period: 1, score: 42 }],
 };
 
 describe("user export: one section per store port", () => {
@@ -44,7 +45,7 @@ describe("user export: one section per store port", () => {
 
   it("exports the user, identities, sessions and orders (env named) in one object", async () => {
     const exported = await userExport.collect("u1");
-    assert.deepEqual(Object.keys(exported).sort(), ["economy", "identities", "orders", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(Object.keys(exported).sort(), ["economy", "identities", "leaderboards", "orders", "sessionApps", "sessionLive", "user"]);
     assert.deepEqual(exported.economy, { default: { balances: { gold: 5 }, items: [{ itemId: "sword", count: 1 }], ledger: [] } });
     assert.deepEqual((exported.orders as { orderId: string; env: string }[]).map((o) => [o.orderId, o.env]), [["sword-1", "sandbox"]]);
     assert.deepEqual(exported.sessionApps, ["default"]);

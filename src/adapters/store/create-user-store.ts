@@ -105,3 +105,13 @@ function openPostgres(url: string, timeouts: PostgresTimeouts, options: KyselyUs
   const pool = createPostgresPool(url, timeouts, maxConnections);
   return new KyselyUserStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres", options);
 }
+
+/**
+ * The user store's own SQLite connection of this process (opened by createUserStore for `file`),
+ * for another feature's store to share, for the reason given at sharedSqliteLedger.
+ */
+export function sharedSqliteConnection(file: string): Kysely<unknown> {
+  const kysely = sqliteConnections.get(path.resolve(file));
+  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
+  return kysely as unknown as Kysely<unknown>;
+}

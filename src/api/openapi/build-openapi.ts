@@ -14,6 +14,7 @@ import { platformOperations } from "./platform-operations";
 import { economyOperations, registerEconomyComponents } from "./economy-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
+import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -55,6 +56,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...paymentOperations(options.platforms));
   registerEconomyComponents(register);
   operations.push(...economyOperations());
+  registerLeaderboardComponents(register);
+  operations.push(...leaderboardOperations());
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -76,6 +79,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
+      { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
     ],
     paths,
     components: {

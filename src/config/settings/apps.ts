@@ -37,6 +37,8 @@ export interface AppFileEntry {
   platforms: Record<string, z.output<typeof platformAppSchema>>;
   /** The app's catalog (core/catalog.ts), when the entry has one. */
   catalog?: Catalog;
+  /** The app's boards as written; checked with LEADERBOARDS_FILE (settings/leaderboards.ts). */
+  leaderboards?: unknown;
 }
 
 export const appsShape = {
@@ -97,7 +99,7 @@ export function readAppsFile(file: string): { apps: AppFileEntry[]; problems: st
     let catalog: Catalog | undefined;
     let platformProblems = 0;
     for (const [field, value] of Object.entries(fields)) {
-      if (field === "key") continue;
+      if (field === "key" || field === "leaderboards") continue;
       if (field === "catalog") {
         const checked = checkCatalog(value, `${file} apps[${index}].catalog (app ${label})`);
         if ("problems" in checked) problems.push(...checked.problems);
@@ -121,7 +123,9 @@ export function readAppsFile(file: string): { apps: AppFileEntry[]; problems: st
       else seenAppIds.set(`${field}\0${entry.data.appId}`, label);
     }
     if (Object.keys(platforms).length === 0 && platformProblems === 0) problems.push(`apps[${index}]: names no platform`);
-    if (key.success && key.data !== DEFAULT_APP && seenKeys.get(key.data) === index) apps.push({ key: key.data, platforms, ...(catalog ? { catalog } : {}) });
+    if (key.success && key.data !== DEFAULT_APP && seenKeys.get(key.data) === index) {
+      apps.push({ key: key.data, platforms, ...(catalog ? { catalog } : {}), ...(fields.leaderboards !== undefined ? { leaderboards: fields.leaderboards } : {}) });
+    }
   });
   return { apps, problems };
 }

@@ -158,6 +158,21 @@ export async function migrateToLatest(db: Kysely<any>, dialect: SqlDialect): Pro
 }
 
 /**
+ * Runs a feature's own migrations (own bookkeeping table, e.g. the leaderboards'), under the same
+ * cross-process lock as the store's, so features ship schema changes without ordering against
+ * each other's migration names.
+ */
+export async function migrateFeatureToLatest(db: Kysely<any>, dialect: SqlDialect, table: string, feature: Record<string, Migration>): Promise<void> {
+  const run = async () => {
+    const migrator = new Migrator({ db, migrationTableName: table, migrationLockTableName: `${table}_lock`, provider: { getMigrations: async () => feature } });
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error;
+  };
+  if (dialect === "postgres") await withPgAdvisoryLock(db, run);
+  else await withSqliteWriteLock(db, run);
+}
+
+/**
  * Kysely's own lock is taken only after it has created its bookkeeping tables, and concurrent
  * CREATE TABLE IF NOT EXISTS can still fail on PG; so the whole run is serialised by our lock.
  * The lock lives on one pooled session while the migrator uses other pooled connections.
