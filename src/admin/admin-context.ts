@@ -13,7 +13,7 @@ import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
 import { buildUserExport } from "../services/user-export";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
-import { exportLeaderboards } from "./admin-leaderboards";
+import { exportLeaderboards } from "./leaderboard-export";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
