@@ -73,6 +73,11 @@ export function sharedSqliteLedger(file: string): KyselyOrderLedger {
   return new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite");
 }
 
+/** The user store's SQLite connection open in this process on `file`, for other stores to share (create-reward-stores.ts). */
+export function sharedSqliteConnection(file: string): Kysely<unknown> | undefined {
+  return sqliteConnections.get(path.resolve(file)) as Kysely<unknown> | undefined;
+}
+
 /**
  * Kysely prepares every query anew; on SQLite preparing costs about as much as running a simple
  * lookup. Kysely only calls all/run/iterate synchronously, so one statement per SQL text can be
