@@ -20,6 +20,7 @@ import { isPlaceholder, placeholderProblems, productionProblems } from "./produc
 import { readSettings } from "./settings-files";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
+import { rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
@@ -28,7 +29,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...rewardsShape, ...socialShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -67,6 +68,7 @@ function toAppConfig(s: Settings) {
     ...platforms,
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
+    ...rewardsConfig(s),
     ...socialConfig(s),
   };
 }
@@ -82,7 +84,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     accessTokenRouteKey: s.ACCESS_TOKEN_ROUTE_KEY,
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
   });
-  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
+  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 
