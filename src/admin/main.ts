@@ -14,6 +14,7 @@ import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
+import { MAIL_USAGE, runMailCommand } from "./admin-mail";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -31,6 +32,7 @@ commands:
   refund <user> <orderId>                      give a coin spend's coins back (WeChat cancelpay; idempotent)
   grant <user> <coins> --platform <name> --grant-id <id> [--app <key>] [--reason <text>]
                                                give coins once per grant id (WeChat present, Douyin add_coin)
+  mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
 const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant"] as const;
@@ -40,6 +42,8 @@ const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
+  // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
+  if (argv[0] === "mail") return runMailCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -63,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n${MAIL_USAGE}\n`);
     return 0;
   }
   const [command, reference, ...extra] = positionals;

@@ -73,6 +73,7 @@ const catalog: RewardCatalog = {
   adUnit: async (_app, adUnitId) => (adUnitId === "adunit-example" ? { adUnitId, grants: { currencies: { gold: 10 } }, dailyCap: 3 } : undefined),
   giftPack: async (_app, giftId) => (giftId === "daily-pack" ? { giftId, grants: { currencies: { gems: 5 }, items: [{ itemId: "potion", count: 2 }] } } : undefined),
 };
+const json = (r: Response) => r.json() as Promise<Record<string, unknown>>;
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
@@ -142,7 +143,7 @@ for (const impl of implementations) {
       await until(() => sim.delivery("ad", transactionId)?.acknowledged === true);
       assert.equal(sim.delivery("ad", transactionId)?.valid, true);
       const payload = adPayload(openid, transactionId);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => post(`${base}/api/minigame/wechat/ad-reward`, payload).then((r) => r.json())));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(`${base}/api/minigame/wechat/ad-reward`, payload).then(json)));
       assert.ok(answers.every((a) => a.is_valid === true));
       for (let i = 0; i < 20; i++) await post(`${base}/api/minigame/wechat/ad-reward`, payload);
       const grants = granter.grantsOf("ad_reward").filter((g) => g.sourceId === transactionId);
@@ -167,7 +168,7 @@ for (const impl of implementations) {
         JSON.stringify({ ...good, encrypt: "AAAA" }),
       ];
       for (const body of variants) {
-        const answer = await post(`${base}/api/minigame/wechat/ad-reward`, body).then((r) => r.json());
+        const answer = await post(`${base}/api/minigame/wechat/ad-reward`, body).then(json);
         assert.equal(answer.is_valid, false, body);
       }
       assert.equal(granter.calls, before);
@@ -176,7 +177,7 @@ for (const impl of implementations) {
 
     it("grants at most the unit's daily cap of concurrent views; the rest are recorded as capped", async () => {
       const openid = `binger-${crypto.randomBytes(4).toString("hex")}`;
-      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(`${base}/api/minigame/wechat/ad-reward`, adPayload(openid, `tx-cap-${openid}-${i}`)).then((r) => r.json())));
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(`${base}/api/minigame/wechat/ad-reward`, adPayload(openid, `tx-cap-${openid}-${i}`)).then(json)));
       assert.equal(answers.filter((a) => a.is_valid === true).length, 3);
       assert.equal(granter.applied.filter((g) => g.userId === userFor(openid)).length, 3);
       assert.equal((await stores.listForUser(`key-${WX_APP}`, userFor(openid))).filter((v) => v.slot === null).length, 5);
@@ -191,18 +192,18 @@ for (const impl of implementations) {
       const ts = String(Math.floor(Date.now() / 1000));
       const url = `${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, ts, "n")}&timestamp=${ts}&nonce=n`;
       const event = JSON.stringify({ MsgType: "event", Event: GIFT_EVENT, MiniGame: { OrderId: orderId, IsPreview: 0, ToUserOpenid: openid, GiftId: "daily-pack", GoodsList: [] } });
-      const answers = await Promise.all(Array.from({ length: 20 }, () => post(url, event).then((r) => r.json())));
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(url, event).then(json)));
       assert.ok(answers.every((a) => a.ErrCode === 0));
       const grants = granter.grantsOf("gift_pack").filter((g) => g.sourceId === orderId);
       assert.equal(grants.length, 1);
       assert.deepEqual(grants[0].items, [{ itemId: "potion", count: 2 }]);
       // Forged, stale, unknown pack, malformed: refused, nothing granted.
       const before = granter.calls;
-      const forged = await post(url.replace(/signature=[0-9a-f]+/, "signature=deadbeef"), event.replace(orderId, "order-forged")).then((r) => r.json());
+      const forged = await post(url.replace(/signature=[0-9a-f]+/, "signature=deadbeef"), event.replace(orderId, "order-forged")).then(json);
       const staleTs = String(Math.floor(Date.now() / 1000) - 3600);
-      const stale = await post(`${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, staleTs, "n")}&timestamp=${staleTs}&nonce=n`, event.replace(orderId, "order-stale")).then((r) => r.json());
-      const unknown = await post(url, event.replace(orderId, "order-unknown").replace("daily-pack", "no-such-pack")).then((r) => r.json());
-      const malformed = await post(url, "{").then((r) => r.json());
+      const stale = await post(`${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, staleTs, "n")}&timestamp=${staleTs}&nonce=n`, event.replace(orderId, "order-stale")).then(json);
+      const unknown = await post(url, event.replace(orderId, "order-unknown").replace("daily-pack", "no-such-pack")).then(json);
+      const malformed = await post(url, "{").then(json);
       for (const answer of [forged, stale, unknown, malformed]) assert.notEqual(answer.ErrCode, 0);
       assert.equal(granter.calls, before);
     });

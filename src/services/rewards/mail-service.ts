@@ -51,22 +51,8 @@ export class MailService {
     this.now = deps.now ?? Date.now;
   }
 
-  async send(input: SendMail): Promise<{ mail: Mail; created: boolean }> {
-    const problems = mailProblems(input, this.now());
-    if (problems.length > 0) throw invalidRequest(problems);
-    const createdAt = new Date(this.now()).toISOString();
-    const expiresAt = input.expiresAt ? new Date(input.expiresAt).toISOString() : new Date(this.now() + this.deps.defaultExpiryDays * 86_400_000).toISOString();
-    return this.deps.store.send({
-      mailId: input.mailId ?? crypto.randomUUID(),
-      appId: input.app,
-      userId: input.userId,
-      title: input.title,
-      body: input.body ?? "",
-      attachments: input.attachments,
-      sender: input.sender,
-      createdAt,
-      expiresAt,
-    });
+  send(input: SendMail): Promise<{ mail: Mail; created: boolean }> {
+    return sendMail(this.deps.store, input, this.now(), this.deps.defaultExpiryDays);
   }
 
   async list(app: string, userId: string): Promise<PlayerMail[]> {
@@ -85,6 +71,23 @@ export class MailService {
     await this.deps.store.markClaimed({ appId: app, mailId, userId, claimedAt: new Date(this.now()).toISOString() });
     return { mailId, ...result };
   }
+}
+
+/** Checks and writes one mail (the service and the admin command): 400 invalid_request listing every problem. */
+export function sendMail(store: Pick<MailStore, "send">, input: SendMail, now: number, defaultExpiryDays: number): Promise<{ mail: Mail; created: boolean }> {
+  const problems = mailProblems(input, now);
+  if (problems.length > 0) throw invalidRequest(problems);
+  return store.send({
+    mailId: input.mailId ?? crypto.randomUUID(),
+    appId: input.app,
+    userId: input.userId,
+    title: input.title,
+    body: input.body ?? "",
+    attachments: input.attachments,
+    sender: input.sender,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(input.expiresAt ? Date.parse(input.expiresAt) : now + defaultExpiryDays * 86_400_000).toISOString(),
+  });
 }
 
 function mailProblems(input: SendMail, now: number): FieldProblem[] {
