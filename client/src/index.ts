@@ -16,6 +16,7 @@ export {
 } from "./runtime";
 export { miniGameRuntime, type MiniGameApi, type MiniGameSocketTask, type MiniGameRuntimeOptions } from "./runtimes/minigame-runtime";
 export type { Order } from "./payments";
+export type { Mail, MailAttachments, RewardResult, AdRewardResult, AdVerification, ShowRewardedAd, WatchAdOptions } from "./rewards";
 export { MAX_TEMPLATES_PER_PROMPT, type SubscribeDecision, type SubscribeGrants, type SubscribePromptApi } from "./subscribe";
 export { webRuntime, type WebRuntimeOptions } from "./runtimes/web-runtime";
 export { detectMiniGameRuntime } from "./runtimes/detect-runtime";
