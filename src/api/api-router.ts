@@ -6,6 +6,7 @@ import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes"
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
+import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
 import { pushRoutes } from "./push-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
@@ -82,6 +83,22 @@ export function createApiRouter(services: Services): Router {
       payments: services.payments.payments,
       resolvePlayer: services.payments.resolvePlayer,
       paymentsEnabled: services.payments.paymentsEnabled,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+      // An orderId already recorded is a replay: the order's own price, whatever the catalog says now.
+      priceOrder: async (app, userId, body) => {
+        const existing = await services.payments.ledger.findByOrderId(userId, body.orderId);
+        if (existing) return { itemId: body.itemId, coins: body.coins ?? existing.coins };
+        return services.economy.shop.priceOrder(app, userId, body);
+      },
+    }),
+  );
+
+  api.use(
+    economyRoutes({
+      sessions: services.sessions,
+      catalogs: services.economy.catalogs,
+      shop: services.economy.shop,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),

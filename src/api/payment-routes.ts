@@ -18,6 +18,8 @@ export interface PaymentRouteDeps {
   paymentsEnabled(app: string): boolean;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
+  /** The catalog's price of the order (economy): 404 item_not_found, 409 price_mismatch or purchase_limit. */
+  priceOrder(app: string, userId: string, body: { orderId: string; itemId: string; quantity?: number; coins?: number }): Promise<{ itemId: string; coins: number }>;
 }
 
 /**
@@ -47,7 +49,9 @@ export function paymentRoutes(deps: PaymentRouteDeps): Router {
 
   router.post("/orders", auth, async (req: Request, res: Response) => {
     const body = parseInput(spendBody, req.body);
-    const { order, created } = await deps.payments.spendCoins(await player(res), body, perUserNewOrder(res));
+    const { auth: claims } = authOf(res);
+    const priced = await deps.priceOrder(claims.app, claims.userId, body);
+    const { order, created } = await deps.payments.spendCoins(await player(res), { orderId: body.orderId, ...priced }, perUserNewOrder(res));
     sendOk(res, publicOrder(order), created ? "Order created" : "Order already made", created ? 201 : 200);
   });
 

@@ -34,6 +34,7 @@ import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
 import { deliverItem } from "../../rooms/deliver-item";
 import { PurchaseNotices } from "../../rooms/purchase-notices";
+import { RewardNotices } from "../../rooms/reward-notices";
 import { publicOrder } from "../services/payments/payment-service";
 
 /** WebSocket messages above this size are refused by the transport. */
@@ -56,6 +57,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let services: Services | undefined;
   let guard: RoomSessionGuard | undefined;
   let notices: PurchaseNotices | undefined;
+  let rewardNotices: RewardNotices | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
   // With Redis, rooms and presence are shared by every process, and dead or returning hosts are
@@ -142,6 +144,10 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         const app = ready.platformApps.appsOf(order.platform).find((a) => a.appId === order.appId)?.app;
         if (app) notices?.announce({ userId: order.userId, app, order: publicOrder(order) });
       });
+      // The economy: one `reward` message per grant to the player's rooms in that app.
+      rewardNotices = new RewardNotices(matchMaker.presence, logger);
+      await rewardNotices.start();
+      ready.economy.rewards.onReward((notice) => rewardNotices?.announce(notice));
       ready.payments.start();
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       // The example match: scores written to the players' platform storage at its end (friend rankings).
@@ -157,6 +163,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         sharedRooms.stop(); // before Colyseus unlists this process, so nothing lists it again
         guard?.stop(); // while the presence connection is still open
         notices?.stop();
+        rewardNotices?.stop();
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
       });

@@ -29,6 +29,7 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -57,6 +58,8 @@ export interface Services {
   subscribeMessages: SocialServices["subscribeMessages"];
   /** Coins, orders, item purchases and their delivery (docs/payments.md). */
   payments: PaymentServices;
+  /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
+  economy: EconomyServices;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -144,8 +147,15 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       now: overrides.now,
     });
-    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
+    const economy = await buildEconomyServices(config, logger, metrics, overrides.now);
+    cleanups.push(() => economy.close());
+    await economy.start();
+    const payments = await buildPaymentServices({
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now,
+      refuseItemPurchase: economy.refuseItemPurchase,
+    });
     cleanups.push(() => payments.close());
+    deliverThroughEconomy(payments, economy, platformApps, logger);
     const accounts = new AccountService(
       store,
       sessions,
@@ -179,6 +189,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       playerStorage: social.playerStorage,
       subscribeMessages: social.subscribeMessages,
       payments,
+      economy,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),

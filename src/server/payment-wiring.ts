@@ -61,6 +61,8 @@ export interface PaymentWiringInput {
   metrics: Metrics;
   /** The cache every process shares: the item-order query throttle counts there (this process alone without it). */
   sharedCache?: Pick<Cache, "increment">;
+  /** The catalog's check of a pushed item purchase, by our app key (economy-wiring.ts); none: every push is delivered. */
+  refuseItemPurchase?(app: string, platform: string, itemId: string, price: number): string | null;
   now?: () => number;
 }
 
@@ -112,6 +114,7 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
       return user?.id;
     },
     notifyPlayer: (order) => notify(order),
+    refuseItemPurchase: input.refuseItemPurchase && ((platform, appId, itemId, price) => input.refuseItemPurchase!(appKeyOf(platform, appId), platform, itemId, price)),
     logger,
     events: paymentMetrics(input.metrics.registry, ledger),
     crashPoint: crashPointFor(config.payments.crashPoint),

@@ -81,7 +81,11 @@ for (const backend of backends) {
       const conflict = await h.request("POST", "/api/payments/orders", { orderId, itemId: "gem", coins: 11 }, p.headers);
       assert.equal(conflict.status, 409);
       assert.equal(conflict.body.data.code, "order_conflict");
-      const poor = await h.request("POST", "/api/payments/orders", { orderId: unique("ord"), itemId: "gem", coins: 1 }, p.headers);
+      // The price is the catalog's: a client's own price is refused before the platform is asked.
+      const cheap = await h.request("POST", "/api/payments/orders", { orderId: unique("ord"), itemId: "gem", coins: 1 }, p.headers);
+      assert.equal(cheap.status, 409);
+      assert.equal(cheap.body.data.code, "price_mismatch");
+      const poor = await h.request("POST", "/api/payments/orders", { orderId: unique("ord"), itemId: "gem" }, p.headers);
       assert.equal(poor.status, 402);
       assert.equal(poor.body.data.code, "insufficient_balance");
       assert.equal(poor.body.data.order.state, "failed");

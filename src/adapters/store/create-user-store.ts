@@ -5,6 +5,8 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
 import { openMongoUserStore } from "./mongo/open-mongo";
+import type { EconomyCrashHook } from "./economy-chain";
+import { KyselyEconomyStore, type EconomyDatabase } from "./sql/kysely-economy-store";
 import { KyselyOrderLedger, type OrderDatabase } from "./sql/kysely-order-ledger";
 import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./sql/kysely-user-store";
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
@@ -76,6 +78,13 @@ export function sharedSqliteLedger(file: string): KyselyOrderLedger {
 /** The user store's SQLite connection open in this process on `file`, for other stores to share (create-reward-stores.ts). */
 export function sharedSqliteConnection(file: string): Kysely<unknown> | undefined {
   return sqliteConnections.get(path.resolve(file)) as Kysely<unknown> | undefined;
+}
+
+/** The economy store on the user store's own SQLite connection, for the reason given above. */
+export function sharedSqliteEconomy(file: string, crashPoint?: EconomyCrashHook): KyselyEconomyStore {
+  const kysely = sqliteConnections.get(path.resolve(file));
+  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
+  return new KyselyEconomyStore(kysely as unknown as Kysely<EconomyDatabase>, "sqlite", undefined, crashPoint);
 }
 
 /**

@@ -229,5 +229,7 @@ export function publicOrder(order: Order): Record<string, unknown> {
     platformOrderId: order.platformOrderId,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
+    // Why a failed or refunded order is so (e.g. a pushed purchase the catalog refused: price_below_catalog).
+    ...(order.failure ? { failure: order.failure } : {}),
   };
 }

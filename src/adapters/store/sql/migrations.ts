@@ -3,6 +3,7 @@
  * Both dialects share the migrations; only column types differ (see `types`).
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
+import { createEconomyTables } from "./economy-schema";
 import { createOrderTables } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -82,6 +83,12 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     "0006_order_ledger": {
       async up(db: Kysely<any>) {
         await createOrderTables(db, dialect);
+      },
+    },
+    // The economy's ledger, wallets, inventories and catalogs (economy-schema.ts).
+    "0007_economy": {
+      async up(db: Kysely<any>) {
+        await createEconomyTables(db, dialect);
       },
     },
     "0005_case_insensitive_accounts": {
