@@ -30,6 +30,7 @@ import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
 import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
+import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -60,6 +61,8 @@ export interface Services {
   payments: PaymentServices;
   /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
   economy: EconomyServices;
+  /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
+  rewardSources: RewardServices;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
@@ -156,6 +159,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
+    const rewardSources = await buildRewardServices({ config, apps, platformApps, store, rewards: economy.rewards, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now });
+    cleanups.push(() => rewardSources.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -190,6 +195,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       subscribeMessages: social.subscribeMessages,
       payments,
       economy,
+      rewardSources,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),

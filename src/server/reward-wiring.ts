@@ -17,6 +17,7 @@ import { GiftRewards } from "../services/rewards/gift-rewards";
 import { MailService } from "../services/rewards/mail-service";
 import type { RewardCatalog } from "../services/rewards/reward-catalog";
 import type { PlatformApps } from "../services/platform-apps";
+import type { CatalogService } from "../services/economy/catalog-service";
 import { simulatorRewardKeys } from "../simulator/rewards/reward-keys";
 
 export interface RewardServices {
@@ -76,6 +77,14 @@ export async function buildRewardServices(input: RewardWiringInput): Promise<Rew
     mail,
     rewardApps: (platform) => perPlatform.get(platform) ?? [],
     close: () => stores.close(),
+  };
+}
+
+/** The reward sources' view of the live catalogs (every process follows an operator's new version). */
+export function catalogRewards(catalogs: Pick<CatalogService, "get">): RewardCatalog {
+  return {
+    adUnit: async (app, adUnitId) => catalogs.get(app).catalog.ads.find((a) => a.adUnitId === adUnitId),
+    giftPack: async (app, giftId) => catalogs.get(app).catalog.giftPacks.find((g) => g.giftId === giftId),
   };
 }
 

@@ -12,6 +12,7 @@ import { API_DESCRIPTION, errorCodeTable } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
+import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 
 export interface OpenApiOptions {
@@ -52,6 +53,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...socialOperations(options.platforms));
   registerPaymentComponents(register);
   operations.push(...paymentOperations(options.platforms));
+  registerRewardComponents(register);
+  operations.push(...rewardOperations(options.platforms));
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -71,6 +74,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
+      { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
     ],
     paths,
     components: {
