@@ -8,6 +8,7 @@
  * (forged, stale, another app's, malformed) records nothing.
  */
 import express, { Router, type Request, type Response } from "express";
+import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
 import { adCallbackFields, readAdCallback, verifiesAdUrl, signedAdCallback, type AdCallbackKeys } from "../platforms/wechat/wechat-ad-reward";
 import { GIFT_UNKNOWN_PLAYER_SUBCODE, readGiftPush } from "../platforms/wechat/wechat-gift-push";
@@ -69,7 +70,8 @@ function mountWechatAds(router: Router, deps: RewardPushDeps, nowMs: () => numbe
     // The console's URL check: no `encrypt`, answered {"echostr"} (the guide's shape).
     if (!fields.encrypt) {
       const app = apps.find((a) => verifiesAdUrl(a.ad!.token, fields));
-      if (!app || fields.echostr === undefined) return invalid("bad_signature");
+      // A URL check no app's Token signs: refused like the payment push's (the console shows the failure).
+      if (!app || fields.echostr === undefined) throw new AppError("push_signature_invalid");
       return res.status(200).json({ echostr: fields.echostr });
     }
     const app = apps.find((a) => signedAdCallback(a.ad!.token, fields));
@@ -96,7 +98,7 @@ function mountWechatGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
   router.get("/wechat/gift-push", (req: Request, res: Response) => {
     const q = queryOf(req);
     const app = apps().find((a) => verifiesUrl(a.giftPush!.token, q));
-    if (!app) return res.status(401).type("text/plain").send("bad signature");
+    if (!app) throw new AppError("push_signature_invalid");
     res.status(200).type("text/plain").send(q.get("echostr") ?? "");
   });
   router.post("/wechat/gift-push", bodyText, async (req: Request, res: Response) => {

@@ -12,7 +12,7 @@ export const watchParams = z.object({
 const amount = z.int().min(1).max(1_000_000_000).meta({ example: 100 });
 const itemCount = z.strictObject({ itemId: z.string().meta({ example: "potion" }), count: z.int().min(0).max(1_000_000_000).meta({ example: 2 }) });
 const iso = z.iso.datetime().meta({ example: "2026-01-01T00:00:00.000Z" });
-const balances = z.record(z.string(), z.int().min(0).max(Number.MAX_SAFE_INTEGER).meta({ example: 120 })).describe("The player's balances after the grant, by currency id");
+const balances = z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 120 })).describe("The player's balances after the grant, by currency id");
 
 export const mailSchema = z.strictObject({
   mailId: z.string().meta({ example: "3f0c5a2e-6b1d-4a8e-9c1f-2a7d6e5b4c3a" }),

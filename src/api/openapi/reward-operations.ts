@@ -38,6 +38,10 @@ export function rewardOperations(platforms: readonly { name: string }[]): Operat
       pathParams: { schema: r.mailParams, examples: { mailId: "3f0c5a2e-6b1d-4a8e-9c1f-2a7d6e5b4c3a" } },
       success: { status: 200, component: "MailClaimResponse", description: "`data.granted`: true the first time" },
       errors: [...AUTH_ERRORS, "mail_not_found", "mail_expired"],
+      errorFields: {
+        mailId: z.string().optional().describe("mail_not_found, mail_expired: the mail asked for"),
+        expiresAt: z.iso.datetime().optional().meta({ description: "mail_expired: when it expired", example: "2026-01-01T00:00:00.000Z" }),
+      },
     },
     {
       method: "get",
@@ -54,6 +58,7 @@ export function rewardOperations(platforms: readonly { name: string }[]): Operat
       pathParams: { schema: r.watchParams, examples: { watchId: "wlq3x0k2abc123" } },
       success: { status: 200, component: "AdViewResponse", description: "The view and its grant" },
       errors: [...AUTH_ERRORS, "ad_view_pending", "rate_limited"],
+      errorFields: { watchId: z.string().optional().describe("ad_view_pending: the view asked for") },
     },
   ];
   if (platforms.some((p) => p.name === "wechat")) ops.push(...wechatCallbacks(), ...wechatGiftPush());
@@ -67,7 +72,7 @@ function wechatCallbacks(): OperationSpec[] {
     "Register this URL in the ad console (流量主 → 广告管理 → 激励广告 → 服务端奖励回调入口) with the ad Token and " +
     "EncodingAESKey (WECHAT_AD_TOKEN, WECHAT_AD_AES_KEY). The fields come in the query string or a JSON body. Without " +
     "`encrypt` it is the console's URL check: a valid signature (sha256 of the sorted Token, timestamp, nonce) answers " +
-    '`{"echostr"}`. With it, a reward: signature over the Token, timestamp (ms), nonce and encrypt; the reward decrypted ' +
+    '`{"echostr"}` (no app\'s Token signs it → 401 `push_signature_invalid`). With it, a reward: signature over the Token, timestamp (ms), nonce and encrypt; the reward decrypted ' +
     "(AES-256-CBC, IV first) names the transaction, the player's openid and customData `{adUnitId, watchId}`. Granted once " +
     'per transaction, up to the ad unit\'s daily cap: `{"is_valid": true}`. Forged, stale (over 10 min), another app\'s, ' +
     'malformed, an unknown ad unit or player, past the cap: `{"is_valid": false}`, nothing granted. Not recorded: 503, ' +
@@ -81,7 +86,7 @@ function wechatCallbacks(): OperationSpec[] {
     description: note,
     ...(method === "get" ? { query: { schema: fields, examples: {} } } : { body: { schema: fields, examples: {} } }),
     success: { status: 200 as const, component: "AdCallbackReply", description: "`is_valid`, or the echostr" },
-    errors: [],
+    errors: ["push_signature_invalid"],
     platformReplies: [{ status: 503, component: "AdCallbackReply", description: "Not recorded; WeChat calls again" }],
   }));
 }
@@ -98,10 +103,10 @@ function wechatGiftPush(): OperationSpec[] {
       operationId: "wechatGiftPushVerify",
       tag: "Rewards",
       summary: "WeChat message-push URL check (gift packs)",
-      description: `${note} A valid signature answers \`echostr\` as plain text; any other → 401.`,
+      description: `${note} A valid signature answers \`echostr\` as plain text; any other → 401 \`push_signature_invalid\`.`,
       query: { schema: z.object({ signature: z.string(), timestamp: z.string(), nonce: z.string(), echostr: z.string() }), examples: {} },
       success: { status: 200, component: "PushEcho", description: "The echostr, as text/plain" },
-      errors: [],
+      errors: ["push_signature_invalid"],
     },
     {
       method: "post",
