@@ -6,7 +6,8 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { createRewardStores } from "../adapters/store/create-reward-stores";
+import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
+import type { AppConfig } from "../config/config";
 import { ConfigError, parseConfig } from "../config/config";
 import { operatorEnvironment, readSettings } from "../config/settings-files";
 import { DEFAULT_APP } from "../core/apps";
@@ -112,6 +113,16 @@ export async function runMailCommand(argv: string[]): Promise<number> {
   } finally {
     await stores.close();
     await context.close();
+  }
+}
+
+/** The reward stores for one action of another command (export, erase), closed after it. */
+export async function withRewardStores<T>(config: AppConfig, use: (stores: RewardStores) => Promise<T>): Promise<T> {
+  const stores = await createRewardStores(config.store);
+  try {
+    return await use(stores);
+  } finally {
+    await stores.close();
   }
 }
 

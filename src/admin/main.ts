@@ -15,7 +15,7 @@ import { openAdminContext } from "./admin-context";
 import { catalogCommand, exportEconomy, openAdminEconomy, parseGrantParts, type AdminEconomy } from "./admin-economy";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
-import { MAIL_USAGE, runMailCommand } from "./admin-mail";
+import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -145,12 +145,13 @@ async function main(argv: string[]): Promise<number> {
       erase: async () => {
         const { id } = await admin.resolve(reference);
         await (await openEconomy()).store.erase(id);
+        await withRewardStores(config, (stores) => stores.eraseUser(id));
         return admin.erase(reference, by);
       },
       export: async () => {
         const { id } = await admin.resolve(reference);
         const record = await admin.export(id, by);
-        return { ...record, economy: await exportEconomy((await openEconomy()).store, id) };
+        return { ...record, economy: await exportEconomy((await openEconomy()).store, id), rewards: await withRewardStores(config, (stores) => stores.recordsOf(id)) };
       },
       catalog: () => catalogCommand(openEconomy, reference, extra[0], { app: values.app ?? DEFAULT_APP, by, expectVersion }, audit),
       notify: async () => {

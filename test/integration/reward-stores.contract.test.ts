@@ -143,6 +143,22 @@ for (const impl of implementations) {
       assert.equal(await stores.get(`x-${id()}`, broadcast.mail.mailId), undefined);
     });
 
+    it("exports and erases one player's mail, claims and ad views, in every app; mail to all stays", async () => {
+      const app = `app-${id()}`;
+      const user = `gone-${id()}`;
+      const broadcast = (await stores.send(mail(app))).mail;
+      await stores.send(mail(app, { userId: user, title: "Personal" }));
+      await stores.markClaimed({ appId: app, mailId: broadcast.mailId, userId: user, claimedAt: at(5) });
+      await stores.record(view(app, { userId: user, transactionId: `t-${id()}`, watchId: "w-gone" }), 2);
+      await stores.record(view(`other-${id()}`, { userId: user, transactionId: `t-${id()}` }), 2);
+      const records = await stores.recordsOf(user);
+      assert.deepEqual([records.mail.map((m) => m.title), records.claims.length, records.adViews.length], [["Personal"], 1, 2]);
+      await stores.eraseUser(user);
+      assert.deepEqual(await stores.recordsOf(user), { mail: [], claims: [], adViews: [] });
+      assert.equal(await stores.findByWatch(app, user, "w-gone"), undefined);
+      assert.equal((await stores.get(app, broadcast.mailId))?.mailId, broadcast.mailId);
+    });
+
     it("a claim is kept once, whatever the number of concurrent marks", async () => {
       const app = `app-${id()}`;
       const sent = (await stores.send(mail(app))).mail;

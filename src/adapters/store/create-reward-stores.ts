@@ -8,15 +8,28 @@ import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
-import type { AdViewStore } from "../../core/ports/ad-views";
-import type { MailStore } from "../../core/ports/mail-store";
+import type { AdView, AdViewStore } from "../../core/ports/ad-views";
+import type { Mail, MailClaim, MailStore } from "../../core/ports/mail-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { MongoRewardStores } from "./mongo/mongo-reward-stores";
 import { sharedSqliteConnection } from "./create-user-store";
 import { KyselyRewardStores, type RewardDatabase } from "./sql/kysely-reward-stores";
 import { createPostgresPool } from "./sql/postgres-pool";
 
-export type RewardStores = AdViewStore & MailStore;
+/** What the reward stores keep about one player, in every app (the operator's export). */
+export interface PlayerRewardRecords {
+  mail: Mail[];
+  claims: MailClaim[];
+  adViews: AdView[];
+}
+
+export type RewardStores = AdViewStore &
+  MailStore & {
+    /** The player's own mail, mail claims and ad views, in every app. */
+    recordsOf(userId: string): Promise<PlayerRewardRecords>;
+    /** Removes them (erase); mail to every player stays, it names no one. */
+    eraseUser(userId: string): Promise<void>;
+  };
 
 export async function createRewardStores(config: AppConfig["store"]): Promise<RewardStores> {
   if (config.kind === "mongodb") {

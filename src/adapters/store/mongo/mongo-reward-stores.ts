@@ -174,6 +174,30 @@ export class MongoRewardStores implements AdViewStore, MailStore {
     return docs.map((d) => ({ appId: d.appId, mailId: d.mailId, userId: d.userId, claimedAt: d.claimedAt.toISOString() }));
   }
 
+  async recordsOf(userId: string): Promise<{ mail: Mail[]; claims: MailClaim[]; adViews: AdView[] }> {
+    const mail = await this.mail.find({ userId }).sort({ createdAt: -1 }).toArray();
+    const claims = await this.claims.find({ userId }).toArray();
+    const views = await this.views.find({ userId }).sort({ createdAt: -1 }).toArray();
+    return {
+      mail: mail.map(toMail),
+      claims: claims.map((d) => ({ appId: d.appId, mailId: d.mailId, userId: d.userId, claimedAt: d.claimedAt.toISOString() })),
+      adViews: views.map(toView),
+    };
+  }
+
+  /** The slots and watch keys carry the user in their `_id` (encoded), so they go by that prefix's views. */
+  async eraseUser(userId: string): Promise<void> {
+    const views = await this.views.find({ userId }).toArray();
+    for (const v of views) {
+      const base = `${part(v.appId)}:${part(userId)}:`;
+      await this.slots.deleteMany({ _id: { $in: Array.from({ length: v.slot ?? 0 }, (_, i) => `${base}${part(v.adUnitId)}:${v.day}:${i + 1}`) } });
+      if (v.watchId) await this.watches.deleteOne({ _id: `${base}${part(v.watchId)}` });
+    }
+    await this.views.deleteMany({ userId });
+    await this.mail.deleteMany({ userId });
+    await this.claims.deleteMany({ userId });
+  }
+
   close(): Promise<void> {
     return this.onClose();
   }

@@ -190,6 +190,23 @@ export class KyselyRewardStores implements AdViewStore, MailStore {
     return rows.map((r) => ({ appId: r.app_id, mailId: r.mail_id, userId: r.user_id, claimedAt: iso(r.claimed_at) }));
   }
 
+  async recordsOf(userId: string): Promise<{ mail: Mail[]; claims: MailClaim[]; adViews: AdView[] }> {
+    const mail = await this.db.selectFrom("mail").selectAll().where("user_id", "=", userId).orderBy("created_at", "desc").execute();
+    const claims = await this.db.selectFrom("mail_claims").selectAll().where("user_id", "=", userId).execute();
+    const views = await this.db.selectFrom("ad_views").selectAll().where("user_id", "=", userId).orderBy("created_at", "desc").execute();
+    return {
+      mail: mail.map(toMail),
+      claims: claims.map((r) => ({ appId: r.app_id, mailId: r.mail_id, userId: r.user_id, claimedAt: iso(r.claimed_at) })),
+      adViews: views.map(toView),
+    };
+  }
+
+  async eraseUser(userId: string): Promise<void> {
+    await this.db.deleteFrom("mail").where("user_id", "=", userId).execute();
+    await this.db.deleteFrom("mail_claims").where("user_id", "=", userId).execute();
+    await this.db.deleteFrom("ad_views").where("user_id", "=", userId).execute();
+  }
+
   close(): Promise<void> {
     return this.onClose();
   }
