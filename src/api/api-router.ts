@@ -118,8 +118,8 @@ export function createApiRouter(services: Services): Router {
     limiter: services.limiter,
     limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
   };
-  api.use("/mail", mailRoutes(rewardDeps));
-  api.use("/ads", adRoutes(rewardDeps));
+  api.use(mailRoutes(rewardDeps));
+  api.use(adRoutes(rewardDeps));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

@@ -1,6 +1,6 @@
 /**
- * The player's side of the reward sources: `/mail` (the player's mail, claiming attachments) and
- * `/ads` (whether a rewarded ad the player watched was verified and granted: watchAd() asks here).
+ * The player's side of the reward sources, mounted at `/api`: `/mail` (the player's mail, claiming
+ * attachments) and `/ads` (whether a rewarded ad the player watched was verified and granted: watchAd() asks here).
  * All on the token's app; every grant is the RewardGranter's, once.
  */
 import { Router, type Request, type Response } from "express";
@@ -25,12 +25,12 @@ export interface RewardRouteDeps {
 export function mailRoutes(deps: RewardRouteDeps): Router {
   const router = Router();
   const auth = requireAuth(deps.sessions);
-  router.get("/", auth, async (_req: Request, res: Response) => {
+  router.get("/mail", auth, async (_req: Request, res: Response) => {
     const { auth: claims } = authOf(res);
     sendOk(res, { mail: await deps.mail.list(claims.app, claims.userId) }, "OK");
   });
   // Replays are answered like the first claim (200) and grant nothing more.
-  router.post("/:mailId/claim", auth, async (req: Request, res: Response) => {
+  router.post("/mail/:mailId/claim", auth, async (req: Request, res: Response) => {
     const { mailId } = parseInput(mailParams, req.params);
     const { auth: claims } = authOf(res);
     const result = await deps.mail.claim(claims.app, claims.userId, mailId);
@@ -43,7 +43,7 @@ export function adRoutes(deps: RewardRouteDeps): Router {
   const router = Router();
   const auth = requireAuth(deps.sessions);
   // Polled by watchAd(): limited per user like the other repeated reads.
-  router.get("/views/:watchId", auth, async (req: Request, res: Response) => {
+  router.get("/ads/views/:watchId", auth, async (req: Request, res: Response) => {
     const { watchId } = parseInput(watchParams, req.params);
     const { auth: claims } = authOf(res);
     await deps.limiter.hit(`user:ad_views:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
