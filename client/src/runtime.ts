@@ -71,6 +71,10 @@ export interface Runtime {
   requestPayment?(options: Record<string, unknown>): Promise<void>;
   /** The platform's rewarded video ad with server-side verification data (rewards.ts); absent where there is none. */
   showRewardedAd?: ShowRewardedAd;
+  /** The game came back to the foreground (`wx.onShow`…; a page becoming visible): rooms reconnect now. */
+  onShow?(listener: () => void): void;
+  /** The game went to the background (`wx.onHide`…, also while a rewarded video ad plays). */
+  onHide?(listener: () => void): void;
 }
 
 export type PlatformName = "wechat" | "douyin" | "qq" | "kuaishou";

@@ -1,4 +1,4 @@
-import express, { Router } from "express";
+import express, { Router, type Request } from "express";
 import type { Services } from "../server/container";
 import { AppError } from "../core/errors";
 import { allowedMethods } from "./allowed-methods";
@@ -38,6 +38,8 @@ export function createApiRouter(services: Services): Router {
     if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
+    // A body in another type would be read as none and refused as a validation error: say what is wrong.
+    if (hasBody(req) && !req.is("application/json")) return next(new AppError("unsupported_media_type"));
     parseJson(req, res, next);
   });
 
@@ -90,6 +92,7 @@ export function createApiRouter(services: Services): Router {
       payments: services.payments.payments,
       resolvePlayer: services.payments.resolvePlayer,
       paymentsEnabled: services.payments.paymentsEnabled,
+      itemPurchaseApps: services.payments.itemPurchaseApps,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
       // An orderId already recorded is a replay: the order's own price, whatever the catalog says now.
@@ -127,6 +130,7 @@ export function createApiRouter(services: Services): Router {
     limiter: services.limiter,
     limits,
     placeholderEmailDomain: services.config.placeholderEmailDomain,
+    appIdentities: services.appIdentities,
   };
   api.use("/auth", authRoutes(accountDeps));
   api.use("/users", userRoutes(accountDeps));
@@ -134,6 +138,12 @@ export function createApiRouter(services: Services): Router {
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));
   return api;
+}
+
+/** A body is coming: chunked, or a non-zero length (an empty body of any type is no body). */
+function hasBody(req: Request): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
 function refuseOptions(api: Router, path: string): AppError | undefined {

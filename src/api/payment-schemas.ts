@@ -26,6 +26,13 @@ export const orderListQuery = z.object({
 
 export const orderParams = z.object({ orderId: orderIdParam });
 
+export const orderQuery = z.object({
+  kind: z
+    .enum(ORDER_KINDS)
+    .optional()
+    .describe("Only an order of this kind. Without it: the coin order under this orderId, else the item purchase with this trade number in the token's game"),
+});
+
 export const balanceSchema = z.strictObject({
   balance: z.int().min(0).max(2_000_000_000).meta({ description: "Coins on the player's platform for the token's app", example: 120 }),
 });

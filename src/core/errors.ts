@@ -67,7 +67,7 @@ export const ERROR_CODES = {
   insufficient_balance: { status: 402, message: "The player does not have enough coins; nothing was deducted" },
   payment_login_required: {
     status: 502,
-    message: "The platform no longer accepts this player's session for payments; log in again and retry the same orderId",
+    message: "The platform no longer accepts this player's session for payments; nothing was deducted: log in again and retry the same orderId",
   },
   payment_refused: { status: 502, message: "The platform refused the payment; nothing was deducted" },
   push_signature_invalid: { status: 401, message: "The signature does not verify with the message-push Token of any app on this platform" },

@@ -19,6 +19,7 @@ import { HttpDrain } from "./http-drain";
 import { colyseusLogger } from "./colyseus-logger";
 import { createSharedRooms } from "./shared-rooms";
 import { installMatchmakeHandler } from "./matchmake-handler";
+import { guardRequests } from "./request-guard";
 import { clientIpResolver, compileTrust } from "../net/client-ip";
 import { CorsPolicy } from "../net/cors-policy";
 import { createLogger, type Logger } from "../logging/logger";
@@ -135,6 +136,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
         lobbyMaxClients: settings.lobbyMaxClients,
+        reconnectSeconds: settings.roomReconnectSeconds,
+        holdTimer: options.overrides?.roomHoldTimer,
       });
       // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.
       notices = new PurchaseNotices(matchMaker.presence, logger);
@@ -157,6 +160,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
       // Counted here, after Colyseus wrapped the server's request listeners, so matchmaking counts too.
       const drain = new HttpDrain(httpServer!);
+      // Last, so it wraps every listener: an error escaping one request fails that request only (request-guard.ts).
+      guardRequests(httpServer!, logger);
       // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
       gameServer.onBeforeShutdown(async () => {
         draining = true;

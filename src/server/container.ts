@@ -20,6 +20,7 @@ import { PlatformTokenService } from "../services/platform-token-service";
 import type { PlatformApps } from "../services/platform-apps";
 import { PlayerDataService } from "../services/player-data-service";
 import { SessionKeyCustody } from "../services/session-key-custody";
+import { AppIdentities } from "../services/app-identity";
 import { RecentUsers } from "../services/recent-users";
 import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
@@ -53,6 +54,8 @@ export interface Services {
   platformDefinitions: readonly PlatformDefinition[];
   /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
   platformApps: PlatformApps;
+  /** A player's openid as each game knows it (GET /api/users/me). */
+  appIdentities: AppIdentities;
   /** The player's platform storage (friend rankings): the storage routes and rooms at match end. */
   playerStorage: SocialServices["playerStorage"];
   /** Subscribe messages: the internal route, rooms and `admin notify`. */
@@ -69,10 +72,18 @@ export interface Services {
   close(): Promise<void>;
 }
 
+/** setTimeout as rooms use it to hold a seat (rooms/seat-hold.ts). */
+export interface HoldTimer {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface ServiceOverrides {
   now?: () => number;
   /** Delay between platform "busy" retries; tests shorten it. */
   retryDelayMs?: (attempt: number) => number;
+  /** The timer rooms hold dropped players' seats with; tests pass a controllable clock. */
+  roomHoldTimer?: HoldTimer;
 }
 
 export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -191,6 +202,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       moderation,
       platformDefinitions: enabled,
       platformApps,
+      appIdentities: new AppIdentities(platformApps, store, sessionKeys, enabled.map((p) => p.name)),
       playerStorage: social.playerStorage,
       subscribeMessages: social.subscribeMessages,
       payments,

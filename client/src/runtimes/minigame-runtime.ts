@@ -34,6 +34,9 @@ export interface MiniGameApi extends SubscribePromptApi, PaymentUiApi, RewardedA
   getAccountInfoSync?(): { miniProgram?: { appId?: string } };
   /** Douyin: the running game's environment, with its app id. */
   getEnvInfoSync?(): { microapp?: { appId?: string } };
+  /** The game returns to the foreground / goes to the background (all four platforms). */
+  onShow?(listener: (result?: unknown) => void): void;
+  onHide?(listener: (result?: unknown) => void): void;
 }
 
 export interface MiniGameSocketTask {
@@ -96,6 +99,8 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
     requestSubscribe: (templateIds) => promptSubscribe(api, platform, templateIds),
     requestPayment: (options) => openPaymentUi(api, platform, options),
     showRewardedAd: api.createRewardedVideoAd ? showWithRuntime(api) : undefined,
+    onShow: (listener) => api.onShow?.(() => listener()),
+    onHide: (listener) => api.onHide?.(() => listener()),
     storage: {
       get: (key) => {
         const value = api.getStorageSync(key);

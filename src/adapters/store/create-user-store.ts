@@ -72,7 +72,7 @@ const sqliteConnections = new Map<string, Kysely<Database>>();
 export function sharedSqliteLedger(file: string): KyselyOrderLedger {
   const kysely = sqliteConnections.get(path.resolve(file));
   if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
-  return new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite");
+  return failFastWhenUnavailable(new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite"), "The order ledger");
 }
 
 /** The user store's SQLite connection open in this process on `file`, for other stores to share (create-reward-stores.ts). */

@@ -18,6 +18,8 @@ export interface PaymentPlayer {
 export interface KeptPlayerKey {
   openid: string;
   sessionKey: string;
+  /** When the login that gave this key was kept (epoch ms); absent for keys kept before it was recorded. */
+  keptAt?: number;
 }
 
 /** The game's delivery hook: gives the player what the order paid for. Called at least once per paid order. */

@@ -106,8 +106,8 @@ export class PaymentOperations {
   }
 
   /**
-   * Records a pushed item purchase as a paid order (once per trade number, however often it is
-   * pushed) and starts its delivery without waiting for it: the push is answered once the order is
+   * Records a pushed item purchase as a paid order (once per player, app and trade number, however
+   * often it is pushed; never confused with a coin order of the same number) and starts its delivery without waiting for it: the push is answered once the order is
    * durably recorded; a failed or interrupted delivery is the reconciler's.
    */
   async recordItemPurchase(platform: string, appId: string, purchase: ItemPurchase): Promise<Order> {
@@ -130,6 +130,10 @@ export class PaymentOperations {
       state: refusal ? "pending" : "paid",
       createdAt: new Date(this.now()).toISOString(),
     });
+    // The ledger keys item purchases apart from every other order (order-ledger.ts); were that ever
+    // broken, the push must fail, so the platform pushes again, rather than be acknowledged unrecorded.
+    const recorded = order.kind === "item_purchase" && order.userId === userId && order.platform === platform && order.appId === appId && order.platformOrderId === purchase.tradeNo;
+    if (!recorded) throw new Error(`the ledger answered order ${order.id} for an item purchase that is not it`);
     if (created) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(order);
     if (refusal && order.state === "pending") return this.refuseItemPurchase(order, refusal);
     if (order.state === "paid") {

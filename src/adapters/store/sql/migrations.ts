@@ -4,7 +4,7 @@
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createEconomyTables } from "./economy-schema";
-import { createOrderTables } from "./order-ledger-schema";
+import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -89,6 +89,12 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     "0007_economy": {
       async up(db: Kysely<any>) {
         await createEconomyTables(db, dialect);
+      },
+    },
+    // Each kind of order its own keys: an item purchase's trade number no longer collides with a coin orderId.
+    "0008_order_keys_by_kind": {
+      async up(db: Kysely<any>) {
+        await separateOrderKeysByKind(db, dialect);
       },
     },
     "0005_case_insensitive_accounts": {
