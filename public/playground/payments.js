@@ -111,6 +111,8 @@
     $("order").textContent = "–";
     $("order-state").textContent = "";
     setStatus($("payment-status"), "");
+    // The balance right after login, not after a click on Refresh: it is the first thing a tester checks.
+    act("Reading the balance", async () => "Balance: " + (await refreshBalance()));
   });
   events.addEventListener("logout", () => {
     state.client = null;

@@ -11,6 +11,8 @@ import type { Logger } from "../logging/logger";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
+import { buildUserExport } from "../services/user-export";
+import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
@@ -69,13 +71,18 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
 
   let payments: Promise<PaymentServices> | undefined;
   const platforms = openAdminPlatforms(config, cache, logger);
+  const openPayments = () => (payments ??= openAdminPayments(platforms, store, logger));
+  let rewards: Promise<RewardStores> | undefined;
+  const openRewards = () => (rewards ??= createRewardStores(config.store));
+  const userExport = buildUserExport({ store, sessions, ledger: async () => (await openPayments()).ledger, rewards: openRewards });
   return {
-    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit),
+    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
-    payments: () => (payments ??= openAdminPayments(platforms, store, logger)),
+    payments: openPayments,
     reachesServers: presence !== undefined,
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();
+      await (await rewards?.catch(() => undefined))?.close();
       await Promise.all(announcements);
       presence?.shutdown();
       await cache.close();

@@ -9,12 +9,13 @@ import pino from "pino";
 import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
 import type { AppConfig } from "../config/config";
 import { ConfigError, parseConfig } from "../config/config";
-import { operatorEnvironment, readSettings } from "../config/settings-files";
+import { readSettings } from "../config/settings-files";
 import { DEFAULT_APP } from "../core/apps";
 import { AppError } from "../core/errors";
 import { createLogger } from "../logging/logger";
 import { sendMail } from "../services/rewards/mail-service";
 import { openAdminContext } from "./admin-context";
+import { adminEnvironment, describeSettings } from "./admin-settings";
 
 export const MAIL_USAGE = `usage: npm run admin -- mail send (--to <user> | --all) --title <text> [--body <text>] [--app <key>]
        [--currency <id>=<amount> …] [--item <id>=<count> …] [--expires <ISO 8601 time>] [--mail-id <id>] [--by <name>]
@@ -64,11 +65,12 @@ export async function runMailCommand(argv: string[]): Promise<number> {
   if (values.expires !== undefined && Number.isNaN(Date.parse(values.expires))) return usage("--expires must be an ISO 8601 time, e.g. 2030-01-31T00:00:00Z");
 
   let config;
+  const environment = adminEnvironment();
   try {
-    config = parseConfig(readSettings(operatorEnvironment()));
+    config = parseConfig(readSettings(environment.env));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${describeSettings(environment)}\n${err.message}\n`);
       return 1;
     }
     throw err;

@@ -59,7 +59,7 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   const embedded = simulatorMode(s) === "embedded";
   const apps = appsProblems(s, enabledPlatforms(s), (p) => platformSetting(s, p, "APP_ID") ?? (embedded ? p.simulatorApp.appId : undefined));
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
-  const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE ?? []).map((a) => a.key)]);
+  const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE?.apps ?? []).map((a) => a.key)]);
   if (catalogs.length > 0) problem("CATALOG_FILE", catalogs.join("; "));
 }
 
@@ -88,6 +88,8 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     appSecrets: appSecrets(s),
     accessTokenRouteKey: s.ACCESS_TOKEN_ROUTE_KEY,
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
+    exposeSessionKey: s.EXPOSE_SESSION_KEY,
+    exposeSessionKeyConfirmed: s.EXPOSE_SESSION_KEY_CONFIRMED,
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });

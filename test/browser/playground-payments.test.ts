@@ -40,6 +40,9 @@ describe("playground payments in headless Chromium", function () {
     await page.locator("#login-status", { hasText: "Logged in as" }).waitFor();
     userId = JSON.parse((await page.textContent("#user")) ?? "null").id;
     await page.locator("#payments-panel").waitFor({ state: "visible" });
+    // The balance is read at login, without a click on Refresh.
+    await page.locator("#payment-status.ok", { hasText: "Balance:" }).waitFor();
+    assert.match((await page.textContent("#balance")) ?? "", /^\d+$/);
     await page.click("#join");
     await page.locator("#room-status", { hasText: "Connected to lobby" }).waitFor();
 

@@ -75,8 +75,8 @@ describe("admin mail: send to one player and to all, export and erase (PostgreSQ
     const mailId = (await h.get("/api/mail", p.headers)).body.data.mail.find((m: { title: string }) => m.title === "Yours").mailId;
     await h.request("POST", `/api/mail/${mailId}/claim`, undefined, p.headers);
     const exported = JSON.parse((await admin("export", p.id)).stdout);
-    assert.deepEqual(exported.rewards.mail.map((m: { title: string }) => m.title), ["Yours"]);
-    assert.deepEqual(exported.rewards.claims.map((c: { mailId: string }) => c.mailId), [mailId]);
+    assert.deepEqual(exported.mail.map((m: { title: string }) => m.title), ["Yours"]);
+    assert.deepEqual(exported.mailClaims.map((c: { mailId: string }) => c.mailId), [mailId]);
     assert.equal((await admin("erase", p.id)).status, 0);
     const { Client } = await import("pg");
     const client = new Client({ connectionString: db.url });

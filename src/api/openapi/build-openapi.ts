@@ -8,7 +8,7 @@ import type { PlatformDefinition } from "../../platforms/platform";
 import { packageVersion } from "../../server/package-version";
 import * as s from "../schemas";
 import { accountOperations } from "./account-operations";
-import { API_DESCRIPTION, errorCodeTable } from "./descriptions";
+import { API_DESCRIPTION } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
@@ -64,7 +64,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
 
   return {
     openapi: "3.1.0",
-    info: { title: "Mini-game login and room server", version: packageVersion(), description: API_DESCRIPTION + errorCodeTable() },
+    info: { title: "Mini-game login and room server", version: packageVersion(), description: API_DESCRIPTION },
+    externalDocs: { url: "/api-docs/reference", description: "The rules every route follows, and every error code" },
     // Relative, so "Try it out" calls whichever origin serves the page.
     servers: [{ url: "/", description: "This server" }],
     tags: [

@@ -97,6 +97,13 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await separateOrderKeysByKind(db, dialect);
       },
     },
+    // An operator grant's reason, apart from the item id (which it used to fill).
+    "0009_order_reason": {
+      async up(db: Kysely<any>) {
+        const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "orders")?.columns.map((c) => c.name));
+        if (!columns.has("reason")) await db.schema.alterTable("orders").addColumn("reason", "text").execute();
+      },
+    },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
         await refuseCaseCollisions(db);
