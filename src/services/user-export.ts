@@ -90,6 +90,8 @@ export interface UserExportSources {
   economy(): Promise<Pick<EconomyStore, "appsOf" | "state" | "entries">>;
   /** The player's records on every board of every app (leaderboard-store). */
   leaderboardRecords(userId: string): Promise<unknown[]>;
+  /** The reward sources' stores (ad views, mail: docs/economy-rewards.md), opened on first use; absent: the section is empty. */
+  rewards?(): Promise<{ recordsOf(userId: string): Promise<{ mail: unknown[]; claims: unknown[]; adViews: unknown[] }> }>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -125,5 +127,14 @@ export function buildUserExport(sources: UserExportSources): UserExport {
       name: "leaderboards",
       ports: ["leaderboard-store"],
       collect: async (id) => ({ leaderboards: await sources.leaderboardRecords(id) }),
+    })
+    .add({
+      name: "rewards",
+      ports: ["ad-views", "mail-store"],
+      collect: async (id) => {
+        if (!sources.rewards) return {};
+        const { mail, claims, adViews } = await (await sources.rewards()).recordsOf(id);
+        return { mail, mailClaims: claims, adViews };
+      },
     });
 }
