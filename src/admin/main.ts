@@ -14,6 +14,7 @@ import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
+import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -31,6 +32,7 @@ commands:
   refund <user> <orderId>                      give a coin spend's coins back (WeChat cancelpay; idempotent)
   grant <user> <coins> --platform <name> --grant-id <id> [--app <key>] [--reason <text>]
                                                give coins once per grant id (WeChat present, Douyin add_coin)
+${OPERATOR_USAGE}
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
 const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant"] as const;
@@ -40,6 +42,7 @@ const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "operator") return operatorCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -143,9 +146,13 @@ async function main(argv: string[]): Promise<number> {
       },
     };
     const result = await actions[command as Command]();
+    await recordCliCommand(config, logger, { by, command, target: reference, outcome: "ok", detail: cliDetail(command, extra[0], values) });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
+    const refused = err instanceof AppError && err.status < 500;
+    const code = err instanceof AppError ? err.code : "internal_error";
+    await recordCliCommand(config, logger, { by, command, target: reference, outcome: refused ? "refused" : "failed", detail: { ...cliDetail(command, extra[0], values), code } });
     if (err instanceof AppError && err.status < 500) {
       process.stderr.write(`${err.message}\n`);
       return 1;
@@ -154,6 +161,33 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await context.close();
   }
+}
+
+/** The public facts of a command for its audit entry: never template data, which may be personal. */
+function cliDetail(command: string, argument: string | undefined, values: { reason?: string; until?: string; platform?: string; app?: string; state?: string; "grant-id"?: string }): Record<string, unknown> {
+  const detail: Record<string, unknown> = {};
+  if (command === "refund") detail.orderId = argument;
+  if (command === "grant") Object.assign(detail, { coins: Number(argument), grantId: values["grant-id"], platform: values.platform });
+  if (command === "notify") detail.templateId = argument;
+  if (values.reason) detail.reason = values.reason;
+  if (values.until) detail.until = values.until;
+  return detail;
+}
+
+async function operatorCommand(argv: string[]): Promise<number> {
+  let config;
+  try {
+    config = parseConfig(readSettings(operatorEnvironment()));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const stderr = pino.destination({ fd: 2, sync: true });
+  const logger = createLogger({ level: "warn", destination: stderr, name: "admin" });
+  return runOperatorCommand(argv, config, logger, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
 }
 
 /** What is wrong with a payment command's arguments, or undefined. */

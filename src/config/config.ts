@@ -18,6 +18,7 @@ import { z } from "zod";
 import { splitList, type Env } from "./config-types";
 import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
+import { consoleConfig, consoleProductionProblems, consoleShape } from "./settings/console";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
@@ -28,7 +29,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...consoleShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -68,6 +69,7 @@ function toAppConfig(s: Settings) {
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
     ...socialConfig(s),
+    ...consoleConfig(s),
   };
 }
 
@@ -83,6 +85,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
+  problems.push(...consoleProductionProblems(s));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 

@@ -73,6 +73,13 @@ export function sharedSqliteLedger(file: string): KyselyOrderLedger {
   return new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite");
 }
 
+/** The user store's SQLite connection in this process, for another store on the same file (the console's operators). */
+export function sharedSqliteConnection(file: string): Kysely<unknown> {
+  const kysely = sqliteConnections.get(path.resolve(file));
+  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
+  return kysely as unknown as Kysely<unknown>;
+}
+
 /**
  * Kysely prepares every query anew; on SQLite preparing costs about as much as running a simple
  * lookup. Kysely only calls all/run/iterate synchronously, so one statement per SQL text can be
