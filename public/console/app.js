@@ -55,11 +55,11 @@ export function table(columns, rows, label) {
   );
 }
 
-/** Runs an action, reporting its outcome in the live region. */
-export async function attempt(what, action) {
+/** Runs an action, reporting its outcome in the live region (a read, `quiet`, reports only a failure). */
+export async function attempt(what, action, quiet = false) {
   try {
     const result = await action();
-    say(`${what}: done`);
+    if (!quiet) say(`${what}: done`);
     return result;
   } catch (err) {
     say(`${what}: ${err.message}${err.code ? ` (${err.code})` : ""}`, "error");
@@ -128,7 +128,8 @@ async function start(session) {
     } }, "Sign out"),
   );
   const screens = await api("GET", "/screens");
-  const context = { api, h, say, table, attempt, operator: session.operator };
+  const load = (what, action) => attempt(what, action, true);
+  const context = { api, h, say, table, attempt, load, operator: session.operator };
   const show = async (id) => {
     const screen = screens.find((s) => s.id === id) ?? screens[0];
     for (const b of nav.querySelectorAll("button")) {

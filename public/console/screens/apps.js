@@ -1,6 +1,6 @@
 // Apps and settings: ids and switches, never a secret.
-export async function render(root, { api, h, table, attempt }) {
-  const data = await attempt("Apps", () => api("GET", "/apps"));
+export async function render(root, { api, h, table, attempt, load }) {
+  const data = await load("Apps", () => api("GET", "/apps"));
   if (!data) return;
   root.append(
     h("section", {}, h("h2", {}, "Apps"),

@@ -1,23 +1,23 @@
 // The audit trail: who did what to whom, when, and how it ended; filters and CSV export.
-export async function render(root, { api, h, table, attempt }) {
+export async function render(root, { api, h, table, attempt, load }) {
   const list = h("div", { id: "audit-list" });
   const csv = h("a", { id: "audit-csv", href: "/console/api/audit?format=csv", download: "console-audit.csv" }, "Export CSV");
   const form = h(
     "form",
     { id: "audit-filter", onsubmit: (e) => {
       e.preventDefault();
-      load();
+      refresh();
     } },
     ...["actor", "action", "target"].map((f) => h("label", {}, f[0].toUpperCase() + f.slice(1), h("input", { name: f, id: `audit-${f}`, size: 14 }))),
     h("label", {}, "Outcome", h("select", { name: "outcome", id: "audit-outcome" }, ["", "ok", "refused", "failed"].map((o) => h("option", { value: o }, o || "any")))),
     h("button", { type: "submit" }, "Search"),
     csv,
   );
-  const load = async () => {
+  const refresh = async () => {
     const params = new URLSearchParams();
     for (const [k, v] of new FormData(form)) if (v) params.set(k, v);
     csv.setAttribute("href", `/console/api/audit?${params}&format=csv`);
-    const entries = await attempt("Audit", () => api("GET", `/audit?${params}`));
+    const entries = await load("Audit", () => api("GET", `/audit?${params}`));
     if (!entries) return;
     list.replaceChildren(
       table(
@@ -35,5 +35,5 @@ export async function render(root, { api, h, table, attempt }) {
     );
   };
   root.append(h("section", {}, h("h2", {}, "Audit"), form, list));
-  await load();
+  await refresh();
 }

@@ -1,7 +1,7 @@
 // Health: processes, rooms and players per room type and process, login and error counts, order
 // states, the reconciler's last sweeps.
-export async function render(root, { api, h, table, attempt }) {
-  const health = await attempt("Health", () => api("GET", "/health"));
+export async function render(root, { api, h, table, attempt, load }) {
+  const health = await load("Health", () => api("GET", "/health"));
   if (!health) return;
   const p = health.thisProcess;
   root.append(

@@ -1,6 +1,6 @@
 // Orders across the apps that the reconciler is still waiting on (unsettled), oldest first.
-export async function render(root, { api, h, table, attempt }) {
-  const orders = (await attempt("Unsettled orders", () => api("GET", "/orders/unsettled"))) ?? [];
+export async function render(root, { api, h, table, attempt, load }) {
+  const orders = (await load("Unsettled orders", () => api("GET", "/orders/unsettled"))) ?? [];
   root.append(
     h("section", {}, h("h2", {}, "Orders the reconciler is waiting on"),
       table(

@@ -2,7 +2,7 @@
 // sessions; kick, disable with reason and end, enable, export, erase with typed confirmation; the
 // player's orders with refund and re-delivery, and coin grants.
 export async function render(root, ctx) {
-  const { api, h, table, attempt } = ctx;
+  const { api, h, table, attempt, load } = ctx;
   const results = h("div", { id: "player-results" });
   const detail = h("div", { id: "player-detail" });
   const form = h(
@@ -10,7 +10,7 @@ export async function render(root, ctx) {
     { id: "player-search", role: "search", onsubmit: async (e) => {
       e.preventDefault();
       const q = new FormData(form).get("q");
-      const found = await attempt("Search", () => api("GET", `/players?q=${encodeURIComponent(q)}`));
+      const found = await load("Search", () => api("GET", `/players?q=${encodeURIComponent(q)}`));
       if (!found) return;
       detail.replaceChildren();
       results.replaceChildren(
@@ -38,7 +38,7 @@ export async function render(root, ctx) {
   }
 
   async function show(userId) {
-    const p = await attempt("Load player", () => api("GET", `/players/${encodeURIComponent(userId)}`));
+    const p = await load("Load player", () => api("GET", `/players/${encodeURIComponent(userId)}`));
     if (!p) return;
     const path = `/players/${encodeURIComponent(userId)}`;
     const refresh = () => show(userId);
@@ -103,8 +103,8 @@ export async function render(root, ctx) {
     const path = `/players/${encodeURIComponent(userId)}`;
     const section = h("section", { "aria-labelledby": "orders-title" }, h("h2", { id: "orders-title" }, "Orders"));
     const list = h("div", { id: "player-orders" });
-    const load = async (state) => {
-      const orders = await attempt("Orders", () => api("GET", `${path}/orders${state ? `?state=${state}` : ""}`));
+    const loadOrders = async (state) => {
+      const orders = await load("Orders", () => api("GET", `${path}/orders${state ? `?state=${state}` : ""}`));
       if (!orders) return;
       list.replaceChildren(
         table(
@@ -118,10 +118,10 @@ export async function render(root, ctx) {
             { title: "Created", cell: (o) => o.createdAt },
             { title: "", cell: (o) => [
               o.kind === "coin_spend" && (o.state === "paid" || o.state === "delivered")
-                ? h("button", { type: "button", "aria-label": `Refund ${o.orderId}`, onclick: async () => (await attempt(`Refund ${o.orderId}`, () => api("POST", `${path}/orders/${encodeURIComponent(o.orderId)}/refund`))) && load(filter.value) }, "Refund")
+                ? h("button", { type: "button", "aria-label": `Refund ${o.orderId}`, onclick: async () => (await attempt(`Refund ${o.orderId}`, () => api("POST", `${path}/orders/${encodeURIComponent(o.orderId)}/refund`))) && loadOrders(filter.value) }, "Refund")
                 : null,
               o.state === "paid" || (o.kind === "coin_grant" && o.state === "pending")
-                ? h("button", { type: "button", "aria-label": `Re-run delivery of ${o.orderId}`, onclick: async () => (await attempt(`Delivery of ${o.orderId}`, () => api("POST", `${path}/orders/${encodeURIComponent(o.orderId)}/redeliver`))) && load(filter.value) }, "Re-run delivery")
+                ? h("button", { type: "button", "aria-label": `Re-run delivery of ${o.orderId}`, onclick: async () => (await attempt(`Delivery of ${o.orderId}`, () => api("POST", `${path}/orders/${encodeURIComponent(o.orderId)}/redeliver`))) && loadOrders(filter.value) }, "Re-run delivery")
                 : null,
             ] },
           ],
@@ -130,14 +130,14 @@ export async function render(root, ctx) {
         ),
       );
     };
-    const filter = h("select", { id: "order-state", onchange: () => load(filter.value) }, ["", "pending", "paid", "delivered", "failed", "refunded"].map((s) => h("option", { value: s }, s || "any state")));
+    const filter = h("select", { id: "order-state", onchange: () => loadOrders(filter.value) }, ["", "pending", "paid", "delivered", "failed", "refunded"].map((s) => h("option", { value: s }, s || "any state")));
     const grantForm = h(
       "form",
       { id: "grant-form", onsubmit: async (e) => {
         e.preventDefault();
         const d = new FormData(grantForm);
         const body = { platform: d.get("platform"), app: d.get("app") || "default", coins: Number(d.get("coins")), grantId: d.get("grantId"), reason: d.get("reason") || "operator grant" };
-        if (await attempt("Grant", () => api("POST", `${path}/grants`, body))) load(filter.value);
+        if (await attempt("Grant", () => api("POST", `${path}/grants`, body))) loadOrders(filter.value);
       } },
       h("label", {}, "Platform", h("select", { name: "platform", id: "grant-platform" }, ["wechat", "douyin"].map((x) => h("option", { value: x }, x)))),
       h("label", {}, "App", h("input", { name: "app", id: "grant-app", value: p.sessionApps[0] ?? "default", size: 10 })),
@@ -147,7 +147,7 @@ export async function render(root, ctx) {
       h("button", { type: "submit" }, "Grant coins"),
     );
     section.append(h("label", {}, "State", filter), list, h("h2", {}, "Grant coins"), grantForm);
-    await load("");
+    await loadOrders("");
     return section;
   }
 }
