@@ -16,7 +16,7 @@ export interface TestOperator {
 }
 
 /** Adds an operator on the server's database; `ready` also does the first sign-in's password change. */
-export async function addOperator(config: AppConfig, name: string, role: OperatorRole, options: { totp?: boolean } = {}): Promise<TestOperator & { initialPassword: string }> {
+export async function addOperator(config: Pick<AppConfig, "store">, name: string, role: OperatorRole, options: { totp?: boolean } = {}): Promise<TestOperator & { initialPassword: string }> {
   const store = await createOperatorStore(config.store, { shareSqlite: config.store.kind === "sqlite" });
   try {
     const created = await new OperatorAccounts(store, { production: false }).add(name, role, options);
