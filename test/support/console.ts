@@ -16,10 +16,11 @@ export interface TestOperator {
 }
 
 /** Adds an operator on the server's database; `ready` also does the first sign-in's password change. */
-export async function addOperator(config: Pick<AppConfig, "store">, name: string, role: OperatorRole, options: { totp?: boolean } = {}): Promise<TestOperator & { initialPassword: string }> {
-  const store = await createOperatorStore(config.store, { shareSqlite: config.store.kind === "sqlite" });
+export async function addOperator(config: Pick<AppConfig, "store">, name: string, role: OperatorRole, options: { totp?: boolean; production?: boolean } = {}): Promise<TestOperator & { initialPassword: string }> {
+  // Beside a server in this process, its SQLite connection (a second one could wait on it forever).
+  const store = await createOperatorStore(config.store, { shareSqlite: true }).catch(() => createOperatorStore(config.store));
   try {
-    const created = await new OperatorAccounts(store, { production: false }).add(name, role, options);
+    const created = await new OperatorAccounts(store, { production: options.production ?? false }).add(name, role, options);
     const totpSecret = created.totpUri ? new URL(created.totpUri).searchParams.get("secret")! : undefined;
     return { name, password: created.initialPassword, initialPassword: created.initialPassword, totpSecret, totp: () => (totpSecret ? totpAt(totpSecret, Date.now()) : "") };
   } finally {
