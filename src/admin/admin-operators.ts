@@ -48,13 +48,14 @@ export async function runOperatorCommand(argv: string[], config: AppConfig, logg
   const audit = new AuditLog(store, logger);
   const accounts = new OperatorAccounts(store, { production: config.env === "production" });
   const action = `operator.${command}`;
+  const target = name?.trim().toLowerCase() ?? null;
   try {
     const result = await run(accounts, store, command!, name, values as { role?: OperatorRole; totp?: boolean });
-    if (command !== "list") await audit.record({ actor: by, via: "cli", action, target: name ?? null, outcome: "ok", detail: values.role ? { role: values.role } : {} });
+    if (command !== "list") await audit.record({ actor: by, via: "cli", action, target, outcome: "ok", detail: values.role ? { role: values.role } : {} });
     out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (e) {
-    await audit.record({ actor: by, via: "cli", action, target: name ?? null, outcome: e instanceof AppError && e.status < 500 ? "refused" : "failed", detail: { code: e instanceof AppError ? e.code : "internal_error" } });
+    await audit.record({ actor: by, via: "cli", action, target, outcome: e instanceof AppError && e.status < 500 ? "refused" : "failed", detail: { code: e instanceof AppError ? e.code : "internal_error" } });
     if (e instanceof AppError && e.status < 500) {
       err(`${e.message}\n`);
       return 1;
