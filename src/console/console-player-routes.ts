@@ -1,29 +1,11 @@
 /** The players and orders screens' JSON routes (under /console/api). */
 import { Router } from "express";
-import { z } from "zod";
 import { AppError } from "../core/errors";
-import { ORDER_STATES } from "../core/ports/order-ledger";
 import { parseInput } from "../api/validate";
 import type { ConsolePlayers } from "../services/console/console-players";
 import type { AuditLog } from "../services/console/audit-log";
 import type { ConsoleGuard } from "./console-guard";
-
-const userIdParam = z.object({ userId: z.string().min(1).max(128) });
-const orderParams = userIdParam.extend({ orderId: z.string().min(1).max(128) });
-const searchQuery = z.object({ q: z.string().trim().min(1, "type a user id, openid, unionid, username or email").max(256) });
-const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional() });
-const disableBody = z.object({
-  reason: z.string().trim().min(1, "a reason is required").max(500),
-  until: z.iso.datetime({ offset: true }).nullable().optional(),
-});
-const eraseBody = z.object({ confirm: z.string().max(256) });
-const grantBody = z.object({
-  platform: z.string().min(1).max(32),
-  app: z.string().min(1).max(64).default("default"),
-  coins: z.number().int().min(1).max(999_999_999),
-  grantId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 of A-Z a-z 0-9 _ -: the same id again is the same grant"),
-  reason: z.string().trim().min(1).max(64).default("operator grant"),
-});
+import { disableBody, eraseBody, grantBody, orderParams, ordersQuery, searchQuery, userIdParam } from "./console-schemas";
 
 export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard, audit: AuditLog, supportGrantMax: number): Router {
   const router = Router();

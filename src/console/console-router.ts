@@ -7,9 +7,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
-import { z } from "zod";
 import { AppError } from "../core/errors";
-import { AUDIT_OUTCOMES, OPERATOR_ROLES, type OperatorStore } from "../core/ports/operator-store";
+import { OPERATOR_ROLES, type OperatorStore } from "../core/ports/operator-store";
 import { sendOk } from "../api/envelope";
 import { parseInput } from "../api/validate";
 import type { Services } from "../server/container";
@@ -20,6 +19,7 @@ import { OperatorAccounts, viewOf } from "../services/console/operator-accounts"
 import { clearedCookie, ConsoleGuard, sessionCookie, type CookieRules } from "./console-guard";
 import { consoleApps, consoleHealth } from "./console-health";
 import { consolePlayerRoutes } from "./console-player-routes";
+import { auditQuery, operatorParam, passwordBody, roleBody, signInBody } from "./console-schemas";
 import { BUILT_IN_SCREENS, PLUGGED_SCREENS, type ConsoleScreen } from "./console-screens";
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -28,21 +28,6 @@ const SECURITY_HEADERS: Record<string, string> = {
   "X-Content-Type-Options": "nosniff",
   "Referrer-Policy": "no-referrer",
 };
-
-const signInBody = z.object({ name: z.string().max(64), password: z.string().max(200), totp: z.string().max(16).optional() });
-const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword: z.string().max(400) });
-const auditQuery = z.object({
-  actor: z.string().max(64).optional(),
-  action: z.string().max(64).optional(),
-  target: z.string().max(128).optional(),
-  outcome: z.enum(AUDIT_OUTCOMES).optional(),
-  since: z.iso.datetime({ offset: true }).optional(),
-  until: z.iso.datetime({ offset: true }).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  format: z.enum(["json", "csv"]).optional(),
-});
-const operatorParam = z.object({ name: z.string().min(1).max(64) });
-const roleBody = z.object({ role: z.enum(OPERATOR_ROLES) });
 
 export interface ConsoleEdge {
   router: Router;

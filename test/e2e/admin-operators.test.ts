@@ -43,7 +43,7 @@ describe("admin operator commands and the CLI's audit trail", function () {
     // A player command is recorded too, with its outcome (no such user: refused).
     assert.equal((await admin("find", "nobody-at-all", "--by", "lead")).status, 1);
 
-    const store = await createOperatorStore({ kind: "sqlite", path: sqlitePath });
+    const store = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
     try {
       const entries = await store.searchAudit({});
       const seen = entries.map((e) => `${e.via} ${e.actor} ${e.action} ${e.target} ${e.outcome}`);

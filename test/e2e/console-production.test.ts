@@ -68,7 +68,7 @@ describe("console settings and production rules", function () {
 
     it("refuses to start without an operator, then signs in over HTTPS only with a Secure cookie and TOTP for admins", async () => {
       await assert.rejects(startHarness({ env }), /no operator can sign in/);
-      const store = { store: { kind: "sqlite" as const, path: env.SQLITE_PATH } };
+      const store = { store: { kind: "sqlite" as const, path: env.SQLITE_PATH, synchronous: "FULL" as const } };
       const support = await addOperator(store, "prod-support", "support", { production: true });
       const admin = await addOperator(store, "prod-admin", "admin", { production: true });
       assert.ok(admin.totpSecret, "an admin gets a second factor in production");

@@ -13,6 +13,7 @@ import { clean, componentName, operationObject, type Json, type OperationSpec } 
 import { platformOperations } from "./platform-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
+import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -52,6 +53,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...socialOperations(options.platforms));
   registerPaymentComponents(register);
   operations.push(...paymentOperations(options.platforms));
+  registerConsoleComponents(register);
+  operations.push(...consoleOperations());
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -71,6 +74,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
+      { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,
     components: {
@@ -81,6 +85,18 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
           scheme: "bearer",
           bearerFormat: "JWT",
           description: "`data.token` of any login, register, refresh or password change. Only the latest session's token works.",
+        },
+        consoleSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "arena_console",
+          description: "The console's session cookie, set by POST /console/api/session (HttpOnly: a browser sends it, scripts cannot read it)",
+        },
+        consoleCsrf: {
+          type: "apiKey",
+          in: "header",
+          name: "X-CSRF-Token",
+          description: "The session's `csrfToken` (from sign-in or GET /console/api/session), required on every console change",
         },
         internalKey: {
           type: "apiKey",

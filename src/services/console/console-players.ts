@@ -111,6 +111,7 @@ export class ConsolePlayers {
   async redeliver(userId: string, orderId: string): Promise<Order> {
     const order = await this.deps.payments.ledger.findByOrderId(userId, orderId);
     if (!order) throw new AppError("order_not_found");
+    if (order.state === "delivered") return order; // already done: a repeat changes nothing
     if (order.state === "pending" && order.kind === "coin_grant") return this.deps.payments.operations.presentPending(order);
     if (order.state !== "paid") throw new AppError("invalid_request", { message: `Only a paid order waits for delivery; this one is ${order.state}` });
     const delivered = await this.deps.payments.payments.delivery.deliver(order);
