@@ -1,7 +1,7 @@
 /**
- * The operator console's JSON routes over HTTP on the embedded defaults (SQLite + memory cache):
+ * The operator console's JSON routes over HTTP on every store (SQLite + memory cache, PostgreSQL + Redis, MongoDB + Redis):
  * sign-in with a one-time password and TOTP, CSRF, roles, lockout, audit, the cookie's flags, the
- * player's disable closing their room socket with 4401, and refunds and grants from the server process.
+ * player's disable closing their room socket with 4401, and refunds and grants from the server process (on the memory cache too).
  */
 import assert from "node:assert/strict";
 import { Client } from "colyseus.js";
@@ -10,22 +10,27 @@ import { sessionCookie } from "../../src/console/console-guard";
 import { startSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
+import { storeBackends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
 
-describe("operator console over HTTP — embedded (SQLite + memory)", function () {
+for (const backend of storeBackends) describe(`operator console over HTTP — ${backend.name}`, function () {
   this.timeout(60_000);
   let h: Harness;
+  let release: (() => Promise<void>) | undefined;
 
   before(async () => {
+    const prepared = await backend.prepare();
+    release = prepared.release;
     const simulator = await startSimulator({ port: 0 });
-    h = await startHarness({ simulator, env: simulatorPaymentEnv(simulator.url) });
+    h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url) } });
   });
   after(async () => {
     await h?.close();
     await h?.simulator.close();
+    await release?.();
   });
 
   const balance = async (openid: string) => ((await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number }).balance;
@@ -145,7 +150,7 @@ describe("operator console over HTTP — embedded (SQLite + memory)", function (
     assert.equal(audit.body.data.length, 1);
   });
 
-  it("admin finds a player by openid, refunds an order and grants coins on the memory cache; disabling closes the room with 4401", async () => {
+  it("admin finds a player by openid, refunds an order and grants coins through the server process; disabling closes the room with 4401", async () => {
     const { client } = await signedIn("admin");
     const p = await player();
     await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: p.openid, balance: 100 }) });
