@@ -118,6 +118,10 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     const found = await client.call("GET", `/players?q=${p.openid}`);
     assert.equal(found.status, 200);
     assert.deepEqual(found.body.data.map((x: { user: { id: string } }) => x.user.id), [p.user.id]);
+    const nickname = unique("Nick");
+    assert.equal((await h.request("PATCH", "/api/users/me", { nickname, version: 1 }, { authorization: `Bearer ${p.token}` })).status, 200);
+    const byNickname = await client.call("GET", `/players?q=${nickname}`);
+    assert.deepEqual(byNickname.body.data.map((x: { user: { nickname: string } }) => x.user.nickname), [nickname]);
     for (const [path, body] of [[`/players/${p.user.id}/disable`, { reason: "cheat" }], [`/players/${p.user.id}/kick`, undefined], [`/players/${p.user.id}/orders/x/refund`, undefined]] as const) {
       const res = await client.call("POST", path, body);
       assert.equal(res.status, 403, path);

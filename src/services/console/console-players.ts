@@ -35,8 +35,8 @@ export class ConsolePlayers {
   constructor(private readonly deps: ConsolePlayerDeps) {}
 
   /**
-   * Players a support request names: by user id, username, email, or any platform id (openid,
-   * unionid, anonymous id) in any app's namespace; `platform:id` narrows to one platform.
+   * Players a support request names: by user id, username, email, nickname (exact), or any platform
+   * id (openid, unionid, anonymous id) in any app's namespace; `platform:id` narrows to one platform.
    */
   async search(query: string): Promise<PlayerOverview[]> {
     const q = query.trim();
@@ -49,6 +49,7 @@ export class ConsolePlayers {
     add(await store.findById(q));
     add((await store.findCredentialsByUsername(q))?.user);
     if (q.includes("@")) add((await store.findCredentialsByEmail(q.toLowerCase()))?.user);
+    for (const u of await store.findByNickname(q, 20)) add(u);
     const colon = q.indexOf(":");
     const narrowed = colon > 0 ? this.deps.platformDefinitions.find((p) => p.name === q.slice(0, colon)) : undefined;
     const platformId = narrowed ? q.slice(colon + 1) : q;
