@@ -20,7 +20,11 @@ import { clearedCookie, ConsoleGuard, sessionCookie, type CookieRules } from "./
 import { consoleApps, consoleHealth } from "./console-health";
 import { consolePlayerRoutes } from "./console-player-routes";
 import { auditQuery, operatorParam, passwordBody, roleBody, signInBody } from "./console-schemas";
-import { BUILT_IN_SCREENS, PLUGGED_SCREENS, type ConsoleScreen } from "./console-screens";
+import { BUILT_IN_SCREENS, type ConsoleScreen } from "./console-screens";
+import { rewardsScreen } from "./console-rewards";
+
+/** Screens of other capabilities, each shown where its capability is wired (`available`). */
+const PLUGGED_SCREENS: ConsoleScreen[] = [rewardsScreen];
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",

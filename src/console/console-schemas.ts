@@ -114,6 +114,11 @@ export const healthSchema = z.strictObject({
   reconcilerRuns: z.array(z.record(z.string(), z.unknown())),
 });
 export const appsSchema = z.strictObject({ apps: z.array(z.record(z.string(), z.unknown())), settings: z.record(z.string(), z.unknown()) });
+export const rewardGrantResultSchema = z.strictObject({
+  granted: z.boolean().describe("False when this grant id was granted before: nothing changed this time"),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000)),
+  items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) })),
+});
 export const erasedSchema = z.strictObject({ erased: z.string() });
 export const signedOutSchema = z.strictObject({ signedOut: z.literal(true) });
 

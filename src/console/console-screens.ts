@@ -36,5 +36,4 @@ export const BUILT_IN_SCREENS: ConsoleScreen[] = [
   { id: "operators", title: "Operators", role: "admin" },
 ];
 
-/** Screens added by other capabilities (economy, leaderboards): append an entry here. */
-export const PLUGGED_SCREENS: ConsoleScreen[] = [];
+/** Screens added by other capabilities (economy, leaderboards): append an entry in console-router.ts's list. */

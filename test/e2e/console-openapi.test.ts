@@ -9,6 +9,24 @@ import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { Conformance } from "../support/openapi-conformance";
 import { simulatorPaymentEnv } from "../support/payments";
+import type { RewardGrant, RewardGranter, RewardGrantResult } from "../../src/core/ports/reward-grants";
+
+/** Stands in for the economy's granter (not part of this build): once per (app, source, source id). */
+class TestGranter implements RewardGranter {
+  private readonly done = new Map<string, RewardGrantResult>();
+  private readonly balances = new Map<string, Record<string, number>>();
+  async grant(g: RewardGrant): Promise<RewardGrantResult> {
+    const key = `${g.appId}:${g.source}:${g.sourceId}`;
+    const first = this.done.get(key);
+    if (first) return { ...first, granted: false };
+    const balances = this.balances.get(g.userId) ?? {};
+    for (const [id, n] of Object.entries(g.currencies ?? {})) balances[id] = (balances[id] ?? 0) + n;
+    this.balances.set(g.userId, balances);
+    const result = { granted: true, balances: { ...balances }, items: g.items ?? [] };
+    this.done.set(key, result);
+    return result;
+  }
+}
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -100,6 +118,21 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "POST", "/operators/{name}/disable", `/operators/${adminOp.name}/disable`)).status, 400, "not yourself");
     assert.equal((await call(admin, "POST", "/operators/{name}/enable", `/operators/${viewerOp.name}/enable`)).status, 200);
     assert.equal((await call(admin, "POST", "/operators/{name}/enable", "/operators/nobody/enable")).status, 400);
+    const rewards = "/rewards/players/{userId}";
+    const rewardPath = `/rewards/players/${user.id}`;
+    const gift = { currencies: { gold: 100 }, items: [{ itemId: "sword", count: 1 }], grantId: "doc-reward" };
+    assert.equal((await call(admin, "POST", rewards, rewardPath, gift)).status, 404, "no economy in this build: no rewards");
+    assert.ok(!(await admin.call("GET", "/screens")).body.data.some((x: { id: string }) => x.id === "rewards"));
+    (h.services as unknown as { economy: { rewards: RewardGranter } }).economy = { rewards: new TestGranter() };
+    assert.ok((await admin.call("GET", "/screens")).body.data.some((x: { id: string }) => x.id === "rewards"), "the screen appears with the economy");
+    const first = await call(admin, "POST", rewards, rewardPath, gift);
+    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gold: 100 }]);
+    const again = await call(admin, "POST", rewards, rewardPath, gift);
+    assert.deepEqual([again.body.data.granted, again.body.data.balances], [false, { gold: 100 }], "once per grant id");
+    assert.equal((await call(admin, "POST", rewards, rewardPath, { grantId: "empty" })).status, 400);
+    assert.equal((await call(anonymous, "POST", rewards, rewardPath, gift)).status, 401);
+    const audit = await admin.call("GET", `/audit?action=reward.grant&target=${user.id}&outcome=ok`);
+    assert.deepEqual(audit.body.data.map((e: { detail: { granted?: boolean } }) => e.detail.granted), [false, true]);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);

@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import * as c from "../../console/console-schemas";
+import { rewardGrantBody } from "../../console/console-rewards";
 import type { ErrorCode } from "../../core/errors";
 import * as s from "../schemas";
 import type { OperationSpec } from "./operation-spec";
@@ -26,6 +27,7 @@ export function registerConsoleComponents(register: (id: string, schema: z.ZodTy
   register("ConsoleAuditResponse", s.okEnvelope(c.auditEntrySchema.array()));
   register("ConsoleOperatorsResponse", s.okEnvelope(c.operatorViewSchema.array()));
   register("ConsoleOperatorResponse", s.okEnvelope(c.operatorViewSchema));
+  register("ConsoleRewardResponse", s.okEnvelope(c.rewardGrantResultSchema));
 }
 
 const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"];
@@ -52,6 +54,7 @@ const ops: Op[] = [
   { id: "consoleRefund", method: "post", path: "/console/api/players/{userId}/orders/{orderId}/refund", change: true, summary: "Refund a coin spend (admin)", description: "Through this server process, which holds the kept session keys: works on every cache backend. Idempotent.", pathParams: { schema: c.orderParams, examples: {} }, success: { status: 200, component: "ConsoleOrderResponse", description: "Refunded" }, errors: [...CHANGE, ...PAYMENT] },
   { id: "consoleRedeliver", method: "post", path: "/console/api/players/{userId}/orders/{orderId}/redeliver", change: true, summary: "Run a paid order's delivery again (support, admin)", description: "", pathParams: { schema: c.orderParams, examples: {} }, success: { status: 200, component: "ConsoleOrderResponse", description: "The order after the attempt" }, errors: [...CHANGE, ...PAYMENT] },
   { id: "consoleGrant", method: "post", path: "/console/api/players/{userId}/grants", change: true, summary: "Give coins once per grant id (support up to CONSOLE_SUPPORT_GRANT_MAX, admin)", description: "Signed with the player's kept session key in that app, by this process.", pathParams: { schema: c.userIdParam, examples: {} }, body: { schema: c.grantBody, examples: { grant: { platform: "wechat", coins: 25, grantId: "outage-2026-01-31", reason: "outage" } } }, success: { status: 200, component: "ConsoleOrderResponse", description: "The grant" }, errors: [...CHANGE, ...PLAYER, ...PAYMENT] },
+  { id: "consoleGrantRewards", method: "post", path: "/console/api/rewards/players/{userId}", change: true, summary: "Give soft currencies and items once per grant id (support up to CONSOLE_SUPPORT_GRANT_MAX in all, admin)", description: "Through the economy's RewardGranter (source `operator`); 404 where the economy is not wired. A repeat answers the first grant's result with `granted: false`.", pathParams: { schema: c.userIdParam, examples: {} }, body: { schema: rewardGrantBody, examples: { grant: { app: "default", currencies: { gold: 100 }, items: [{ itemId: "sword", count: 1 }], grantId: "outage-2026-01-31", reason: "outage" } } }, success: { status: 200, component: "ConsoleRewardResponse", description: "Granted, or the first grant's result" }, errors: [...CHANGE, ...PLAYER, "unknown_app", "route_not_found"] },
   { id: "consoleUnsettledOrders", method: "get", path: "/console/api/orders/unsettled", summary: "Orders the reconciler is still waiting on", description: "", success: { status: 200, component: "ConsoleOrdersResponse", description: "Orders" }, errors: SIGNED_IN },
   { id: "consoleHealth", method: "get", path: "/console/api/health", summary: "Processes, rooms, login and error counts, orders by state, reconciler sweeps", description: "", success: { status: 200, component: "ConsoleHealthResponse", description: "Health" }, errors: SIGNED_IN },
   { id: "consoleApps", method: "get", path: "/console/api/apps", summary: "Apps and settings, without secrets", description: "", success: { status: 200, component: "ConsoleAppsResponse", description: "Apps" }, errors: SIGNED_IN },
