@@ -52,6 +52,8 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
 
   router.use("/console", (req: Request, res: Response, next: NextFunction) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    // The API's CORS (CORS_ORIGINS) is for game clients; no other origin may read the console's answers.
+    for (const name of ["Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Access-Control-Expose-Headers"]) res.removeHeader(name);
     next();
   });
 

@@ -59,6 +59,8 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
       assert.doesNotMatch(await res.text(), /(src|href)=["']https?:\/\//, `${asset} loads nothing from another host`);
     }
     assert.doesNotMatch(html, /(src|href)=["'](https?:)?\/\//);
+    const crossSite = await fetch(`${h.baseUrl}/console/api/session`, { headers: { origin: "https://evil.example" } });
+    assert.equal(crossSite.headers.get("access-control-allow-origin"), null, "no other origin may read the console's answers");
   });
 
   it("admin with TOTP: one-time password first, then the code; the cookie is HttpOnly, SameSite=Strict, scoped", async () => {
