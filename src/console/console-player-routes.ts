@@ -24,7 +24,10 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
   );
   router.get(
     "/players/:userId/orders",
-    ...guard.read("viewer", (req) => players.orders(parseInput(userIdParam, req.params).userId, parseInput(ordersQuery, req.query).state)),
+    ...guard.read("viewer", (req) => {
+      const query = parseInput(ordersQuery, req.query);
+      return players.orders(parseInput(userIdParam, req.params).userId, query.state, query.app);
+    }),
   );
 
   router.post(

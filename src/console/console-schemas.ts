@@ -22,7 +22,7 @@ export const operatorParam = z.object({ name: z.string().min(1).max(64).meta({ e
 export const searchQuery = z.object({
   q: z.string().trim().min(1, "type a user id, openid, unionid, username or email").max(256).meta({ description: "A user id, username, email, exact nickname, or any platform id (openid, unionid); `platform:id` narrows to one platform", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
 });
-export const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional() });
+export const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional(), app: z.string().min(1).max(64).optional().meta({ description: "Only this app's orders (its key)", example: "default" }) });
 export const disableBody = z.object({
   reason: z.string().trim().min(1, "a reason is required").max(500),
   until: z.iso.datetime({ offset: true }).nullable().optional().describe("End of the ban; absent or null: until enabled again"),

@@ -90,6 +90,8 @@ describe("console routes in the API description", function () {
     assert.equal((await call(viewer, "GET", "/players/{userId}/export", `${p}/export`)).status, 403);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=delivered`)).status, 200);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=lost`)).status, 400);
+    assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=default`)).body.data.length, 1);
+    assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=no-such-game`)).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/doc-1/refund`)).status, 200);
     assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/nope/refund`)).status, 404);
     assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/redeliver", `${p}/orders/doc-1/redeliver`)).status, 400, "a refunded order is not redelivered");

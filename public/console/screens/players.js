@@ -104,7 +104,10 @@ export async function render(root, ctx) {
     const section = h("section", { "aria-labelledby": "orders-title" }, h("h2", { id: "orders-title" }, "Orders"));
     const list = h("div", { id: "player-orders" });
     const loadOrders = async (state) => {
-      const orders = await load("Orders", () => api("GET", `${path}/orders${state ? `?state=${state}` : ""}`));
+      const query = new URLSearchParams();
+      if (state) query.set("state", state);
+      if (appFilter.value.trim()) query.set("app", appFilter.value.trim());
+      const orders = await load("Orders", () => api("GET", `${path}/orders?${query}`));
       if (!orders) return;
       list.replaceChildren(
         table(
@@ -130,6 +133,7 @@ export async function render(root, ctx) {
         ),
       );
     };
+    const appFilter = h("input", { id: "order-app", size: 10, placeholder: "any app", onchange: () => loadOrders(filter.value) });
     const filter = h("select", { id: "order-state", onchange: () => loadOrders(filter.value) }, ["", "pending", "paid", "delivered", "failed", "refunded"].map((s) => h("option", { value: s }, s || "any state")));
     const grantForm = h(
       "form",
@@ -146,7 +150,7 @@ export async function render(root, ctx) {
       h("label", {}, "Reason", h("input", { name: "reason", id: "grant-reason", maxlength: 64 })),
       h("button", { type: "submit" }, "Grant coins"),
     );
-    section.append(h("label", {}, "State", filter), list, h("h2", {}, "Grant coins"), grantForm);
+    section.append(h("label", {}, "State", filter), h("label", {}, "App", appFilter), list, h("h2", {}, "Grant coins"), grantForm);
     await loadOrders("");
     return section;
   }

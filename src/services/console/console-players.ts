@@ -93,8 +93,14 @@ export class ConsolePlayers {
     return { ...record, sessionApps: await this.deps.sessions.liveApps(userId) };
   }
 
-  orders(userId: string, state?: OrderState): Promise<Order[]> {
-    return this.deps.payments.ledger.listByUser(userId, { state, limit: 100 });
+  /** The player's orders, newest first; with `app`, only that app's (on any platform). */
+  async orders(userId: string, state?: OrderState, app?: string): Promise<Order[]> {
+    const orders = await this.deps.payments.ledger.listByUser(userId, { state, limit: 100 });
+    if (app === undefined) return orders;
+    const { platformApps, platformDefinitions } = this.deps;
+    const ids = new Set(platformDefinitions.map((d) => platformApps.find(d.name, app)).filter((e) => e !== undefined).map((e) => `${e!.definition.name}\0${e!.appId}`));
+    if (ids.size === 0) throw new AppError("unknown_app", { message: `No app ${app} here` });
+    return orders.filter((o) => ids.has(`${o.platform}\0${o.appId}`));
   }
 
   refund(userId: string, orderId: string): Promise<Order> {
