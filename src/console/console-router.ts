@@ -141,6 +141,10 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
       return { target: name, result: await accounts.setDisabled(name, disabled) };
     }));
   }
+  api.post("/operators/:name/end-sessions", ...guard.change("operator.end_sessions", "admin", async (req) => {
+    const { name } = parseInput(operatorParam, req.params);
+    return { target: name, result: await accounts.endSessions(name) };
+  }));
   api.post("/operators/:name/role", ...guard.change("operator.role", "admin", async (req) => {
     const { name } = parseInput(operatorParam, req.params);
     const { role } = parseInput(roleBody, req.body ?? {});

@@ -35,6 +35,8 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/operators/:name/disable"],
   ["POST", "/operators/:name/enable"],
   ["POST", "/operators/:name/role"],
+  ["POST", "/operators/:name/end-sessions"],
+  ["POST", "/rewards/players/:userId"],
 ];
 
 /** A seeded generator, so a failure replays. */

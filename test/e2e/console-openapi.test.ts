@@ -114,6 +114,9 @@ describe("console routes in the API description", function () {
     assert.equal((await call(viewer, "GET", "/audit")).status, 403);
     assert.equal((await call(admin, "GET", "/operators")).status, 200);
     assert.equal((await call(viewer, "GET", "/operators")).status, 403);
+    assert.equal((await call(viewer, "POST", "/operators/{name}/end-sessions", `/operators/${viewerOp.name}/end-sessions`)).status, 403);
+    assert.equal((await call(admin, "POST", "/operators/{name}/end-sessions", `/operators/${viewerOp.name}/end-sessions`)).status, 200);
+    assert.equal((await viewer.call("GET", "/session")).status, 401, "the viewer's session ended");
     assert.equal((await call(admin, "POST", "/operators/{name}/role", `/operators/${viewerOp.name}/role`, { role: "support" })).status, 200);
     assert.equal((await call(admin, "POST", "/operators/{name}/role", `/operators/${viewerOp.name}/role`, { role: "root" })).status, 400);
     assert.equal((await call(admin, "POST", "/operators/{name}/disable", `/operators/${viewerOp.name}/disable`)).status, 200);

@@ -13,6 +13,7 @@ export async function render(root, { api, h, table, attempt, load, operator }) {
             ["viewer", "support", "admin"].map((r) => h("option", { value: r, selected: r === o.role }, r))) },
           { title: "Second factor", cell: (o) => (o.totp ? "TOTP" : "none") },
           { title: "State", cell: (o) => (o.disabled ? "disabled" : o.mustChangePassword ? "waiting for first sign-in" : "active") },
+          { title: "Sessions", cell: (o) => h("button", { type: "button", "aria-label": `End the sessions of ${o.name}`, onclick: async () => (await attempt("End sessions", () => api("POST", `/operators/${encodeURIComponent(o.name)}/end-sessions`))) && refresh() }, "End sessions") },
           { title: "", cell: (o) => o.name === operator.name ? "you" : h("button", { type: "button", onclick: async () => (await attempt(o.disabled ? "Enable" : "Disable", () => api("POST", `/operators/${encodeURIComponent(o.name)}/${o.disabled ? "enable" : "disable"}`))) && refresh() }, o.disabled ? "Enable" : "Disable") },
         ],
         operators,

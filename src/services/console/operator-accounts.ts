@@ -97,6 +97,13 @@ export class OperatorAccounts {
     return viewOf(updated ?? op);
   }
 
+  /** Ends every session of the operator (a lost laptop, a shared screen) without disabling them. */
+  async endSessions(name: string): Promise<OperatorView> {
+    const op = await this.require(name);
+    const updated = await this.store.update(op.id, { sessionEpoch: op.sessionEpoch + 1 }, this.nowIso());
+    return viewOf(updated ?? op);
+  }
+
   async setRole(name: string, role: OperatorRole): Promise<OperatorView> {
     if (!OPERATOR_ROLES.includes(role)) throw new AppError("invalid_request", { message: `role: one of ${OPERATOR_ROLES.join(", ")}` });
     const op = await this.require(name);
