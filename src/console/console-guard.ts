@@ -47,6 +47,21 @@ export interface ChangeOutcome {
 
 export type SessionRequest = Request & { consoleSession?: ConsoleSession };
 
+const ATTEMPT_FIELDS = ["orderId", "grantId", "coins", "platform", "app", "currencies", "items", "reason"];
+
+/** The public facts of an attempted change, as sent (validated later): what a `started` entry keeps. */
+function attemptDetail(req: Request): Record<string, unknown> {
+  const detail: Record<string, unknown> = { ...req.params };
+  const body = req.body as unknown;
+  if (body && typeof body === "object" && !Array.isArray(body)) {
+    for (const field of ATTEMPT_FIELDS) {
+      const value = (body as Record<string, unknown>)[field];
+      if (value !== undefined && JSON.stringify(value).length <= 2000) detail[field] = value;
+    }
+  }
+  return detail;
+}
+
 export class ConsoleGuard {
   constructor(
     private readonly sessions: ConsoleSessions,
@@ -89,7 +104,7 @@ export class ConsoleGuard {
    * A change: CSRF token, role, then the handler; every attempt past sign-in is audited with its
    * outcome (a refusal by CSRF or role too). `action` names what was tried, e.g. `order.refund`.
    */
-  change(action: string, role: OperatorRole, handler: (req: SessionRequest, session: ConsoleSession) => Promise<ChangeOutcome>, options: { allowPasswordChange?: boolean } = {}): RequestHandler[] {
+  change(action: string, role: OperatorRole, handler: (req: SessionRequest, session: ConsoleSession) => Promise<ChangeOutcome>, options: { allowPasswordChange?: boolean; recordAttempt?: boolean } = {}): RequestHandler[] {
     return [
       this.session(options),
       async (req: SessionRequest, res: Response, next: NextFunction) => {
@@ -108,6 +123,8 @@ export class ConsoleGuard {
         } catch (err) {
           return next(err);
         }
+        // A refund, grant or erase the process dies in (kill -9, a lost answer) stays on record as started.
+        if (options.recordAttempt) await this.audit.record({ actor, via: "console", action, target, outcome: "started", detail: attemptDetail(req) });
         let outcome: ChangeOutcome;
         try {
           outcome = await handler(req, session);

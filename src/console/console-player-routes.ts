@@ -59,7 +59,7 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
       const { userId } = parseInput(userIdParam, req.params);
       const { confirm } = parseInput(eraseBody, req.body ?? {});
       return { target: userId, result: await players.erase(userId, confirm) };
-    }),
+    }, { recordAttempt: true }),
   );
   router.post(
     "/players/:userId/orders/:orderId/refund",
@@ -67,7 +67,7 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
       const { userId, orderId } = parseInput(orderParams, req.params);
       const order = await players.refund(userId, orderId);
       return { target: userId, detail: { orderId, coins: order.coins, platform: order.platform }, result: order };
-    }),
+    }, { recordAttempt: true }),
   );
   router.post(
     "/players/:userId/orders/:orderId/redeliver",
@@ -87,7 +87,7 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
       }
       const order = await players.grant(userId, body);
       return { target: userId, detail: { grantId: body.grantId, coins: body.coins, platform: body.platform, app: body.app, reason: body.reason }, result: order };
-    }),
+    }, { recordAttempt: true }),
   );
   router.get("/orders/unsettled", ...guard.read("viewer", () => players.unsettled()));
   return router;

@@ -52,7 +52,7 @@ export const rewardsScreen: ConsoleScreen = {
         }
         const result = await granter.grant({ appId: body.app, userId, source: "operator", sourceId: body.grantId, currencies: body.currencies, items: body.items, reason: body.reason });
         return { target: userId, detail: { app: body.app, grantId: body.grantId, currencies: body.currencies, items: body.items, reason: body.reason, granted: result.granted }, result };
-      }),
+      }, { recordAttempt: true }),
     );
   },
 };

@@ -107,6 +107,10 @@ for (const backend of backends) {
       const repeat = await console2.call("POST", `/players/${first.user.id}/grants`, { platform: "wechat", coins: 20, grantId: "crash-grant" });
       assert.equal(repeat.body.data?.state, "delivered", JSON.stringify(repeat.body));
       assert.equal((await coins(first.openid)).balance, 120, "granted once");
+      const audit = await console2.call("GET", `/audit?action=order.grant&target=${first.user.id}`);
+      const entries = audit.body.data as Array<{ outcome: string; detail: { grantId?: string } }>;
+      assert.deepEqual(entries.map((e) => e.outcome).sort(), ["ok", "started", "started"], "the killed attempt is on record");
+      assert.ok(entries.every((e) => e.detail.grantId === "crash-grant"));
     });
 
     it("after_refund_sent: the operator's retry records the refund; the coins came back once", async () => {

@@ -28,7 +28,8 @@ export interface Operator {
 export type NewOperator = Omit<Operator, "updatedAt" | "disabled" | "sessionEpoch">;
 export type OperatorChanges = Partial<Pick<Operator, "role" | "passwordHash" | "mustChangePassword" | "totpSecret" | "disabled" | "sessionEpoch">>;
 
-export const AUDIT_OUTCOMES = ["ok", "refused", "failed"] as const;
+/** `started`: written before a change that moves value, so one the process died in is still on record. */
+export const AUDIT_OUTCOMES = ["ok", "refused", "failed", "started"] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 export interface AuditEntry {
