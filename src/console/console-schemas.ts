@@ -116,7 +116,7 @@ export const healthSchema = z.strictObject({
 export const appsSchema = z.strictObject({ apps: z.array(z.record(z.string(), z.unknown())), settings: z.record(z.string(), z.unknown()) });
 export const rewardGrantResultSchema = z.strictObject({
   granted: z.boolean().describe("False when this grant id was granted before: nothing changed this time"),
-  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000)),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 100 })),
   items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) })),
 });
 export const erasedSchema = z.strictObject({ erased: z.string() });

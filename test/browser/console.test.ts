@@ -84,8 +84,8 @@ describe("operator console in headless Chromium", function () {
 
     // The audit screen shows what was done.
     await page.click('nav button[data-screen="audit"]');
-    await page.locator("#audit-list td", { hasText: "order.refund" }).waitFor();
-    await page.locator("#audit-list td", { hasText: "player.disable" }).waitFor();
+    await page.locator("#audit-list td", { hasText: "order.refund" }).first().waitFor();
+    await page.locator("#audit-list td", { hasText: "player.disable" }).first().waitFor();
     await page.close();
   });
 
