@@ -82,7 +82,7 @@ import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services
     assert.equal(disabled.status, 200);
     assert.equal(await closed, 4401, "the room on the other process closed with 4401");
 
-    const audit = await onA.call("GET", `/audit?target=${user.id}`);
+    const audit = await onA.call("GET", `/audit?target=${user.id}&outcome=ok`);
     assert.deepEqual(audit.body.data.map((e: { action: string }) => e.action).sort(), ["order.grant", "order.grant", "order.refund", "order.refund", "player.disable"]);
 
     await onA.call("DELETE", "/session");
