@@ -37,6 +37,8 @@ import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services
       DATABASE_URL: db.url,
       REDIS_URL: testRedisUrl!,
       CACHE_KEY_PREFIX: prefix,
+      // A room may be created on either process: its seat names the process holding it.
+      PUBLIC_ADDRESS: "127.0.0.1:{port}",
       ...simulatorPlatformEnv(simulator.url),
       ...simulatorPaymentEnv(simulator.url),
     };
