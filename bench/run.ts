@@ -15,8 +15,10 @@ import { freePort, killAllNow, meterOutsideLoad, startNode, waitForHttp } from "
 import { loadAverage, writeReport } from "./lib/report";
 import { buildService } from "./lib/service";
 import { CAPACITY, capacityStep } from "./scenarios/capacity";
+import { mongoStoreStep } from "./scenarios/mongo-store";
 import { peersStep } from "./scenarios/peers";
 import { roomTrafficStep } from "./scenarios/room-traffic";
+import { leancloudImportStep } from "./scenarios/leancloud-import";
 import { scaleStep } from "./scenarios/scale";
 import { serviceRun } from "./scenarios/service-run";
 
@@ -31,8 +33,10 @@ const HELP = `npm run bench [-- flags]
                           the loops measure joining a live lobby, not Colyseus disposing and re-creating it)
   --max-requests <n>      cap on requests per HTTP scenario (default 2000000)
   --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
+  --import-users <n>      leancloud-import: players in the generated export (default 1000000)
   --traffic-steps <list>  room-traffic: these total room counts (e.g. 20,40), each measured whatever its latency
                           or CPU (for profiles and before/after pairs); default the ramp with its stop rules
+  --mongo-users <n>       mongo-store: users seeded into each FerretDB handler (default 100000)
   --runs <list>           service runs: embedded,redis-pg,redis-mongo (default all; one is skipped if its
                           services are unreachable; redis-mongo measures the logins only, on FerretDB)
   --only <list>           scenarios: ${SCENARIOS.join(",")} and steps: ${STEPS.join(",")}
@@ -41,7 +45,10 @@ const HELP = `npm run bench [-- flags]
                           scale: CPU per request of 2 processes vs 1 over Redis + PostgreSQL;
                           capacity: idle authenticated lobby clients one process holds, and its idle RSS;
                           room-traffic: rooms of 10 players sending 10 messages/s each, grown until p99 > 50 ms
-                          or the process saturates, on Redis + PostgreSQL: players per process and per core)
+                          or the process saturates, on Redis + PostgreSQL: players per process and per core;
+                          mongo-store: the MongoDB store's login and erase at --mongo-users users, on FerretDB's
+                          SQLite and PostgreSQL handlers, in process;
+                          leancloud-import: npm run import -- leancloud over a generated export, SQLite and PostgreSQL)
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -62,6 +69,8 @@ function parseFlags(): Flags {
       "max-requests": { type: "string", default: "2000000" },
       "capacity-clients": { type: "string", default: String(CAPACITY.clients) },
       "traffic-steps": { type: "string" },
+      "mongo-users": { type: "string", default: "100000" },
+      "import-users": { type: "string", default: "1000000" },
       runs: { type: "string", default: RUNS.join(",") },
       only: { type: "string", default: [...SCENARIOS, ...STEPS].join(",") },
       "no-build": { type: "boolean", default: false },
@@ -95,7 +104,9 @@ function parseFlags(): Flags {
     roomPlayers: Math.floor(int("room-players", values["room-players"]!, 1, 500)),
     maxRequests: Math.floor(int("max-requests", values["max-requests"]!, 1, 100_000_000)),
     capacityClients: Math.floor(int("capacity-clients", values["capacity-clients"]!, 1, 50_000)),
+    importUsers: Math.floor(int("import-users", values["import-users"]!, 1, 10_000_000)),
     trafficSteps: values["traffic-steps"]?.split(",").map((v) => Math.floor(int("traffic-steps", v.trim(), 1, 1000))),
+    mongoUsers: Math.floor(int("mongo-users", values["mongo-users"]!, 100, 1_000_000)),
     runs: list("runs", values.runs!, RUNS),
     only: list("only", values.only!, [...SCENARIOS, ...STEPS] as ScenarioId[]),
     build: !values["no-build"],
@@ -168,6 +179,8 @@ async function main(): Promise<void> {
   if (flags.only.includes("scale") && !isAborting()) ctx.sections.push(await scaleStep(ctx));
   if (flags.only.includes("capacity") && !isAborting()) ctx.sections.push(await capacityStep(ctx));
   if (flags.only.includes("room-traffic") && !isAborting()) ctx.sections.push(await roomTrafficStep(ctx));
+  if (flags.only.includes("mongo-store") && !isAborting()) ctx.sections.push(await mongoStoreStep(ctx));
+  if (flags.only.includes("leancloud-import") && !isAborting()) ctx.sections.push(await leancloudImportStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

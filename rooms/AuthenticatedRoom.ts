@@ -1,10 +1,11 @@
 import { matchMaker, Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
-import type { Deferred } from "@colyseus/core";
+import type { Deferred, RoomException } from "@colyseus/core";
 import { AppError, ERROR_CODES } from "../src/core/errors";
 import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
 import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
+import { cutStaleConnection, holdSeat, SeatTokens, unheardCloses } from "./seat-hold";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 
 /** What `client.auth` holds in every room: who the player is, from the verified token. */
@@ -58,11 +59,17 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   extends Room<State, Metadata, unknown, PlayerAuth>
   implements GuardedRoom
 {
-  /** Seconds a dropped client may reconnect, while its session is live; 0 turns reconnection off. */
-  protected reconnectionSeconds = 20;
+  /**
+   * Seconds a dropped client's seat is held while its session lives (the client reconnects by itself
+   * meanwhile); undefined: ROOM_RECONNECT_SECONDS. A room type overrides it by setting it; 0 releases
+   * the seat at once.
+   */
+  protected reconnectionSeconds: number | undefined = undefined;
   /** The app (key) of the player whose join created the room; only its players are seated. */
   app = DEFAULT_APP;
   private readonly pendingReconnections = new Map<string, { sid: string; userId: string; deferred: Deferred<Client> }>();
+  /** The reconnection tokens each held seat answers to (seat-hold.ts). */
+  private readonly seatTokens = new SeatTokens();
   /** Clients closed because the player joined again: they leave for good, with no reconnection. */
   private readonly replacedSeats = new WeakSet<Client>();
   /**
@@ -84,6 +91,19 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       this.replaceEarlierSeats(client);
       return subclassJoin?.call(this, client, options, auth);
     };
+  }
+
+  /**
+   * An error a room's handler throws (a message handler, a timer of the room's clock, onLeave,
+   * onDispose) would reach the process's uncaughtException handler, where Colyseus shuts the server
+   * down: one player's message would end every room of the process. Defining this makes Colyseus
+   * catch them (onCreate, onAuth and onJoin still refuse as they did); each is logged, the room goes on.
+   */
+  override onUncaughtException(error: RoomException<this>, methodName: string): void {
+    const cause = (error as { cause?: unknown }).cause;
+    // A refusal we raise on purpose (AppError, ServerError) is the client's answer, not a failure.
+    if (cause instanceof AppError || cause instanceof ServerError) return;
+    roomServices().logger.error({ err: cause ?? error, room: this.roomName, roomId: this.roomId, method: methodName, event: "room_error_escaped" }, "an error escaped a room handler; the room and the process go on");
   }
 
   static override async onAuth(bearer: string | undefined, options: unknown, context: ColyseusAuthContext): Promise<PlayerAuth> {
@@ -125,9 +145,11 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
 
   override async onLeave(client: PlayerClient, consented?: boolean): Promise<void> {
     this.seatsChanged(); // Colyseus has just removed the client
-    const mayReconnect = !consented && !this.replacedSeats.has(client) && this.reconnectionSeconds > 0;
+    const { reconnectSeconds, holdTimer } = roomServices();
+    const holdSeconds = this.reconnectionSeconds ?? reconnectSeconds;
+    const mayReconnect = !consented && !this.replacedSeats.has(client) && holdSeconds > 0;
     if (mayReconnect && (await this.isLiveSession(client.auth))) {
-      const deferred = this.allowReconnection(client, this.reconnectionSeconds);
+      const deferred = holdSeat(this, client, holdSeconds, holdTimer, this.seatTokens.candidates(client));
       const { sid, userId } = playerOf(client);
       this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
       this.seatsChanged();
@@ -143,7 +165,18 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
         this.seatsChanged();
       }
     }
+    this.seatTokens.forget(client.sessionId);
     await this.onPlayerLeave(client);
+  }
+
+  /** Colyseus asks this when a reconnection comes in (possibly through another process). */
+  override checkReconnectionToken(reconnectionToken: string): string {
+    const sessionId = super.checkReconnectionToken(reconnectionToken);
+    if (!sessionId) {
+      for (const client of unheardCloses(this.clients)) void this._onLeave(client, 1006);
+      cutStaleConnection(this.clients, reconnectionToken);
+    }
+    return sessionId;
   }
 
   holdsUser(userId: string): boolean {
@@ -245,13 +278,22 @@ function takeToken(options: unknown, bearer: string | undefined, context: Colyse
 async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): Promise<void> {
   const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
   if (method !== "joinById" || !roomId) return;
-  const id = decodeURIComponent(roomId);
+  const id = decodedRoomId(roomId);
   // A room of this process answers from memory; only a room elsewhere costs a presence round trip.
   const local = matchMaker.getLocalRoomById(id) as { listing?: Record<string, unknown> } | undefined;
   const listing = local?.listing ?? ((await matchMaker.getRoomById(id)) as Record<string, unknown> | undefined);
   // Only rooms defined with APP_FILTER list their app; any other is left to onJoin's check.
   const roomApp = listing?.[APP_OPTION];
   if (typeof roomApp === "string" && roomApp !== app) throw new AppError("app_mismatch");
+}
+
+/** The room id of the path; a malformed percent-encoding (`%ZZ`) is the client's mistake, 400. */
+function decodedRoomId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new AppError("invalid_request", { message: "The room id is not valid percent-encoding" });
+  }
 }
 
 /** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */

@@ -3,6 +3,7 @@
  * this one accessor, set once at boot by app.config.ts.
  */
 import type { AppConfig } from "../src/config/config";
+import type { HoldTimer } from "../src/server/container";
 import type { Logger } from "../src/logging/logger";
 import type { ModerationService } from "../src/services/moderation-service";
 import type { RateLimiter } from "../src/services/rate-limiter";
@@ -24,6 +25,10 @@ export interface RoomServices {
   subscribeMessages: SubscribeMessageService;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
+  /** How long a dropped player's seat is held (ROOM_RECONNECT_SECONDS); a room type may override it. */
+  reconnectSeconds: number;
+  /** The timer seats are held with; the process's own unless a test controls the clock. */
+  holdTimer?: HoldTimer;
 }
 
 let current: RoomServices | undefined;

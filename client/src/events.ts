@@ -8,9 +8,27 @@ export interface GameClientEvents extends Record<string, unknown> {
   sessionEnded: { code: string };
   /** The same player took this seat from a newer join; still logged in, just not here. */
   seatReplaced: { room: Room; code: number };
-  /** The network dropped a room connection; `client.reconnect(reconnectionToken)` may bring it back. */
+  /**
+   * With reconnection turned off (`reconnection: false`): the network dropped a room connection;
+   * `client.reconnect(reconnectionToken)` may bring it back. With it on, the client does that itself.
+   */
   connectionLost: { room: Room; code: number; reconnectionToken: string };
+  /** A room's connection dropped and the client is taking its seat back: attempt 1, 2… (`code`: the close). */
+  reconnecting: { room: Room; attempt: number; code: number };
+  /** The room is back, the same Room object with the same seat and handlers; its state is the server's again. */
+  reconnected: { room: Room; attempts: number; offlineMs: number };
+  /** The seat could not be taken back; the room's onLeave follows with `code`. Join again to play on. */
+  reconnectFailed: { room: Room; reason: ReconnectFailure; code: number };
 }
+
+/**
+ * Why a reconnection ended without the room (stable values):
+ * - `seat_expired`: the server no longer holds the seat (the hold ran out, the room closed, or the
+ *   player took a seat again elsewhere);
+ * - `session_ended`: the session ended meanwhile (a `sessionEnded` event says why) or the player logged out;
+ * - `gave_up`: the game's bound (`reconnection.maxSeconds` / `maxAttempts`) was reached, e.g. no network.
+ */
+export type ReconnectFailure = "seat_expired" | "session_ended" | "gave_up";
 
 export type Listener<T> = (payload: T) => void;
 

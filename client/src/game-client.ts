@@ -1,7 +1,9 @@
 import type { Room } from "colyseus.js";
 import { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { parseEndpoint, queryString, type Endpoint } from "./endpoint";
+import { ApiError, SESSION_ENDING_CODES } from "./errors";
 import { Emitter, type GameClientEvents } from "./events";
+import { RoomKeeper, type ReconnectionOptions } from "./reconnection";
 import { RoomConnector } from "./room-connector";
 import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from "./runtime";
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
@@ -33,6 +35,12 @@ export interface GameClientOptions {
    * one prompt retry keeps the session; a retry after that window would count as token theft.
    */
   refreshRetryDelayMs?: number;
+  /**
+   * Rooms take their seat back by themselves after a dropped connection (default: on, for up to
+   * 120 s; the server holds a seat 60 s by default). `false` turns it off (the `connectionLost`
+   * event and `reconnect()` are then the game's); an object bounds it (client/README.md § Reconnection).
+   */
+  reconnection?: ReconnectionOptions | false;
   now?: () => number;
 }
 
@@ -61,12 +69,14 @@ export class GameClient {
     this.endpoint = parseEndpoint(options.server);
     this.colyseus = new RuntimeColyseusClient(this.endpoint, runtime);
     this.api = new ServerApi(runtime, this.endpoint);
+    const now = options.now ?? (() => Date.now());
     this.sessions = new SessionKeeper(new SessionStorage(runtime.storage, options.storageKey ?? DEFAULT_STORAGE_KEY), this.api, this.events, {
-      now: options.now ?? (() => Date.now()),
+      now,
       refreshMarginMs: (options.refreshMarginSec ?? 60) * 1000,
       refreshRetryDelayMs: options.refreshRetryDelayMs ?? 1000,
     });
-    this.rooms = new RoomConnector(this.colyseus, this.sessions, this.events);
+    const keeper = new RoomKeeper(this.colyseus, this.sessions, this.events, runtime, options.reconnection, now, () => this.sessionAlive());
+    this.rooms = new RoomConnector(this.colyseus, this.sessions, this.events, keeper);
   }
 
   get session(): Session | null {
@@ -133,10 +143,11 @@ export class GameClient {
   }
 
   /**
-   * Takes the seat back after a dropped connection, within the room's reconnection window. The
+   * With `reconnection: false` only (otherwise rooms come back by themselves, on the same object):
+   * takes the seat back after a dropped connection, within the room's reconnection window. The
    * server may not have noticed the drop yet (it refuses the token until it has), and the network
    * may still be down, so failures are retried with backoff (0.25 s doubling to 2 s; the default 12
-   * attempts span about 20 s, the server's reconnection window).
+   * attempts span about 20 s). Resolves a new Room object.
    */
   reconnect<T = any>(reconnectionToken: string, rootSchema?: any, attempts = 12): Promise<Room<T>> {
     return this.rooms.reconnect<T>(reconnectionToken, rootSchema, attempts);
@@ -157,6 +168,16 @@ export class GameClient {
   requestSubscribe(templateIds: string[]): Promise<SubscribeGrants> {
     const prompt = this.runtime.requestSubscribe?.bind(this.runtime);
     return prompt ? prompt(templateIds) : Promise.reject(new Error(`${this.runtime.platform}: this runtime has no subscribe prompt`));
+  }
+
+  /** Whether the server still honours the session: false once it said it ended (then forgotten here too). */
+  private async sessionAlive(): Promise<boolean> {
+    try {
+      await this.request("GET", "/api/users/me");
+      return true;
+    } catch (err) {
+      return !(err instanceof ApiError && (SESSION_ENDING_CODES.has(err.code) || err.code === "not_logged_in"));
+    }
   }
 
   /** The player's coins on their platform for this game (`GET /api/payments/balance`). */
@@ -181,7 +202,7 @@ export class GameClient {
   }
 
   /** Resolves when the server has delivered the order (e.g. an item bought in the platform's payment UI). */
-  waitForDelivery(orderId: string, options?: { timeoutMs?: number; intervalMs?: number }): Promise<payments.Order> {
+  waitForDelivery(orderId: string, options?: { timeoutMs?: number; intervalMs?: number; kind?: payments.Order["kind"] }): Promise<payments.Order> {
     return payments.waitForDelivery(this.authed, orderId, options);
   }
 
@@ -195,7 +216,8 @@ export class GameClient {
     const open = this.runtime.requestPayment?.bind(this.runtime);
     if (!open) throw new Error(`${this.runtime.platform}: this runtime has no payment UI`);
     await open({ ...purchase.paymentOptions, outTradeNo: purchase.outTradeNo });
-    return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs });
+    // The item purchase itself, even if the game once used this number for a coin spend too.
+    return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs, kind: "item_purchase" });
   }
 
   private readonly authed: payments.AuthedRequest = (method, path, body) => this.request(method, path, body);

@@ -1,5 +1,7 @@
 export { GameClient, type GameClientOptions, type GameClientEvents } from "./game-client";
 export { ApiError, SESSION_ENDING_CODES } from "./errors";
+export type { ReconnectFailure } from "./events";
+export type { ReconnectionOptions } from "./reconnection";
 export { SESSION_ENDED_CLOSE_CODE, SEAT_REPLACED_CLOSE_CODE, CONSENTED_CLOSE_CODE, isConnectionLoss } from "./close-codes";
 export type { Session, ServerUser } from "./session";
 export {

@@ -48,8 +48,9 @@ export async function spendCoins(request: AuthedRequest, purchase: { orderId: st
   }
 }
 
-export function order(request: AuthedRequest, orderId: string): Promise<Order> {
-  return request<Order>("GET", `/api/payments/orders/${encodeURIComponent(orderId)}`);
+/** `kind`: only an order of that kind (a coin order and an item purchase may share a number). */
+export function order(request: AuthedRequest, orderId: string, kind?: Order["kind"]): Promise<Order> {
+  return request<Order>("GET", `/api/payments/orders/${encodeURIComponent(orderId)}${kind ? `?kind=${kind}` : ""}`);
 }
 
 export async function orders(request: AuthedRequest, state?: Order["state"]): Promise<Order[]> {
@@ -62,11 +63,11 @@ export async function orders(request: AuthedRequest, state?: Order["state"]): Pr
  * `intervalMs` until it is delivered, or rejects after `timeoutMs`. A room's `purchase` message
  * says the same sooner; the poll works outside rooms too.
  */
-export async function waitForDelivery(request: AuthedRequest, orderId: string, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<Order> {
+export async function waitForDelivery(request: AuthedRequest, orderId: string, options: { timeoutMs?: number; intervalMs?: number; kind?: Order["kind"] } = {}): Promise<Order> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     try {
-      const found = await order(request, orderId);
+      const found = await order(request, orderId, options.kind);
       if (found.state === "delivered") return found;
       if (found.state === "failed" || found.state === "refunded") throw new ApiError(200, `order_${found.state}`, `order ${orderId} is ${found.state}`, found);
     } catch (err) {

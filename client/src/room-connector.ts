@@ -5,6 +5,7 @@ import { delay } from "./delay";
 import { ApiError } from "./errors";
 import type { Emitter, GameClientEvents } from "./events";
 import { NetworkError } from "./runtime";
+import type { RoomKeeper } from "./reconnection";
 import type { SessionKeeper } from "./session-keeper";
 
 export type JoinMethod = "joinOrCreate" | "create" | "join" | "joinById";
@@ -15,12 +16,13 @@ export class RoomConnector {
     private readonly colyseus: RuntimeColyseusClient,
     private readonly sessions: SessionKeeper,
     private readonly events: Emitter<GameClientEvents>,
+    private readonly keeper: RoomKeeper,
   ) {}
 
   async matchmake<T>(method: JoinMethod, roomNameOrId: string, options: Record<string, unknown>, rootSchema?: any): Promise<Room<T>> {
     const once = async (token: string) => {
       const generation = this.sessions.generation;
-      return this.watch(await this.colyseus[method]<T>(roomNameOrId, { ...options, accessToken: token }, rootSchema), generation);
+      return this.watch(await this.colyseus[method]<T>(roomNameOrId, { ...options, accessToken: token }, rootSchema), generation, rootSchema);
     };
     const attempt = async (token: string) => {
       try {
@@ -50,7 +52,7 @@ export class RoomConnector {
     const generation = this.sessions.generation;
     for (let attempt = 1; ; attempt++) {
       try {
-        return this.watch(await this.colyseus.reconnect<T>(reconnectionToken, rootSchema), generation);
+        return this.watch(await this.colyseus.reconnect<T>(reconnectionToken, rootSchema), generation, rootSchema);
       } catch (err) {
         if (attempt >= attempts || generation !== this.sessions.generation) throw toApiError(err);
         await delay(Math.min(250 * 2 ** (attempt - 1), 2000));
@@ -58,13 +60,14 @@ export class RoomConnector {
     }
   }
 
-  private watch<T>(room: Room<T>, generation: number): Room<T> {
+  private watch<T>(room: Room<T>, generation: number, rootSchema: unknown): Room<T> {
+    this.keeper.keep(room, rootSchema, generation);
     room.onLeave((code: number) => {
       if (code === SESSION_ENDED_CLOSE_CODE) {
         this.sessions.endedByRoomClose(generation);
       } else if (code === SEAT_REPLACED_CLOSE_CODE) {
         this.events.emit("seatReplaced", { room, code });
-      } else if (isConnectionLoss(code)) {
+      } else if (isConnectionLoss(code) && !this.keeper.enabled) {
         this.events.emit("connectionLost", { room, code, reconnectionToken: room.reconnectionToken });
       }
     });

@@ -68,6 +68,10 @@ export interface Runtime {
   requestSubscribe?(templateIds: string[]): Promise<SubscribeGrants>;
   /** The platform's payment UI (payment-ui.ts) with the platform's own options; absent where there is none. */
   requestPayment?(options: Record<string, unknown>): Promise<void>;
+  /** The game came back to the foreground (`wx.onShow`…; a page becoming visible): rooms reconnect now. */
+  onShow?(listener: () => void): void;
+  /** The game went to the background (`wx.onHide`…, also while a rewarded video ad plays). */
+  onHide?(listener: () => void): void;
 }
 
 export type PlatformName = "wechat" | "douyin" | "qq" | "kuaishou";

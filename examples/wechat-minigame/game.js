@@ -51,16 +51,14 @@ client.on("seatReplaced", () => {
   room = null;
   show("You joined from another device");
 });
-// A network switch dropped the socket: take the seat back.
-client.on("connectionLost", async (event) => {
-  show("Connection lost; reconnecting…");
-  try {
-    enter(await client.reconnect(event.reconnectionToken));
-    show("Back in the lobby");
-  } catch (err) {
-    room = null;
-    show("Could not reconnect: " + err.message);
-  }
+// A network switch, the app in the background or an ad dropped the socket: the client takes the
+// seat back by itself (the same room object, handlers included); these only keep the player informed.
+client.on("reconnecting", () => show("Connection lost; reconnecting…"));
+client.on("reconnected", () => show("Back in the lobby"));
+client.on("reconnectFailed", (event) => {
+  room = null;
+  show("Could not get the seat back (" + event.reason + "); joining again");
+  start();
 });
 
 api.onTouchStart(() => {

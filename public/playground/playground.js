@@ -29,7 +29,9 @@
       emit("logout");
       refreshControls();
     });
-    client.on("connectionLost", (event) => logEvent("connection lost (close code " + event.code + ")"));
+    client.on("reconnecting", (event) => logEvent("connection lost (close code " + event.code + "): reconnecting, attempt " + event.attempt));
+    client.on("reconnected", (event) => logEvent("reconnected to the same seat after " + event.offlineMs + " ms"));
+    client.on("reconnectFailed", (event) => logEvent("could not reconnect: " + event.reason));
     return client;
   }
 

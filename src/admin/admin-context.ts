@@ -20,6 +20,7 @@ import { openSubscribeMessages } from "./admin-notify";
 import { openAdminPayments } from "./admin-payments";
 import { openAdminPlatforms } from "./admin-platforms";
 import type { PaymentServices } from "../server/payment-wiring";
+import { LEANCLOUD_NAMESPACE } from "../services/migration/player-importer";
 
 export interface AdminContext {
   admin: AdminService;
@@ -69,7 +70,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   let payments: Promise<PaymentServices> | undefined;
   const platforms = openAdminPlatforms(config, cache, logger);
   return {
-    admin: new AdminService(store, sessions, accounts, platformDefinitions.map((p) => p.name), audit),
+    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
     payments: () => (payments ??= openAdminPayments(platforms, store, logger)),
     reachesServers: presence !== undefined,

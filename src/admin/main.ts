@@ -12,6 +12,7 @@ import { AppError } from "../core/errors";
 import { createLogger } from "../logging/logger";
 import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
+import { catalogCommand, exportEconomy, openAdminEconomy, parseGrantParts, type AdminEconomy } from "./admin-economy";
 import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
@@ -32,12 +33,18 @@ commands:
   refund <user> <orderId>                      give a coin spend's coins back (WeChat cancelpay; idempotent)
   grant <user> <coins> --platform <name> --grant-id <id> [--app <key>] [--reason <text>]
                                                give coins once per grant id (WeChat present, Douyin add_coin)
+  grant <user> --grant-id <id> [--currency <id>=<n> …] [--item <id>=<n> …] [--app <key>] [--reason <text>]
+                                               give soft currency and items once per grant id (docs/economy.md)
+  catalog show|load <file>|check <file> [--app <key>] [--expect-version <n>]
+                                               the app's live catalog; store a new version (every server takes it)
 ${OPERATOR_USAGE}
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
-const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant"] as const;
+const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant", "catalog"] as const;
 /** Commands that take one more positional after the user. */
 const WITH_ARGUMENT = new Set(["notify", "refund", "grant"]);
+/** Commands whose one more positional is optional (an economy grant has no coins; catalog show has no file). */
+const OPTIONAL_ARGUMENT = new Set(["grant", "catalog"]);
 const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
@@ -59,6 +66,9 @@ async function main(argv: string[]): Promise<number> {
         data: { type: "string", multiple: true },
         state: { type: "string" },
         "grant-id": { type: "string" },
+        currency: { type: "string", multiple: true },
+        item: { type: "string", multiple: true },
+        "expect-version": { type: "string" },
       },
     });
   } catch (err) {
@@ -72,12 +82,25 @@ async function main(argv: string[]): Promise<number> {
   const [command, reference, ...extra] = positionals;
   if (!COMMANDS.includes(command as Command)) return usageError(command ? `unknown command "${command}"` : "a command is required");
   if (!reference) return usageError("exactly one user is required");
-  if (WITH_ARGUMENT.has(command) ? extra.length !== 1 : extra.length > 0) {
+  const economyGrant = command === "grant" && (values.currency !== undefined || values.item !== undefined);
+  const grantParts = parseGrantParts(values.currency ?? [], values.item ?? []);
+  if (typeof grantParts === "string") return usageError(grantParts);
+  if ((values.currency || values.item) && command !== "grant") return usageError("--currency and --item belong to grant");
+  if (economyGrant && (extra.length > 0 || values.platform)) return usageError("grant gives either coins (<coins> --platform) or soft currency and items (--currency, --item), not both");
+  if (OPTIONAL_ARGUMENT.has(command) && extra.length === 0 && (economyGrant || command === "catalog")) {
+    // fine: no further argument
+  } else if (WITH_ARGUMENT.has(command) || command === "catalog" ? extra.length !== 1 : extra.length > 0) {
     return usageError(WITH_ARGUMENT.has(command) ? `${command} needs <user> and one more argument (see usage)` : "exactly one user is required");
   }
-  const paymentProblem = paymentUsageProblem(command, extra[0], values);
+  const paymentProblem = economyGrant
+    ? /^[A-Za-z0-9_-]{1,64}$/.test(values["grant-id"] ?? "") ? undefined : "grant needs --grant-id <1-64 of A-Z a-z 0-9 _ ->: the same id again is the same grant"
+    : paymentUsageProblem(command, extra[0], values);
   if (paymentProblem) return usageError(paymentProblem);
-  if (command !== "notify" && command !== "grant" && NOTIFY_OPTIONS.some((o) => values[o] !== undefined)) return usageError("--platform, --app, --page and --data belong to notify");
+  if (command !== "notify" && command !== "grant" && !(command === "catalog" && values.app !== undefined && !values.platform && !values.page && !values.data) && NOTIFY_OPTIONS.some((o) => values[o] !== undefined)) {
+    return usageError("--platform, --app, --page and --data belong to notify");
+  }
+  const expectVersion = values["expect-version"] === undefined ? undefined : Number(values["expect-version"]);
+  if (expectVersion !== undefined && (command !== "catalog" || !Number.isSafeInteger(expectVersion) || expectVersion < 0)) return usageError("--expect-version <n> belongs to catalog load");
   const templateData = command === "notify" ? parseTemplateData(values.data ?? []) : {};
   if (typeof templateData === "string") return usageError(templateData);
   if (command === "notify" && !values.platform) return usageError("notify needs --platform <name>");
@@ -104,7 +127,9 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel, destination: stderr, name: "admin" });
   const audit = createLogger({ level: "info", destination: stderr, name: "admin-audit" });
   const context = await openAdminContext(config, logger, audit);
-  if (!context.reachesServers && command !== "find" && command !== "export" && command !== "notify") {
+  let economy: Promise<AdminEconomy> | undefined;
+  const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
+  if (!context.reachesServers && !["find", "export", "notify", "catalog"].includes(command) && !economyGrant) {
     process.stderr.write("note: in-memory cache: sessions live inside the server process; this reaches the store only\n");
   }
   try {
@@ -115,8 +140,18 @@ async function main(argv: string[]): Promise<number> {
       disable: () => admin.disable(reference, restriction, by),
       enable: () => admin.enable(reference, by),
       "end-sessions": () => admin.endSessions(reference, by),
-      erase: () => admin.erase(reference, by),
-      export: () => admin.export(reference, by),
+      // The economy's part first: an erased user's ledger cannot be found by the user any more.
+      erase: async () => {
+        const { id } = await admin.resolve(reference);
+        await (await openEconomy()).store.erase(id);
+        return admin.erase(reference, by);
+      },
+      export: async () => {
+        const { id } = await admin.resolve(reference);
+        const record = await admin.export(id, by);
+        return { ...record, economy: await exportEconomy((await openEconomy()).store, id) };
+      },
+      catalog: () => catalogCommand(openEconomy, reference, extra[0], { app: values.app ?? DEFAULT_APP, by, expectVersion }, audit),
       notify: async () => {
         const { id } = await admin.resolve(reference);
         const [platform, app, templateId] = [values.platform!, values.app ?? DEFAULT_APP, extra[0]];
@@ -135,6 +170,14 @@ async function main(argv: string[]): Promise<number> {
       },
       grant: async () => {
         const { id } = await admin.resolve(reference);
+        if (economyGrant) {
+          const app = values.app ?? DEFAULT_APP;
+          if (!config.apps.some((a) => a.key === app)) throw new AppError("unknown_app", { message: `no app "${app}"` });
+          const grantId = values["grant-id"]!;
+          audit.info({ event: "admin_action", by, action: "grant", userId: id, app, grantId, ...grantParts }, "admin grant");
+          const reason = values.reason?.trim() || "operator grant";
+          return (await openEconomy()).rewards.grant({ appId: app, userId: id, source: "operator", sourceId: grantId, reason, ...grantParts });
+        }
         const services = await context.payments();
         const platform = values.platform!;
         const appKey = values.app ?? DEFAULT_APP;
@@ -159,15 +202,17 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
+    await (await economy?.catch(() => undefined))?.close();
     await context.close();
   }
 }
 
 /** The public facts of a command for its audit entry: never template data, which may be personal. */
-function cliDetail(command: string, argument: string | undefined, values: { reason?: string; until?: string; platform?: string; app?: string; state?: string; "grant-id"?: string }): Record<string, unknown> {
+function cliDetail(command: string, argument: string | undefined, values: { reason?: string; until?: string; platform?: string; app?: string; state?: string; "grant-id"?: string; currency?: string[]; item?: string[] }): Record<string, unknown> {
   const detail: Record<string, unknown> = {};
   if (command === "refund") detail.orderId = argument;
-  if (command === "grant") Object.assign(detail, { coins: Number(argument), grantId: values["grant-id"], platform: values.platform });
+  if (command === "grant") Object.assign(detail, { coins: argument === undefined ? undefined : Number(argument), grantId: values["grant-id"], platform: values.platform, currency: values.currency, item: values.item, app: values.app });
+  if (command === "catalog") Object.assign(detail, { action: argument === undefined ? "show" : "load or check", app: values.app });
   if (command === "notify") detail.templateId = argument;
   if (values.reason) detail.reason = values.reason;
   if (values.until) detail.until = values.until;

@@ -1,6 +1,8 @@
 import { Router, type Request } from "express";
 import { DEFAULT_APP } from "../core/apps";
 import type { AccountService } from "../services/account-service";
+import type { AppIdentities } from "../services/app-identity";
+import type { User } from "../core/user";
 import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
@@ -14,6 +16,8 @@ export interface AccountRouteDeps {
   limiter: RateLimiter;
   limits: { windowSec: number; ipMax: number };
   placeholderEmailDomain: string;
+  /** Shows a player's openid as the token's game knows it; the stored one without it. */
+  appIdentities?: AppIdentities;
 }
 
 /** `/auth/*`: register, login and refresh are public (they issue tokens); logout needs one. */
@@ -55,15 +59,18 @@ export function userRoutes(deps: AccountRouteDeps): Router {
   const router = Router();
   router.use(requireAuth(deps.sessions));
 
-  router.get("/me", (_req, res) => {
+  // The user as the token's game knows them: its own openid (app-identity.ts).
+  const forApp = (user: User, app: string) => deps.appIdentities?.userForApp(user, app) ?? user;
+
+  router.get("/me", async (_req, res) => {
     const { user, auth } = authOf(res);
-    sendOk(res, { ...user, app: auth.app });
+    sendOk(res, { ...(await forApp(user, auth.app)), app: auth.app });
   });
 
   router.patch("/me", async (req, res) => {
     const { version, ...changes } = parseInput(profilePatchBody, req.body);
     const { auth } = authOf(res);
-    sendOk(res, await deps.accounts.updateProfile(auth.userId, auth.app, changes, version), "Profile updated");
+    sendOk(res, await forApp(await deps.accounts.updateProfile(auth.userId, auth.app, changes, version), auth.app), "Profile updated");
   });
 
   router.put("/me/password", async (req, res) => {

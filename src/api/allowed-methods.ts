@@ -5,6 +5,7 @@
  * returns the match and changes nothing), `layer.route` and a mounted router's `stack`.
  */
 import type { Router } from "express";
+import { matchOf } from "./route-template";
 
 interface RouteLayer {
   match(path: string): { path: string } | false;
@@ -20,7 +21,7 @@ export function allowedMethods(router: Router, path: string): string[] {
 
 function collect(stack: RouteLayer[], path: string, into: Set<string>): void {
   for (const layer of stack) {
-    const match = layer.match(path);
+    const match = matchOf(layer, path);
     if (!match) continue;
     if (layer.route) for (const method of layer.route._methods()) into.add(method);
     else if (layer.handle.stack) collect(layer.handle.stack, path.slice(match.path.length) || "/", into);

@@ -1,4 +1,4 @@
-import express, { Router } from "express";
+import express, { Router, type Request } from "express";
 import type { Services } from "../server/container";
 import { AppError } from "../core/errors";
 import { allowedMethods } from "./allowed-methods";
@@ -6,6 +6,7 @@ import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes"
 import { errorHandler, notFoundHandler } from "./error-handler";
 import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
+import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
 import { pushRoutes } from "./push-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
@@ -30,6 +31,8 @@ export function createApiRouter(services: Services): Router {
     if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
+    // A body in another type would be read as none and refused as a validation error: say what is wrong.
+    if (hasBody(req) && !req.is("application/json")) return next(new AppError("unsupported_media_type"));
     parseJson(req, res, next);
   });
 
@@ -82,6 +85,23 @@ export function createApiRouter(services: Services): Router {
       payments: services.payments.payments,
       resolvePlayer: services.payments.resolvePlayer,
       paymentsEnabled: services.payments.paymentsEnabled,
+      itemPurchaseApps: services.payments.itemPurchaseApps,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+      // An orderId already recorded is a replay: the order's own price, whatever the catalog says now.
+      priceOrder: async (app, userId, body) => {
+        const existing = await services.payments.ledger.findByOrderId(userId, body.orderId);
+        if (existing) return { itemId: body.itemId, coins: body.coins ?? existing.coins };
+        return services.economy.shop.priceOrder(app, userId, body);
+      },
+    }),
+  );
+
+  api.use(
+    economyRoutes({
+      sessions: services.sessions,
+      catalogs: services.economy.catalogs,
+      shop: services.economy.shop,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),
@@ -93,6 +113,7 @@ export function createApiRouter(services: Services): Router {
     limiter: services.limiter,
     limits,
     placeholderEmailDomain: services.config.placeholderEmailDomain,
+    appIdentities: services.appIdentities,
   };
   api.use("/auth", authRoutes(accountDeps));
   api.use("/users", userRoutes(accountDeps));
@@ -100,6 +121,12 @@ export function createApiRouter(services: Services): Router {
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));
   return api;
+}
+
+/** A body is coming: chunked, or a non-zero length (an empty body of any type is no body). */
+function hasBody(req: Request): boolean {
+  const length = req.headers["content-length"];
+  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
 }
 
 function refuseOptions(api: Router, path: string): AppError | undefined {

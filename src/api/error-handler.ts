@@ -19,6 +19,15 @@ function fromBodyParser(err: unknown): AppError | undefined {
   return undefined;
 }
 
+/**
+ * The router's own refusal of a path whose parameters are not valid percent-encoding (`%ZZ`, a lone
+ * `%`, a truncated or overlong UTF-8 sequence): a URIError with status 400. The client's mistake.
+ */
+function fromMalformedPath(err: unknown): AppError | undefined {
+  if (!(err instanceof URIError)) return undefined;
+  return new AppError("invalid_request", { message: "The path is not valid percent-encoding" });
+}
+
 /** One line, no stack: what the client sent and why it was refused. */
 function describeBodyError(err: unknown): { type?: string; reason: string } {
   const e = err as { type?: unknown; message?: unknown };
@@ -32,7 +41,7 @@ function describeBodyError(err: unknown): { type?: string; reason: string } {
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const bodyError = err instanceof AppError ? undefined : fromBodyParser(err);
-    const appError = err instanceof AppError ? err : bodyError;
+    const appError = err instanceof AppError ? err : (bodyError ?? fromMalformedPath(err));
     const requestId = res.getHeader("x-request-id");
     if (bodyError) logger.info({ requestId, errorCode: bodyError.code, ...describeBodyError(err) }, "request body refused");
     if (appError) {

@@ -6,7 +6,7 @@ import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
 import { sendOk } from "./envelope";
-import { orderListQuery, orderParams, spendBody } from "./payment-schemas";
+import { orderListQuery, orderParams, orderQuery, spendBody } from "./payment-schemas";
 import { parseInput } from "./validate";
 
 export interface PaymentRouteDeps {
@@ -16,8 +16,12 @@ export interface PaymentRouteDeps {
   resolvePlayer(userId: string, app: string): Promise<PaymentPlayer>;
   /** Whether payments are on for the app on any platform (its keys are set); 404 payments_disabled otherwise. */
   paymentsEnabled(app: string): boolean;
+  /** The (platform, platform app id)s of the game `app` whose item purchases are pushed: where a trade number is looked up. */
+  itemPurchaseApps?(app: string): Array<{ platform: string; appId: string }>;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
+  /** The catalog's price of the order (economy): 404 item_not_found, 409 price_mismatch or purchase_limit. */
+  priceOrder(app: string, userId: string, body: { orderId: string; itemId: string; quantity?: number; coins?: number }): Promise<{ itemId: string; coins: number }>;
 }
 
 /**
@@ -47,7 +51,9 @@ export function paymentRoutes(deps: PaymentRouteDeps): Router {
 
   router.post("/orders", auth, async (req: Request, res: Response) => {
     const body = parseInput(spendBody, req.body);
-    const { order, created } = await deps.payments.spendCoins(await player(res), body, perUserNewOrder(res));
+    const { auth: claims } = authOf(res);
+    const priced = await deps.priceOrder(claims.app, claims.userId, body);
+    const { order, created } = await deps.payments.spendCoins(await player(res), { orderId: body.orderId, ...priced }, perUserNewOrder(res));
     sendOk(res, publicOrder(order), created ? "Order created" : "Order already made", created ? 201 : 200);
   });
 
@@ -60,7 +66,10 @@ export function paymentRoutes(deps: PaymentRouteDeps): Router {
   // An orderId the ledger lacks may be an item purchase whose push is late: the service asks the platform (throttled).
   router.get("/orders/:orderId", auth, async (req: Request, res: Response) => {
     const { orderId } = parseInput(orderParams, req.params);
-    sendOk(res, publicOrder(await deps.payments.getOrder(authOf(res).auth.userId, orderId, () => player(res))), "OK");
+    const { kind } = parseInput(orderQuery, req.query);
+    const { userId, app } = authOf(res).auth;
+    const scope = { kind, itemApps: deps.itemPurchaseApps?.(app) ?? [] };
+    sendOk(res, publicOrder(await deps.payments.getOrder(userId, orderId, () => player(res), scope)), "OK");
   });
   return router;
 }

@@ -9,8 +9,14 @@ export const orderIdParam = z
 
 export const spendBody = z.object({
   orderId: orderIdParam,
-  itemId: z.string().min(1, "is required").max(64).describe("What the coins buy: the game's item id, passed to the delivery hook"),
-  coins: z.int("must be an integer").min(1, "must be positive").max(1_000_000_000).meta({ description: "Coins to deduct", example: 30 }),
+  itemId: z.string().min(1, "is required").max(64).describe("What the coins buy: an item of the app's catalog with a coin price"),
+  quantity: z.int("must be an integer").min(1, "must be positive").max(10_000).optional().meta({ description: "How many (default 1); the server prices the order: catalog price × quantity", example: 1 }),
+  coins: z
+    .int("must be an integer")
+    .min(1, "must be positive")
+    .max(1_000_000_000)
+    .optional()
+    .meta({ description: "Optional, for compatibility: must equal the catalog's price × quantity, else 409 price_mismatch with nothing deducted", example: 30 }),
 });
 
 export const orderListQuery = z.object({
@@ -19,6 +25,13 @@ export const orderListQuery = z.object({
 });
 
 export const orderParams = z.object({ orderId: orderIdParam });
+
+export const orderQuery = z.object({
+  kind: z
+    .enum(ORDER_KINDS)
+    .optional()
+    .describe("Only an order of this kind. Without it: the coin order under this orderId, else the item purchase with this trade number in the token's game"),
+});
 
 export const balanceSchema = z.strictObject({
   balance: z.int().min(0).max(2_000_000_000).meta({ description: "Coins on the player's platform for the token's app", example: 120 }),
@@ -34,6 +47,10 @@ export const orderSchema = z.strictObject({
   platformOrderId: z.string().describe("The platform's number for the order: our bill_no for coins, the trade number for an item purchase"),
   createdAt: z.string().describe("ISO 8601 UTC"),
   updatedAt: z.string().describe("ISO 8601 UTC"),
+  failure: z
+    .string()
+    .optional()
+    .describe("Why a failed or refunded order is so: the refusal's code (insufficient_balance…), or for a pushed purchase the catalog refused item_not_found / price_below_catalog"),
 });
 
 export const orderListSchema = z.strictObject({ orders: z.array(orderSchema) });

@@ -1,4 +1,4 @@
-import express, { Router, type Request, type Response } from "express";
+import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
 import { AppError } from "../core/errors";
 import type { PaymentKeys } from "../core/ports/coin-wallet";
 import type { Logger } from "../logging/logger";
@@ -32,7 +32,7 @@ function reply(res: Response, errCode: number, errMsg: string): void {
 }
 
 /** Non-zero ErrCodes of our refusals, one per reason, so a console log tells them apart. */
-const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, bad_pay_sig: 40005, wrong_env: 40006 };
+const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, bad_pay_sig: 40005, wrong_env: 40006, body_too_large: 40007, body_unreadable: 40008 };
 
 /**
  * Mounted at `/minigame`, before the JSON parser: item purchases the platforms push, at
@@ -46,7 +46,26 @@ export function pushRoutes(deps: PushRouteDeps): Router {
   const served = (name: string) => deps.platforms.some((p) => p.name === name);
   if (served("wechat")) mountWechatPush(router, deps, nowSec);
   if (served("douyin")) mountDouyinPush(router, { pushApps: deps.pushApps, operations: deps.operations, logger: deps.logger, nowSec });
+  router.use(unreadablePushBodies(deps.logger));
   return router;
+}
+
+/**
+ * A push body that cannot be read (over 64 KiB, a broken stream) is refused in the platform's own
+ * shape like every other refusal, not in our envelope: WeChat's HTTP 200 with a non-zero ErrCode,
+ * Douyin's non-200 status with err_no. Both platforms push again later. Other errors go on.
+ */
+function unreadablePushBodies(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, next) => {
+    const e = err as { type?: unknown; status?: unknown; expose?: unknown };
+    const unreadable = typeof e?.status === "number" && e.status >= 400 && e.status < 500 && e.expose === true;
+    const platform = req.path.startsWith("/wechat/") ? "wechat" : req.path.startsWith("/douyin/") ? "douyin" : undefined;
+    if (!unreadable || req.method !== "POST" || !platform || res.headersSent) return next(err);
+    const reason = e.type === "entity.too.large" ? "body_too_large" : "body_unreadable";
+    logger.warn({ event: "push_refused", platform, reason }, "an item-purchase push was refused");
+    if (platform === "wechat") return reply(res, REFUSAL_CODES[reason], reason);
+    res.status(e.status as number).json({ err_no: REFUSAL_CODES[reason], err_tips: reason });
+  };
 }
 
 function mountWechatPush(router: Router, deps: PushRouteDeps, nowSec: () => number): void {

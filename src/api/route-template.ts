@@ -20,7 +20,7 @@ export function routeTemplateOf(router: Router, method: string, path: string): s
 
 function find(stack: Layer[], method: string, path: string, prefix: string): string | undefined {
   for (const layer of stack) {
-    const matched = layer.match(path);
+    const matched = matchOf(layer, path);
     if (!matched) continue;
     if (layer.route) {
       if (handlesMethod(layer.route.methods, method)) return prefix + layer.route.path;
@@ -34,6 +34,18 @@ function find(stack: Layer[], method: string, path: string, prefix: string): str
     if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * A layer's match, or false where its parameters cannot be decoded (`%ZZ`): the router refuses such a
+ * path with 400, and this runs again when the answer is sent, where a throw would escape the request.
+ */
+export function matchOf<T extends { match(path: string): unknown }>(layer: T, path: string): ReturnType<T["match"]> | false {
+  try {
+    return layer.match(path) as ReturnType<T["match"]>;
+  } catch {
+    return false;
+  }
 }
 
 /** As Express dispatches: `all` takes every method, HEAD falls back to GET. */

@@ -61,10 +61,11 @@ export const profilePatchBody = z
   .object({
     nickname: z
       .string()
+      // Before the trim, which would silently drop a leading or trailing BOM (U+FEFF) the rule refuses.
+      .refine(isCleanText, FORBIDDEN_TEXT_MESSAGE)
       .trim()
       .min(1, "must not be empty")
       .max(32, "must be at most 32 characters")
-      .refine(isCleanText, FORBIDDEN_TEXT_MESSAGE)
       .nullable()
       .optional()
       .describe(`Shown to other players. ${TEXT_RULE_NOTE}`),
@@ -98,7 +99,7 @@ export const userSchema = z.strictObject({
   email: z.email().meta({ description: "A generated placeholder for a mini-game user", example: "wechat_k3j9x2ab@players.invalid" }),
   nickname: z.string().nullable(),
   avatar: z.string().nullable().describe("An https URL, or null"),
-  openid: z.string().nullable().meta({ description: "The platform key the user was found or created by; null for registered accounts", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
+  openid: z.string().nullable().meta({ description: "The platform key the user was found or created by, as the token's game knows it (a player of several games has one openid in each); null for registered accounts", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
   guildId: z.string().nullable(),
   status: z
     .int()

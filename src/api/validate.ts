@@ -4,9 +4,12 @@ import { invalidRequest, type FieldProblem } from "../core/errors";
 /**
  * Parses input with a schema; failures become one 400 `invalid_request` listing every field problem.
  *
- * Every request schema is applied through here, after one rule common to all of them: no string
- * anywhere in the input may contain NUL (U+0000). PostgreSQL cannot store it in text (it would be a
- * 500) and SQLite would keep it, so it is refused the same way before any store sees it.
+ * Every request schema is applied through here, after one rule common to all of them: every string
+ * anywhere in the input (keys and values) must be valid Unicode text without NUL (U+0000).
+ * PostgreSQL cannot store NUL in text (it would be a 500) and SQLite would keep it; a lone UTF-16
+ * surrogate (`"\ud800"` in JSON) is not text at all, and the stores would each change it (to U+FFFD
+ * or worse), so what is stored would not be what was sent and the same request would then conflict
+ * with itself. Both are refused with 400 before any store sees them.
  */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   const result = guarded(schema).safeParse(input);
@@ -16,28 +19,39 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
   );
 }
 
-/** Each schema's NUL-guarded pipe, built once: building a zod schema costs more than a parse. */
+/** Each schema's guarded pipe, built once: building a zod schema costs more than a parse. */
 const guardedSchemas = new WeakMap<z.ZodType, z.ZodType>();
 
 function guarded(schema: z.ZodType): z.ZodType {
   let pipe = guardedSchemas.get(schema);
   if (!pipe) {
-    pipe = withoutNul.pipe(schema);
+    pipe = validText.pipe(schema);
     guardedSchemas.set(schema, pipe);
   }
   return pipe;
 }
 
 const NUL_MESSAGE = "must not contain NUL characters";
+const SURROGATE_MESSAGE = "must be valid Unicode text (no lone UTF-16 surrogates)";
+const LONE_SURROGATE = /\p{Cs}/u;
 
-/** Any value, refused where a string inside it (a key or a value, at any depth) holds U+0000. */
-const withoutNul = z.unknown().superRefine((value, ctx) => {
+/** Why a string is refused whatever field it is in, or undefined when it is acceptable text. */
+function textProblem(text: string): string | undefined {
+  if (text.includes("\u0000")) return NUL_MESSAGE;
+  if (LONE_SURROGATE.test(text)) return SURROGATE_MESSAGE;
+  return undefined;
+}
+
+/** Any value, refused where a string inside it (a key or a value, at any depth) is not acceptable text. */
+const validText = z.unknown().superRefine((value, ctx) => {
   const visit = (v: unknown, path: PropertyKey[], depth: number): void => {
     if (typeof v === "string") {
-      if (v.includes("\u0000")) ctx.addIssue({ code: "custom", path, message: NUL_MESSAGE });
+      const problem = textProblem(v);
+      if (problem) ctx.addIssue({ code: "custom", path, message: problem });
     } else if (v && typeof v === "object" && depth < 32) {
       for (const [key, child] of Object.entries(v)) {
-        if (key.includes("\u0000")) ctx.addIssue({ code: "custom", path, message: NUL_MESSAGE });
+        const problem = textProblem(key);
+        if (problem) ctx.addIssue({ code: "custom", path, message: problem });
         visit(child, [...path, key], depth + 1);
       }
     }

@@ -15,11 +15,13 @@
  * area's config function, one commented line in arena.env.
  */
 import { z } from "zod";
+import { DEFAULT_APP } from "../core/apps";
 import { splitList, type Env } from "./config-types";
 import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
 import { consoleConfig, consoleProductionProblems, consoleShape } from "./settings/console";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
+import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
@@ -29,7 +31,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...consoleShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...consoleShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -57,6 +59,8 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   const embedded = simulatorMode(s) === "embedded";
   const apps = appsProblems(s, enabledPlatforms(s), (p) => platformSetting(s, p, "APP_ID") ?? (embedded ? p.simulatorApp.appId : undefined));
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
+  const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE ?? []).map((a) => a.key)]);
+  if (catalogs.length > 0) problem("CATALOG_FILE", catalogs.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -69,6 +73,7 @@ function toAppConfig(s: Settings) {
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
     ...socialConfig(s),
+    ...economyConfig(s),
     ...consoleConfig(s),
   };
 }
@@ -85,6 +90,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
+  if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
   problems.push(...consoleProductionProblems(s));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }

@@ -19,6 +19,7 @@ import { HttpDrain } from "./http-drain";
 import { colyseusLogger } from "./colyseus-logger";
 import { createSharedRooms } from "./shared-rooms";
 import { installMatchmakeHandler } from "./matchmake-handler";
+import { guardRequests } from "./request-guard";
 import { clientIpResolver, compileTrust } from "../net/client-ip";
 import { CorsPolicy } from "../net/cors-policy";
 import { createLogger, type Logger } from "../logging/logger";
@@ -34,6 +35,7 @@ import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
 import { deliverItem } from "../../rooms/deliver-item";
 import { PurchaseNotices } from "../../rooms/purchase-notices";
+import { RewardNotices } from "../../rooms/reward-notices";
 import { publicOrder } from "../services/payments/payment-service";
 import { mountConsole } from "../console/console-wiring";
 
@@ -57,6 +59,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let services: Services | undefined;
   let guard: RoomSessionGuard | undefined;
   let notices: PurchaseNotices | undefined;
+  let rewardNotices: RewardNotices | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
   let closeConsole: (() => Promise<void>) | undefined;
@@ -137,6 +140,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
         lobbyMaxClients: settings.lobbyMaxClients,
+        reconnectSeconds: settings.roomReconnectSeconds,
+        holdTimer: options.overrides?.roomHoldTimer,
       });
       // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.
       notices = new PurchaseNotices(matchMaker.presence, logger);
@@ -146,6 +151,10 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         const app = ready.platformApps.appsOf(order.platform).find((a) => a.appId === order.appId)?.app;
         if (app) notices?.announce({ userId: order.userId, app, order: publicOrder(order) });
       });
+      // The economy: one `reward` message per grant to the player's rooms in that app.
+      rewardNotices = new RewardNotices(matchMaker.presence, logger);
+      await rewardNotices.start();
+      ready.economy.rewards.onReward((notice) => rewardNotices?.announce(notice));
       ready.payments.start();
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       // The example match: scores written to the players' platform storage at its end (friend rankings).
@@ -155,12 +164,15 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
       // Counted here, after Colyseus wrapped the server's request listeners, so matchmaking counts too.
       const drain = new HttpDrain(httpServer!);
+      // Last, so it wraps every listener: an error escaping one request fails that request only (request-guard.ts).
+      guardRequests(httpServer!, logger);
       // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
       gameServer.onBeforeShutdown(async () => {
         draining = true;
         sharedRooms.stop(); // before Colyseus unlists this process, so nothing lists it again
         guard?.stop(); // while the presence connection is still open
         notices?.stop();
+        rewardNotices?.stop();
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
       });

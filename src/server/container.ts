@@ -20,6 +20,7 @@ import { PlatformTokenService } from "../services/platform-token-service";
 import type { PlatformApps } from "../services/platform-apps";
 import { PlayerDataService } from "../services/player-data-service";
 import { SessionKeyCustody } from "../services/session-key-custody";
+import { AppIdentities } from "../services/app-identity";
 import { RecentUsers } from "../services/recent-users";
 import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
@@ -29,6 +30,7 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -51,22 +53,34 @@ export interface Services {
   platformDefinitions: readonly PlatformDefinition[];
   /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
   platformApps: PlatformApps;
+  /** A player's openid as each game knows it (GET /api/users/me). */
+  appIdentities: AppIdentities;
   /** The player's platform storage (friend rankings): the storage routes and rooms at match end. */
   playerStorage: SocialServices["playerStorage"];
   /** Subscribe messages: the internal route, rooms and `admin notify`. */
   subscribeMessages: SocialServices["subscribeMessages"];
   /** Coins, orders, item purchases and their delivery (docs/payments.md). */
   payments: PaymentServices;
+  /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
+  economy: EconomyServices;
   metrics: Metrics;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
 }
 
+/** setTimeout as rooms use it to hold a seat (rooms/seat-hold.ts). */
+export interface HoldTimer {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
 export interface ServiceOverrides {
   now?: () => number;
   /** Delay between platform "busy" retries; tests shorten it. */
   retryDelayMs?: (attempt: number) => number;
+  /** The timer rooms hold dropped players' seats with; tests pass a controllable clock. */
+  roomHoldTimer?: HoldTimer;
 }
 
 export async function buildServices(config: AppConfig, logger: Logger, overrides: ServiceOverrides = {}): Promise<Services> {
@@ -144,8 +158,15 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       now: overrides.now,
     });
-    const payments = await buildPaymentServices({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now });
+    const economy = await buildEconomyServices(config, logger, metrics, overrides.now);
+    cleanups.push(() => economy.close());
+    await economy.start();
+    const payments = await buildPaymentServices({
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now,
+      refuseItemPurchase: economy.refuseItemPurchase,
+    });
     cleanups.push(() => payments.close());
+    deliverThroughEconomy(payments, economy, platformApps, logger);
     const accounts = new AccountService(
       store,
       sessions,
@@ -176,9 +197,11 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       moderation,
       platformDefinitions: enabled,
       platformApps,
+      appIdentities: new AppIdentities(platformApps, store, sessionKeys, enabled.map((p) => p.name)),
       playerStorage: social.playerStorage,
       subscribeMessages: social.subscribeMessages,
       payments,
+      economy,
       metrics,
       simulator,
       close: () => runAll(cleanups.reverse()),

@@ -6,6 +6,7 @@
 import type express from "express";
 import type http from "node:http";
 import { errorHandler, notFoundHandler } from "../api/error-handler";
+import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
 import type { TrustFunction } from "../net/client-ip";
 import { CorsPolicy } from "../net/cors-policy";
@@ -31,6 +32,25 @@ export function applyEdgeRules(app: express.Express, rules: EdgeRules): void {
       return rules.clientIp(this);
     },
   });
+  app.use((req, _res, next) => next(hasValidPercentEncoding(req.url) ? undefined : new AppError("invalid_request", { message: MALFORMED_URL })));
+}
+
+export const MALFORMED_URL = "The URL is not valid percent-encoding";
+
+/**
+ * Whether every `%` of the URL starts a valid escape of UTF-8 (`%ZZ`, a lone `%`, a truncated or
+ * overlong sequence are not). Such a URL is refused on every route, with one answer: whatever reads
+ * a parameter would otherwise either throw (the router decodes path parameters) or take the text
+ * literally (the query parser does), so the same mistake would mean different things per route.
+ */
+export function hasValidPercentEncoding(url: string | undefined): boolean {
+  if (!url || !url.includes("%")) return true;
+  try {
+    decodeURIComponent(url);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Last thing in the Express hook: anything no route took (`//api/users/me`, `/api\users\me`) gets the envelope, not Express's HTML page. */

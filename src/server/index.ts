@@ -4,6 +4,7 @@ import { handColyseusTimeouts } from "./colyseus-environment";
 import { loadWithLogger } from "./colyseus-logger";
 import { StartupError } from "./container";
 import { createLogger } from "../logging/logger";
+import { keepServingAfterRequestErrors } from "./request-guard";
 
 async function main(): Promise<void> {
   let settings;
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   const app = createApp(settings, { logger });
   // listen() adds NODE_APP_INSTANCE (pm2) to the port and tells pm2 "ready"; the transport binds HOST.
   const server = await listen(app.definition, settings.port);
+  // After listen(): Colyseus has installed its shutdown on uncaught exceptions, which this keeps for errors outside requests.
+  keepServingAfterRequestErrors(logger);
   const port = (server as unknown as { port: number }).port;
   const shown = settings.host.includes(":") ? `[${settings.host}]` : settings.host;
   logger.info({ host: settings.host, port }, `listening on http://${shown}:${port}`);

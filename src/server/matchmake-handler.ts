@@ -7,12 +7,13 @@
  * 200 with the seat reservation or with Colyseus's error shape `{code, error}` (what the SDK reads).
  * Our own refusals use that shape too, with the HTTP status as `code`: 405 (with Allow) for a method
  * other than POST/OPTIONS, 413 for a body above 16 KiB (refused before it is read or parsed),
- * 400 for a body that is not a JSON object.
+ * 400 for a body that is not a JSON object or a URL that is not valid percent-encoding.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { getBearerToken, matchMaker, type Server } from "@colyseus/core";
 import type { Logger } from "../logging/logger";
 import { CorsPolicy } from "../net/cors-policy";
+import { hasValidPercentEncoding } from "./express-edge";
 
 /** Same limit as the API's JSON bodies. */
 export const MAX_MATCHMAKE_BODY_BYTES = 16 * 1024;
@@ -31,7 +32,13 @@ type MatchmakeRequestHandler = (req: IncomingMessage, res: ServerResponse) => Pr
 /** Replaces the server's matchmaking handler; Colyseus calls it through `this`, so the instance property wins. */
 export function installMatchmakeHandler(gameServer: Server, options: MatchmakeHandlerOptions): void {
   const target = gameServer as unknown as { handleMatchMakeRequest: MatchmakeRequestHandler; transport: { protocol?: unknown } };
-  target.handleMatchMakeRequest = (req, res) => handleMatchmake(req, res, options, target.transport.protocol);
+  // Colyseus does not wait for or catch this promise: whatever fails in it is answered here, never left to escape.
+  target.handleMatchMakeRequest = (req, res) =>
+    handleMatchmake(req, res, options, target.transport.protocol).catch((err: unknown) => {
+      options.logger.error({ err, event: "matchmake_failed" }, "a matchmaking request failed unexpectedly");
+      if (!res.headersSent && !res.destroyed) reply(res, 500, { "Content-Type": "application/json" }, JSON.stringify({ code: 500, error: "internal error" }));
+      else res.destroy();
+    });
 }
 
 /** `/matchmake` or below it. Every HTTP request passes here first, so no per-request RegExp. */
@@ -47,6 +54,7 @@ async function handleMatchmake(req: IncomingMessage, res: ServerResponse, option
   const headers = options.cors.headersFor(req, ALLOWED_METHODS);
   if (req.method === "OPTIONS") return reply(res, 204, { ...headers, Allow: ALLOWED_METHODS });
   if (req.method !== "POST") return refuse(req, res, 405, "method not allowed", { ...headers, Allow: ALLOWED_METHODS });
+  if (!hasValidPercentEncoding(req.url)) return refuse(req, res, 400, "the URL is not valid percent-encoding", headers);
 
   const body = await readBody(req, MAX_MATCHMAKE_BODY_BYTES);
   if (body === "too_large") {

@@ -43,6 +43,8 @@ export interface PaymentServices {
   onNotify(notify: (order: Order) => void): void;
   paymentsEnabled(app: string): boolean;
   resolvePlayer(userId: string, app: string): Promise<PaymentPlayer>;
+  /** The game's (platform, app id)s where item purchases are recorded. */
+  itemPurchaseApps(app: string): Array<{ platform: string; appId: string }>;
   pushApps(platform: string): PushApp[];
   /** Starts the reconciler: one sweep now, then every PAYMENT_RECONCILE_INTERVAL_SEC. */
   start(): void;
@@ -61,6 +63,8 @@ export interface PaymentWiringInput {
   metrics: Metrics;
   /** The cache every process shares: the item-order query throttle counts there (this process alone without it). */
   sharedCache?: Pick<Cache, "increment">;
+  /** The catalog's check of a pushed item purchase, by our app key (economy-wiring.ts); none: every push is delivered. */
+  refuseItemPurchase?(app: string, platform: string, itemId: string, price: number): string | null;
   now?: () => number;
 }
 
@@ -104,7 +108,7 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
     withAccessToken: (platform, appId, call) => tokens.withPlatformToken(platform, appKeyOf(platform, appId), call),
     keptKey: async (player) => {
       const kept = await custody.read(player.userId, appKeyOf(player.platform, player.appId));
-      return kept && kept.platform === player.platform && kept.sessionKey && kept.openid ? { openid: kept.openid, sessionKey: kept.sessionKey } : undefined;
+      return kept && kept.platform === player.platform && kept.sessionKey && kept.openid ? { openid: kept.openid, sessionKey: kept.sessionKey, keptAt: kept.keptAt } : undefined;
     },
     userIdForOpenid: async (platform, appId, openid) => {
       const app = platformApps.find(platform, appKeyOf(platform, appId));
@@ -112,6 +116,7 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
       return user?.id;
     },
     notifyPlayer: (order) => notify(order),
+    refuseItemPurchase: input.refuseItemPurchase && ((platform, appId, itemId, price) => input.refuseItemPurchase!(appKeyOf(platform, appId), platform, itemId, price)),
     logger,
     events: paymentMetrics(input.metrics.registry, ledger),
     crashPoint: crashPointFor(config.payments.crashPoint),
@@ -138,6 +143,11 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
       const found = platformApps.find(platform, app);
       return found !== undefined && entry(platform, found.appId)?.payments.wallet !== undefined;
     }),
+    itemPurchaseApps: (app) =>
+      WALLETS.flatMap((platform) => {
+        const found = platformApps.find(platform, app);
+        return found ? [{ platform, appId: found.appId }] : [];
+      }),
     resolvePlayer: async (userId, app) => {
       const kept = await custody.read(userId, app);
       if (!kept?.sessionKey) throw new AppError("session_key_missing", { data: {} });

@@ -36,7 +36,12 @@ export class RoomTransport extends WebSocketTransport {
     this.host = host;
     // The base class registers onConnection unbound; route connections through ours instead.
     this.wss.off("connection", this.onConnection);
-    this.wss.on("connection", (rawClient: RawClient, req: http.IncomingMessage) => void this.onConnection(rawClient, req));
+    this.wss.on("connection", (rawClient: RawClient, req: http.IncomingMessage) =>
+      this.onConnection(rawClient, req).catch((err: unknown) => {
+        this.logger.error({ err, event: "room_connection_failed" }, "a room connection failed unexpectedly");
+        rawClient.terminate();
+      }),
+    );
   }
 
   protected override async onConnection(rawClient: RawClient, req: http.IncomingMessage): Promise<void> {

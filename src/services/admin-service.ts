@@ -79,8 +79,20 @@ export class AdminService {
     return this.overview(user);
   }
 
-  async erase(reference: string, by: string): Promise<{ erased: string }> {
-    const { id } = await this.resolve(reference);
+  /**
+   * Erases the user. One whose erase was interrupted (a store that erases in steps) may no longer
+   * be found by the reference: then every interrupted erase is finished, and said so.
+   */
+  async erase(reference: string, by: string): Promise<{ erased: string; finishedInterrupted?: number }> {
+    let id: string;
+    try {
+      id = (await this.resolve(reference)).id;
+    } catch (err) {
+      const finished = err instanceof AppError && this.store.finishInterruptedErases ? await this.store.finishInterruptedErases() : 0;
+      if (finished === 0) throw err;
+      this.record(by, "erase", reference.trim(), { finishedInterrupted: finished });
+      return { erased: reference.trim(), finishedInterrupted: finished };
+    }
     await this.accounts.eraseUser(id);
     this.record(by, "erase", id);
     return { erased: id };

@@ -10,6 +10,7 @@ import type { SessionKeyCustody } from "./session-key-custody";
 import type { SessionService } from "./session-service";
 import { userDisabledError } from "./user-access";
 import { newPlatformUser } from "./user-factory";
+import { identityNamespaces, playerIdentityKeys, type IdentityNamespaces } from "./player-identity-keys";
 
 export interface LoginServiceOptions {
   exposeSessionKey: boolean;
@@ -32,20 +33,10 @@ export type PlatformLoginResponse = Record<string, unknown> & {
 
 const MAX_CREATE_ATTEMPTS = 3;
 
-/** Where a login's ids are stored (see identityNamespace in core/apps.ts). */
-interface Namespaces {
-  /** This app's openids and anonymous ids. */
-  own: string;
-  /** The unionid: studio-wide when apps are linked by it, else the app's own. */
-  union: string;
-  /** Whether the unionid is stored beside the openid: only when another app can find the player by it. */
-  linkUnion: boolean;
-}
-
 /** Mini-game login: exchange the code, find or create the local user, start a session. */
 export class LoginService {
   private readonly now: () => number;
-  private readonly namespacesOf = new Map<PlatformApp, Namespaces>();
+  private readonly namespacesOf = new Map<PlatformApp, IdentityNamespaces>();
 
   constructor(
     private readonly apps: PlatformApps,
@@ -98,45 +89,35 @@ export class LoginService {
     // Kept whether or not the response shows it: the player-data routes need it on the server.
     // Written with the session's tokens, in the same cache round trip.
     const { openid, sessionKey } = result.identity;
-    const kept = await this.custody.entryFor(user.id, app, { platform: platformName, openid, sessionKey });
+    const kept = await this.custody.entryFor(user.id, app, { platform: platformName, openid, sessionKey, keptAt: this.now() });
     // A user found by an anonymous id was found by whoever holds the device, not by the platform's word.
     const grade = found.field === "anonymousOpenid" ? "anonymous" : "full";
     const session = await this.sessions.startSession(user, app, grade, "new_login", kept ? [kept] : []);
     this.logger.info({ event: "login", platform: platformName, app, userId: user.id }, "mini-game login");
-    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user };
+    // The key this game's login found the player by: a player of several games has one openid in each (app-identity.ts).
+    const shown = user.openid === found.key ? user : { ...user, openid: found.key };
+    return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user: shown };
   }
 
-  /**
-   * The namespaces of this app's ids. Apps are linked by unionid only where the platform has several
-   * apps: with one, nothing new is stored and a login finds exactly whom it found before apps existed.
-   */
-  private namespaces(platform: PlatformApp): Namespaces {
+  /** The namespaces of this app's ids (see identityNamespaces), worked out once per app: fixed for the process's life. */
+  private namespaces(platform: PlatformApp): IdentityNamespaces {
     let known = this.namespacesOf.get(platform);
     if (!known) {
-      const own = this.apps.namespaceOf(platform);
-      const linked = (this.options.linkAppsByUnionid ?? true) && this.apps.appsOf(platform.definition.name).length > 1;
-      known = { own, union: linked ? platform.definition.name : own, linkUnion: linked };
-      this.namespacesOf.set(platform, known); // fixed for the process's life: worked out once per app
+      const apps = this.apps.appsOf(platform.definition.name).length;
+      known = identityNamespaces(platform.definition.name, this.apps.namespaceOf(platform), apps, this.options.linkAppsByUnionid ?? true);
+      this.namespacesOf.set(platform, known);
     }
     return known;
   }
 
   private async findOrCreateUser(
     platform: string,
-    ns: Namespaces,
+    ns: IdentityNamespaces,
     found: { key: string; field: UserKeyField },
     identity: PlatformIdentity,
   ): Promise<User> {
     const { key } = found;
-    const primary: PlatformIdentityKey = { platform: found.field === "unionid" ? ns.union : ns.own, platformId: key };
-    // With both codes (Douyin), the anonymous id is a second key of the same player.
-    const anonymous: PlatformIdentityKey | undefined =
-      identity.anonymousOpenid && identity.anonymousOpenid !== key
-        ? { platform: ns.own, platformId: identity.anonymousOpenid }
-        : undefined;
-    // The studio-wide key: the same player arriving from another game of the studio is found by it.
-    const union: PlatformIdentityKey | undefined =
-      ns.linkUnion && identity.unionid && found.field !== "unionid" ? { platform: ns.union, platformId: identity.unionid } : undefined;
+    const { primary, anonymous, union } = playerIdentityKeys(ns, found, identity);
 
     for (let attempt = 1; ; attempt++) {
       const existing = await this.findByIdentity(primary);
@@ -238,3 +219,4 @@ function withoutSessionKey(responseFields: Record<string, unknown>): Record<stri
   for (const key in responseFields) if (key !== "session_key") fields[key] = responseFields[key];
   return fields;
 }
+

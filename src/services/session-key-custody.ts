@@ -10,6 +10,8 @@ export interface KeptSessionKey {
   /** The platform openid the key belongs to; "" when the login gave none. */
   openid: string;
   sessionKey: string;
+  /** When the login kept it (epoch ms): an order waiting for a new login knows one happened. Absent in entries kept before. */
+  keptAt?: number;
 }
 
 /**

@@ -103,6 +103,23 @@ for (const backend of backends) {
         assert.equal(delivered(tradeNo), 1);
       });
 
+      it("records and delivers a callback whose cp_orderno the player used for a coin spend, and two players' under one cp_orderno", async () => {
+        const p = await player();
+        await fetch(`${simulatorUrl}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "douyin", openid: p.openid, balance: 100 }) });
+        const shared = unique("shared");
+        const spent = await h.request("POST", "/api/payments/orders", { orderId: shared, itemId: "sword", coins: 30 }, p.headers);
+        assert.equal(spent.status, 201, JSON.stringify(spent.body));
+        assert.deepEqual(await callback(p.openid, shared), { status: 200, body: { err_no: 0, err_tips: "success" } });
+        const both = await until(() => orders(p.headers), (list) => list.length === 2 && list.every((o) => o.state === "delivered"));
+        assert.deepEqual(both.map((o) => `${o.kind}:${o.state}`).sort(), ["coin_spend:delivered", "item_purchase:delivered"]);
+        assert.equal(delivered(shared), 2, "the coin spend and the item purchase, each once");
+
+        const other = await player();
+        assert.deepEqual(await callback(other.openid, shared), { status: 200, body: { err_no: 0, err_tips: "success" } });
+        const theirs = await until(() => orders(other.headers), (list) => list[0]?.state === "delivered");
+        assert.deepEqual(theirs.map((o) => `${o.kind}:${o.platformOrderId}`), [`item_purchase:${shared}`]);
+      });
+
       it("records the same callback sent 5 times once; refuses forged, stale, other-app and malformed ones, recording nothing", async () => {
         const p = await player();
         const tradeNo = unique("dytrade");

@@ -25,12 +25,12 @@ for (const backend of backends) {
       await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, balance: 100 }) });
       const deductions = async () => ((await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { deductions: number }).deductions;
 
-      const spend = (orderId: string, coins = 10) => h.request("POST", "/api/payments/orders", { orderId, itemId: "gem", coins }, headers);
+      const spend = (orderId: string, quantity = 1) => h.request("POST", "/api/payments/orders", { orderId, itemId: "gem", quantity }, headers);
       const first = unique("ord");
       assert.equal((await spend(first)).status, 201);
       assert.equal((await spend(unique("ord"))).status, 201);
-      // Too few coins still asked the platform: it counts.
-      assert.equal((await spend(unique("ord"), 1000)).status, 402);
+      // Too few coins (100 gems at 10 coins) still asked the platform: it counts.
+      assert.equal((await spend(unique("ord"), 100)).status, 402);
       assert.equal(await deductions(), 2);
 
       const refused = unique("ord");

@@ -81,7 +81,11 @@ for (const backend of backends) {
       const conflict = await h.request("POST", "/api/payments/orders", { orderId, itemId: "gem", coins: 11 }, p.headers);
       assert.equal(conflict.status, 409);
       assert.equal(conflict.body.data.code, "order_conflict");
-      const poor = await h.request("POST", "/api/payments/orders", { orderId: unique("ord"), itemId: "gem", coins: 1 }, p.headers);
+      // The price is the catalog's: a client's own price is refused before the platform is asked.
+      const cheap = await h.request("POST", "/api/payments/orders", { orderId: unique("ord"), itemId: "gem", coins: 1 }, p.headers);
+      assert.equal(cheap.status, 409);
+      assert.equal(cheap.body.data.code, "price_mismatch");
+      const poor = await h.request("POST", "/api/payments/orders", { orderId: unique("ord"), itemId: "gem" }, p.headers);
       assert.equal(poor.status, 402);
       assert.equal(poor.body.data.code, "insufficient_balance");
       assert.equal(poor.body.data.order.state, "failed");
@@ -97,6 +101,46 @@ for (const backend of backends) {
       assert.equal((await h.request("POST", "/api/payments/orders", { orderId: "bad id!", itemId: "gem", coins: 1 }, p.headers)).status, 400);
       assert.equal((await h.request("POST", "/api/payments/orders", { orderId, itemId: "gem", coins: 0 }, p.headers)).status, 400);
       assert.equal((await h.get("/api/payments/balance")).status, 401);
+    });
+
+    it("after 502 payment_login_required: logging in again and retrying the same orderId charges once and delivers", async () => {
+      const name = unique("relogin");
+      const login = async (n: number) => {
+        const res = await h.get(`/api/minigame/wechat/login?jsCode=${name}.${n}`);
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        return res.body.data;
+      };
+      const first = await login(1);
+      await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: first.openid, balance: 100 }) });
+      // The player logs in to WeChat elsewhere (another device): WeChat retires the key this server kept.
+      const { appId, appSecret } = platformDefinitions.find((p) => p.name === "wechat")!.simulatorApp;
+      const elsewhere = await fetch(`${h.simulator.url}/sns/jscode2session?appid=${appId}&secret=${appSecret}&js_code=${name}.2&grant_type=authorization_code`);
+      assert.equal(((await elsewhere.json()) as { openid: string }).openid, first.openid);
+
+      const request = { orderId: unique("ord"), itemId: "sword", coins: 30 };
+      const refused = await h.request("POST", "/api/payments/orders", request, bearer(first.token));
+      assert.equal(refused.status, 502, JSON.stringify(refused.body));
+      assert.equal(refused.body.data.code, "payment_login_required");
+      assert.match(refused.body.message, /log in again and retry the same orderId/);
+      assert.equal(refused.body.data.order.state, "pending");
+      // Asked again before logging in: the same answer, never "no answer in time".
+      const again = await h.request("POST", "/api/payments/orders", request, bearer(first.token));
+      assert.equal(again.body.data.code, "payment_login_required", JSON.stringify(again.body));
+
+      const second = await login(3);
+      const retried = await h.request("POST", "/api/payments/orders", request, bearer(second.token));
+      assert.equal(retried.status, 200, JSON.stringify(retried.body));
+      assert.equal(retried.body.data.state, "delivered");
+      assert.deepEqual(await coins("wechat", first.openid).then((c) => [c.balance, c.deductions]), [70, 1]);
+    });
+
+    it("answers 415 to an order whose body is not JSON", async () => {
+      const p = await player("wechat", 100);
+      const body = JSON.stringify({ orderId: unique("ord"), itemId: "sword", coins: 30 });
+      const res = await fetch(`${h.baseUrl}/api/payments/orders`, { method: "POST", headers: { ...p.headers, "content-type": "text/plain" }, body });
+      assert.equal(res.status, 415);
+      assert.equal(((await res.json()) as { data: { code: string } }).data.code, "unsupported_media_type");
+      assert.equal((await coins("wechat", p.openid)).deductions, 0);
     });
 
     it("refunds a coin order and grants coins through the operator's service, each once", async () => {
@@ -120,14 +164,61 @@ for (const backend of backends) {
       const pushUrl = () => `${h.baseUrl}/api/minigame/wechat/push`;
 
       /** A push as WeChat signs it, with parts a test may spoil. */
-      function push(openid: string, tradeNo: string, spoil: { token?: string; appKey?: string; timestamp?: number; body?: string } = {}) {
+      function push(openid: string, tradeNo: string, spoil: { token?: string; appKey?: string; timestamp?: number; body?: string; contentType?: string } = {}) {
         const payload = JSON.stringify({ OpenId: openid, Env: 1, OutTradeNo: tradeNo, GoodsInfo: { ProductId: "gem_pack", Quantity: 1, OrigPrice: 600, ActualPrice: 600, Attach: "" } });
         const event = { ToUserName: "gh_x", FromUserName: openid, CreateTime: 1, MsgType: "event", Event: "minigame_game_pay_goods_deliver_notify", MiniGame: { Payload: payload, PayEventSig: payEventSig(spoil.appKey ?? keys.sandboxAppKey, payload) } };
         const timestamp = String(spoil.timestamp ?? Math.floor(Date.now() / 1000));
         const nonce = crypto.randomBytes(4).toString("hex");
         const query = new URLSearchParams({ signature: pushSignature(spoil.token ?? keys.pushToken, timestamp, nonce), timestamp, nonce });
-        return fetch(`${pushUrl()}?${query}`, { method: "POST", headers: { "content-type": "application/json" }, body: spoil.body ?? JSON.stringify(event) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { ErrCode: number; ErrMsg: string } }));
+        return fetch(`${pushUrl()}?${query}`, { method: "POST", headers: { "content-type": spoil.contentType ?? "application/json" }, body: spoil.body ?? JSON.stringify(event) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { ErrCode: number; ErrMsg: string } }));
       }
+      const itemOrder = async (headers: Record<string, string>, tradeNo: string) => {
+        let order: any;
+        for (let i = 0; i < 100 && order?.state !== "delivered"; i++) {
+          if (i > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+          order = (await h.get(`/api/payments/orders/${tradeNo}?kind=item_purchase`, headers)).body.data;
+        }
+        return order;
+      };
+
+      it("records and delivers a push whose trade number the player already used for a coin spend", async () => {
+        const p = await player("wechat", 100);
+        const shared = unique("shared");
+        assert.equal((await h.request("POST", "/api/payments/orders", { orderId: shared, itemId: "sword", coins: 30 }, p.headers)).status, 201);
+        assert.deepEqual(await push(p.openid, shared), { status: 200, body: { ErrCode: 0, ErrMsg: "Success" } });
+        const bought = await itemOrder(p.headers, shared);
+        assert.deepEqual([bought.kind, bought.state, bought.itemId, bought.coins], ["item_purchase", "delivered", "gem_pack", 600]);
+        assert.equal((await h.get(`/api/payments/orders/${shared}`, p.headers)).body.data.kind, "coin_spend");
+        const orders = (await h.get("/api/payments/orders", p.headers)).body.data.orders;
+        assert.deepEqual(orders.map((o: any) => o.kind).sort(), ["coin_spend", "item_purchase"]);
+        assert.equal(h.logs.filter((line) => line.includes('"event":"item_delivered"') && line.includes(shared)).length, 2, "both delivered");
+      });
+
+      it("records and delivers two players' pushes under one trade number", async () => {
+        const [a, b] = [await player("wechat", 0), await player("wechat", 0)];
+        const tradeNo = unique("trade");
+        for (const p of [a, b]) assert.deepEqual(await push(p.openid, tradeNo), { status: 200, body: { ErrCode: 0, ErrMsg: "Success" } });
+        for (const p of [a, b]) {
+          const order = await itemOrder(p.headers, tradeNo);
+          assert.equal(order.state, "delivered");
+          assert.equal((await h.get("/api/payments/orders", p.headers)).body.data.orders.length, 1);
+        }
+      });
+
+      it("answers a push body over 64 KiB in WeChat's shape (HTTP 200, non-zero ErrCode), recording nothing", async () => {
+        const p = await player("wechat", 0);
+        const tradeNo = unique("big");
+        const res = await push(p.openid, tradeNo, { body: JSON.stringify({ padding: "x".repeat(70 * 1024) }) });
+        assert.deepEqual(res, { status: 200, body: { ErrCode: 40007, ErrMsg: "body_too_large" } });
+        assert.deepEqual((await h.get("/api/payments/orders", p.headers)).body.data.orders, []);
+      });
+
+      it("accepts a signed push sent as text/plain like one sent as JSON (the signatures decide, not the Content-Type)", async () => {
+        const p = await player("wechat", 0);
+        const tradeNo = unique("plain");
+        assert.deepEqual(await push(p.openid, tradeNo, { contentType: "text/plain" }), { status: 200, body: { ErrCode: 0, ErrMsg: "Success" } });
+        assert.equal((await itemOrder(p.headers, tradeNo)).state, "delivered");
+      });
 
       it("answers the console's URL verification with the echo, and refuses another Token", async () => {
         const q = (token: string) => {

@@ -135,13 +135,72 @@ for (const impl of implementations) {
       assert.equal(a.created && b.created, true);
     });
 
-    it("returns the existing order for a used platform number of the same app only", async () => {
-      const first = await ledger.create(draft({ kind: "item_purchase", platformOrderId: `trade-${suffix()}` }));
-      const again = await ledger.create(draft({ kind: "item_purchase", platformOrderId: first.order.platformOrderId }));
+    it("returns the existing coin order for a used bill number of the same app only", async () => {
+      const first = await ledger.create(draft());
+      const again = await ledger.create(draft({ platformOrderId: first.order.platformOrderId }));
       assert.equal(again.created, false);
       assert.equal(again.order.id, first.order.id);
       const otherApp = await ledger.create(draft({ appId: "wx_other", platformOrderId: first.order.platformOrderId }));
       assert.equal(otherApp.created, true);
+    });
+
+    /** An item purchase as a push records it: its trade number is both its orderId and its platform number. */
+    const itemPurchase = (userId: string, tradeNo: string, overrides: Partial<NewOrder> = {}) =>
+      draft({ userId, kind: "item_purchase", state: "paid", orderId: tradeNo, platformOrderId: tradeNo, ...overrides });
+
+    it("returns the existing item purchase for the same player's trade number again, in the same app only", async () => {
+      const userId = crypto.randomUUID();
+      const tradeNo = `trade-${suffix()}`;
+      const first = await ledger.create(itemPurchase(userId, tradeNo));
+      const again = await ledger.create(itemPurchase(userId, tradeNo, { itemId: "other" }));
+      assert.equal(again.created, false);
+      assert.deepEqual(again.order, first.order);
+      assert.deepEqual(await ledger.findItemPurchase("wechat", "wx_app", userId, tradeNo), first.order);
+      const otherApp = await ledger.create(itemPurchase(userId, tradeNo, { appId: "wx_other" }));
+      assert.equal(otherApp.created, true, "the same player's trade number in another game is another purchase");
+    });
+
+    it("records an item purchase whose trade number the same player used as a coin orderId, as its own order", async () => {
+      const userId = crypto.randomUUID();
+      const shared = `shared-${suffix()}`;
+      const spend = await ledger.create(draft({ userId, orderId: shared }));
+      const bought = await ledger.create(itemPurchase(userId, shared));
+      assert.equal(bought.created, true);
+      assert.equal(bought.order.kind, "item_purchase");
+      assert.notEqual(bought.order.id, spend.order.id);
+      assert.deepEqual(await ledger.findByOrderId(userId, shared), spend.order, "the orderId still names the coin spend");
+      assert.deepEqual(await ledger.findItemPurchase("wechat", "wx_app", userId, shared), bought.order);
+      // And the other way round: a coin spend after an item purchase of that number.
+      const later = `later-${suffix()}`;
+      await ledger.create(itemPurchase(userId, later));
+      const spendAfter = await ledger.create(draft({ userId, orderId: later }));
+      assert.equal(spendAfter.created, true);
+      assert.equal(spendAfter.order.kind, "coin_spend");
+    });
+
+    it("records an item purchase whose trade number equals a coin order's bill number", async () => {
+      const spend = await ledger.create(draft());
+      const bought = await ledger.create(itemPurchase(spend.order.userId, spend.order.platformOrderId));
+      assert.equal(bought.created, true);
+      assert.deepEqual(await ledger.findByPlatformOrderId("wechat", "wx_app", spend.order.platformOrderId), spend.order);
+    });
+
+    it("records two players' item purchases under one trade number as two orders", async () => {
+      const tradeNo = `trade-${suffix()}`;
+      const [a, b] = [crypto.randomUUID(), crypto.randomUUID()];
+      const first = await ledger.create(itemPurchase(a, tradeNo));
+      const second = await ledger.create(itemPurchase(b, tradeNo));
+      assert.equal(first.created && second.created, true);
+      assert.equal(second.order.userId, b);
+      assert.equal((await ledger.findItemPurchase("wechat", "wx_app", a, tradeNo))!.id, first.order.id);
+      assert.equal((await ledger.findItemPurchase("wechat", "wx_app", b, tradeNo))!.id, second.order.id);
+    });
+
+    it("creates one item purchase from 30 concurrent pushes of the same trade number", async () => {
+      const base = itemPurchase(crypto.randomUUID(), `trade-${suffix()}`);
+      const results = await Promise.all(Array.from({ length: 30 }, () => ledger.create({ ...base, id: crypto.randomUUID() })));
+      assert.equal(results.filter((r) => r.created).length, 1);
+      assert.equal(new Set(results.map((r) => r.order.id)).size, 1);
     });
 
     it("creates one order from 30 concurrent creations of the same orderId", async () => {

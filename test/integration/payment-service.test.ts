@@ -79,7 +79,7 @@ for (const store of stores) {
     /** openid → our user id, for item purchases. */
     const users = new Map<string, string>();
     /** userId → the kept key. */
-    const kept = new Map<string, { openid: string; sessionKey: string }>();
+    const kept = new Map<string, { openid: string; sessionKey: string; keptAt?: number }>();
     let wallets: Map<string, CoinWallet>;
     /** Wraps the wallet so a test can lose the platform's answer after it acted. */
     let loseAnswers = false;
@@ -212,6 +212,41 @@ for (const store of stores) {
       assert.equal(coinsOf(p).deductions, 0);
     });
 
+    it("after payment_login_required, a new login and the same orderId: charged once and delivered at once", async () => {
+      // A long settle time: the retry must not wait for the reconciler's cutoff once the player logged in again.
+      const proc = process({ settleAfterMs: 60_000 });
+      const p = player(100);
+      const request = { orderId: orderId(), itemId: "sword", coins: 30 };
+      kept.set(p.userId, { openid: p.openid, sessionKey: "c3RhbGU=", keptAt: Date.now() - 60_000 });
+      await assert.rejects(proc.payments.spendCoins(p, request), rejectsWith("payment_login_required"));
+      assert.equal((await proc.payments.getOrder(p.userId, request.orderId)).state, "pending", "nothing was taken; the order waits for the login");
+      assert.equal(coinsOf(p).deductions, 0);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      kept.set(p.userId, { openid: p.openid, sessionKey: sim.login(p.openid), keptAt: Date.now() });
+      const { order, created } = await proc.payments.spendCoins(p, request);
+      assert.equal(created, false);
+      assert.equal(order.state, "delivered");
+      assert.equal(coinsOf(p).deductions, 1);
+      assert.equal(coinsOf(p).balance, 70);
+      assert.deepEqual(proc.delivered.map((o) => o.id), [order.id]);
+    });
+
+    it("answers payment_login_required, not payment_unconfirmed, when a retry's session key is refused; the login after it settles once", async () => {
+      const proc = process();
+      const p = player(100);
+      const request = { orderId: orderId(), itemId: "sword", coins: 30 };
+      loseAnswers = true;
+      await assert.rejects(proc.payments.spendCoins(p, request), rejectsWith("payment_unconfirmed"));
+      loseAnswers = false;
+      // The player's session went stale on the platform meanwhile (WeChat 90010).
+      kept.set(p.userId, { openid: p.openid, sessionKey: "c3RhbGU=", keptAt: Date.now() });
+      for (let i = 0; i < 2; i++) await assert.rejects(proc.payments.spendCoins(p, request), rejectsWith("payment_login_required"));
+      assert.equal((await proc.payments.getOrder(p.userId, request.orderId)).state, "pending");
+      kept.set(p.userId, { openid: p.openid, sessionKey: sim.login(p.openid), keptAt: Date.now() + 1 });
+      assert.equal((await proc.payments.spendCoins(p, request)).order.state, "delivered");
+      assert.equal(coinsOf(p).deductions, 1, "the first deduction, found again by its bill number");
+    });
+
     it("answers payments_disabled while the app's keys are not set, and session_key_missing without a kept key", async () => {
       const off = process({ keys: () => undefined });
       const p = player(100);
@@ -312,12 +347,44 @@ for (const store of stores) {
       const orders = await Promise.all(Array.from({ length: 5 }, () => proc.operations.recordItemPurchase("wechat", sim.appId, purchase)));
       assert.equal(new Set(orders.map((o) => o.id)).size, 1);
       // Delivery runs after the push is answered: wait for it.
-      for (let i = 0; i < 100 && (await proc.payments.getOrder(p.userId, purchase.tradeNo)).state !== "delivered"; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-      assert.equal((await proc.payments.getOrder(p.userId, purchase.tradeNo)).state, "delivered");
+      const scope = { itemApps: [{ platform: "wechat", appId: sim.appId }] };
+      for (let i = 0; i < 100 && (await proc.payments.getOrder(p.userId, purchase.tradeNo, undefined, scope)).state !== "delivered"; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal((await proc.payments.getOrder(p.userId, purchase.tradeNo, undefined, scope)).state, "delivered");
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.equal(proc.delivered.length, 1);
       const listed = await proc.payments.listOrders(p.userId, "delivered");
       assert.deepEqual(listed.map((o) => [o.kind, o.platformOrderId]), [["item_purchase", purchase.tradeNo]]);
+    });
+
+    const waitDelivered = async (proc: Process, n: number) => {
+      for (let i = 0; i < 200 && proc.delivered.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+
+    it("records and delivers an item purchase whose trade number the player already used for a coin spend", async () => {
+      const proc = process();
+      const p = player(100);
+      const shared = orderId();
+      const spend = await proc.payments.spendCoins(p, { orderId: shared, itemId: "sword", coins: 30 });
+      const bought = await proc.operations.recordItemPurchase("wechat", sim.appId, { openid: p.openid, tradeNo: shared, itemId: "gem_pack", price: 600, env: 1 });
+      assert.equal(bought.kind, "item_purchase");
+      assert.notEqual(bought.id, spend.order.id);
+      await waitDelivered(proc, 2);
+      assert.deepEqual(proc.delivered.map((o) => o.kind).sort(), ["coin_spend", "item_purchase"]);
+      const scope = { itemApps: [{ platform: "wechat", appId: sim.appId }] };
+      assert.equal((await proc.payments.getOrder(p.userId, shared, undefined, scope)).id, spend.order.id, "the orderId names the coin spend");
+      const item = await proc.payments.getOrder(p.userId, shared, undefined, { ...scope, kind: "item_purchase" });
+      assert.deepEqual([item.id, item.state], [bought.id, "delivered"]);
+    });
+
+    it("records and delivers two players' item purchases pushed under one trade number", async () => {
+      const proc = process();
+      const [a, b] = [player(0), player(0)];
+      const tradeNo = orderId();
+      const orders = [];
+      for (const p of [a, b]) orders.push(await proc.operations.recordItemPurchase("wechat", sim.appId, { openid: p.openid, tradeNo, itemId: "gem_pack", price: 600, env: 1 }));
+      assert.deepEqual(orders.map((o) => o.userId), [a.userId, b.userId]);
+      await waitDelivered(proc, 2);
+      assert.deepEqual(proc.delivered.map((o) => o.userId).sort(), [a.userId, b.userId].sort());
     });
   });
 }

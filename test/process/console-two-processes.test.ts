@@ -60,7 +60,7 @@ import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services
     const login = await fetch(`${a.baseUrl}/api/minigame/wechat/login?jsCode=twoproc${Date.now().toString(36)}.1`).then((r) => r.json() as Promise<any>);
     const { token, openid, user } = login.data;
     await fetch(`${simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, balance: 100 }) });
-    const bought = await fetch(`${a.baseUrl}/api/payments/orders`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ orderId: "gem-1", itemId: "gem", coins: 40 }) });
+    const bought = await fetch(`${a.baseUrl}/api/payments/orders`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify({ orderId: "gem-1", itemId: "sword", coins: 30 }) });
     assert.equal(bought.status, 201);
     const room = await new Client(a.baseUrl).joinOrCreate("lobby", { accessToken: token });
     const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));

@@ -17,9 +17,10 @@ import type * as DouyinRequest from "@douyin-microapp/typings/api/request";
 import type * as DouyinSocket from "@douyin-microapp/typings/api/connect-socket";
 import type * as DouyinStorage from "@douyin-microapp/typings/api/storage";
 import type * as DouyinEnvInfo from "@douyin-microapp/typings/api/get-env-info-sync";
+import { AppLifecycle } from "./app-lifecycle";
 
 /** The part of `wx` a mini-game client may use: these signatures are WeChat's own. */
-export type WxApi = Pick<WechatMinigame.Wx, "login" | "request" | "connectSocket" | "getStorageSync" | "setStorageSync" | "removeStorageSync"> &
+export type WxApi = Pick<WechatMinigame.Wx, "login" | "request" | "connectSocket" | "getStorageSync" | "setStorageSync" | "removeStorageSync" | "onShow" | "onHide"> &
   Partial<Pick<WechatMinigame.Wx, "getAccountInfoSync">>;
 
 /** The same for `tt`, from the Douyin typings. */
@@ -31,6 +32,9 @@ export interface TtApi {
   setStorageSync: typeof DouyinStorage.setStorageSync;
   removeStorageSync: typeof DouyinStorage.removeStorageSync;
   getEnvInfoSync?: typeof DouyinEnvInfo.getEnvInfoSync;
+  /** Douyin's mini-game `tt.onShow` / `tt.onHide` (the typings describe mini-programs, which name them onAppShow / onAppHide). */
+  onShow(listener: (result: { query?: object }) => void): void;
+  onHide(listener: () => void): void;
 }
 
 /** ArrayBuffer and Uint8Array of the game's realm (the vm context), so data arrives as the game's own. */
@@ -55,7 +59,18 @@ export class FakeDevice {
   loginCalls = 0;
   private codeNumber = 0;
   private readonly sockets = new Set<WebSocket>();
+  /** Connections a network switch left open on the server's side; closed at `dispose()`. */
+  private readonly abandoned: WebSocket[] = [];
   private losePaths: string[] = [];
+  /** Foreground and background: hiding freezes the game and cuts its sockets after a few seconds. */
+  readonly lifecycle = new AppLifecycle(() => this.cutSockets());
+  /** No network at all: requests fail and sockets close before opening. */
+  offline = false;
+  /**
+   * The next socket dies at its first message from the server (a room's join answer): "before" it
+   * reaches the game, or "after" (the game's confirmation of the join then never leaves the phone).
+   */
+  cutNextSocketAtFirstMessage: "before" | "after" | undefined;
 
   constructor(
     /** The simulator player: codes are `<player>.<n>`, so every code of a device is one player. */
@@ -79,6 +94,34 @@ export class FakeDevice {
     for (const socket of this.sockets) socket.terminate();
   }
 
+  /** The runtime cuts the hidden game's sockets (WeChat iOS): the game sees 1000 "interrupted" when it runs again. */
+  private cutSockets(): void {
+    for (const socket of this.sockets) {
+      (socket as WebSocket & { closeSeenAs?: [number, string] }).closeSeenAs = [1000, "interrupted"];
+      socket.terminate();
+    }
+  }
+
+  /**
+   * Wi-Fi hands over to 4G: the phone's old connections just stop, nothing reaches the server (it
+   * keeps them open until its pings go unanswered), and the game sees its sockets close with 1006.
+   */
+  switchNetwork(): void {
+    for (const socket of [...this.sockets]) {
+      const raw = (socket as unknown as { _socket?: { pause(): void; removeAllListeners(event: string): void } })._socket;
+      raw?.removeAllListeners("data");
+      raw?.pause();
+      this.sockets.delete(socket);
+      this.abandoned.push(socket);
+      socket.emit("close", 1006, Buffer.from(""));
+    }
+  }
+
+  /** Closes what a network switch left behind. */
+  dispose(): void {
+    for (const socket of this.abandoned.splice(0)) socket.terminate();
+  }
+
   get openSockets(): number {
     return this.sockets.size;
   }
@@ -95,6 +138,12 @@ export class FakeDevice {
   /** One HTTP exchange over the real network; `answer` gets the status and body text, or an error. */
   exchange(url: string, method: string, header: Record<string, string> | undefined, data: unknown, answer: (result: { status: number; text: string } | Error) => void): void {
     const path = new URL(url).pathname;
+    const reply = answer;
+    answer = (result) => this.lifecycle.deliver(() => reply(result));
+    if (this.offline) {
+      setTimeout(() => answer(new Error("request:fail net::ERR_INTERNET_DISCONNECTED")), 5);
+      return;
+    }
     // Both platforms send an object as JSON (the content type says so), a string as it is.
     const body = data === undefined || method === "GET" || method === "HEAD" ? undefined : typeof data === "string" ? data : JSON.stringify(data);
     fetch(url, { method, headers: header, body })
@@ -118,11 +167,16 @@ export class FakeDevice {
 
   /** A real WebSocket wrapped as a SocketTask. */
   openSocket(url: string, header: Record<string, string> | undefined, realm: Realm, closeCodeAsString: boolean) {
-    const ws = new WebSocket(url, { headers: header });
+    // Offline, the socket never reaches anything: an address nothing listens on (port 9 refuses at once).
+    const ws = new WebSocket(this.offline ? "ws://127.0.0.1:9/" : url, { headers: header });
     ws.binaryType = "arraybuffer";
     this.sockets.add(ws);
+    const cut = this.cutNextSocketAtFirstMessage;
+    this.cutNextSocketAtFirstMessage = undefined;
+    let sendsLost = false;
     const listeners = { open: [] as Array<(r: any) => void>, message: [] as Array<(r: any) => void>, close: [] as Array<(r: any) => void>, error: [] as Array<(r: any) => void> };
-    ws.on("open", () => listeners.open.forEach((l) => l({ header: {}, profile: {} })));
+    const deliver = (list: Array<(r: any) => void>, result: unknown) => this.lifecycle.deliver(() => list.forEach((l) => l(result)));
+    ws.on("open", () => deliver(listeners.open, { header: {}, profile: {} }));
     ws.on("message", (data: ArrayBuffer | Buffer, isBinary: boolean) => {
       const bytes = new Uint8Array(data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
       let delivered: string | ArrayBuffer;
@@ -130,13 +184,20 @@ export class FakeDevice {
         delivered = new realm.ArrayBuffer(bytes.byteLength);
         new realm.Uint8Array(delivered).set(bytes);
       } else delivered = Buffer.from(bytes).toString("utf8");
-      listeners.message.forEach((l) => l({ data: delivered }));
+      if (cut && !sendsLost) {
+        sendsLost = true;
+        if (cut === "after") deliver(listeners.message, { data: delivered });
+        ws.terminate();
+        return;
+      }
+      deliver(listeners.message, { data: delivered });
     });
-    ws.on("close", (code: number, reason: Buffer) => {
+    ws.on("close", (wsCode: number, wsReason: Buffer) => {
       this.sockets.delete(ws);
-      listeners.close.forEach((l) => l({ code: closeCodeAsString ? String(code) : code, reason: reason.toString(), errMsg: "closeSocket:ok" }));
+      const [code, reason] = (ws as WebSocket & { closeSeenAs?: [number, string] }).closeSeenAs ?? [wsCode, wsReason.toString()];
+      deliver(listeners.close, { code: closeCodeAsString ? String(code) : code, reason, errMsg: "closeSocket:ok" });
     });
-    ws.on("error", (err: Error) => listeners.error.forEach((l) => l({ errMsg: err.message })));
+    ws.on("error", (err: Error) => deliver(listeners.error, { errMsg: err.message }));
     const refused = this.refusedSends;
     return {
       send(option: { data: unknown; success?: (r: { errMsg: string }) => void; fail?: (r: { errMsg: string }) => void }) {
@@ -147,7 +208,7 @@ export class FakeDevice {
           option.fail?.({ errMsg: "sendSocketMessage:fail parameter error: data should be String or ArrayBuffer" });
           return;
         }
-        ws.send(typeof data === "string" ? data : Buffer.from(data as ArrayBuffer));
+        if (!sendsLost) ws.send(typeof data === "string" ? data : Buffer.from(data as ArrayBuffer));
         option.success?.({ errMsg: "sendSocketMessage:ok" });
       },
       close(option: { code?: number; reason?: string }) {
@@ -192,6 +253,8 @@ export function fakeWx(device: FakeDevice, realm: Realm): WxApi {
     getStorageSync: ((key: string) => device.storageGet(key)) as WxApi["getStorageSync"],
     setStorageSync: ((key: string, data: unknown) => void device.storage.set(key, data)) as WxApi["setStorageSync"],
     removeStorageSync: (key) => void device.storage.delete(key),
+    onShow: ((listener: () => void) => device.lifecycle.onShow(() => listener())) as WxApi["onShow"],
+    onHide: ((listener: () => void) => device.lifecycle.onHide(() => listener())) as WxApi["onHide"],
     ...(device.appId === undefined
       ? {}
       : { getAccountInfoSync: () => ({ miniProgram: { appId: device.appId!, envVersion: "release", version: "1.0.0" }, plugin: { appId: "", version: "" } }) as WechatMinigame.AccountInfo }),
@@ -221,6 +284,8 @@ export function fakeTt(device: FakeDevice, realm: Realm): TtApi {
     getStorageSync: (key) => device.storageGet(key),
     setStorageSync: (key, data) => void device.storage.set(key, data),
     removeStorageSync: (key) => void device.storage.delete(key),
+    onShow: (listener) => device.lifecycle.onShow(() => listener({ query: {} })),
+    onHide: (listener) => device.lifecycle.onHide(() => listener()),
     ...(device.appId === undefined ? {} : {
           getEnvInfoSync: () => ({
             microapp: { mpVersion: "1.0.0", envType: "production", appId: device.appId! },

@@ -86,9 +86,9 @@ for (const backend of backends) {
         });
 
         /** A game start on a device: a fresh runtime context, the device's storage as it was. */
-        function start(device: FakeDevice) {
+        function start(device: FakeDevice, options: { reconnection?: false } = {}) {
           const game = createMiniGameContext(platform, device, dropIn);
-          const client = game.library.createGameClient({ server: h.baseUrl, refreshRetryDelayMs: 50 });
+          const client = game.library.createGameClient({ server: h.baseUrl, refreshRetryDelayMs: 50, ...options });
           open.push(client);
           return { game, client };
         }
@@ -296,9 +296,9 @@ for (const backend of backends) {
           assert.notEqual(again.id, user.id);
         });
 
-        it("network drop → connectionLost → reconnect keeps the seat", async () => {
+        it("network drop with reconnection off → connectionLost → reconnect keeps the seat", async () => {
           const device = new FakeDevice(unique("drop"));
-          const { client } = start(device);
+          const { client } = start(device, { reconnection: false });
           const user = await client.login();
           const room = await joinLobby(client);
           const lost = waitFor<{ code: number; reconnectionToken: string }>((resolve) => client.on("connectionLost", resolve), "connectionLost");

@@ -29,7 +29,15 @@ export interface MiniGameContext {
 }
 
 export function createMiniGameContext(platform: MiniGamePlatform, device: FakeDevice, dropInFile: string): MiniGameContext {
-  const context = vm.createContext({ console, setTimeout, clearTimeout, setInterval, clearInterval }, { name: `${platform} mini-game` });
+  // The game's timers stop while it is in the background (app-lifecycle.ts).
+  const frozen = <A extends unknown[]>(callback: (...args: A) => void) => (...args: A) => device.lifecycle.deliver(() => callback(...args));
+  const timers = {
+    setTimeout: (callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => setTimeout(frozen(callback), ms, ...args),
+    setInterval: (callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => setInterval(frozen(callback), ms, ...args),
+    clearTimeout,
+    clearInterval,
+  };
+  const context = vm.createContext({ console, ...timers }, { name: `${platform} mini-game` });
   const run = (code: string) => vm.runInContext(code, context);
   const realm = { ArrayBuffer: run("ArrayBuffer"), Uint8Array: run("Uint8Array") } as Realm;
   context[PLATFORM_GLOBAL[platform]] = platform === "douyin" ? fakeTt(device, realm) : fakeWx(device, realm);

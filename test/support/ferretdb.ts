@@ -9,6 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { freePort } from "./app-harness";
+import { createTestDatabase, type TestDatabase } from "./postgres";
 
 const ROOT = path.resolve(__dirname, "../..");
 const TOOL = path.join(ROOT, "tools/ferretdb");
@@ -24,8 +25,16 @@ export function ferretdbBinary(): string | undefined {
   return fs.existsSync(binary) ? binary : undefined;
 }
 
+export type FerretdbHandler = "sqlite" | "postgresql";
+
+/** The PostgreSQL server a FerretDB on the PostgreSQL handler keeps its data in (a database of its own). */
+const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
 export interface OwnFerretdb {
   port: number;
+  handler: FerretdbHandler;
+  /** `mongodb://…/<database>?directConnection=true` on this server. */
+  url(database: string): string;
   /** Stops the server; its data stays for the next start. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -33,12 +42,18 @@ export interface OwnFerretdb {
   remove(): Promise<void>;
 }
 
-export async function startOwnFerretdb(binary: string): Promise<OwnFerretdb> {
+/**
+ * A FerretDB on SQLite (a temp folder), or on PostgreSQL (a database of its own on the shared
+ * server, dropped by `remove()`): the handler changes which filters FerretDB pushes down to SQL.
+ */
+export async function startOwnFerretdb(binary: string, handler: FerretdbHandler = "sqlite"): Promise<OwnFerretdb> {
   const port = await freePort();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-ferretdb-"));
+  const pg: TestDatabase | undefined = handler === "postgresql" ? await createTestDatabase(POSTGRES_URL) : undefined;
+  const storage = pg ? ["--postgresql-url", pg.url] : ["--sqlite-dir", dir];
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn(binary, ["--listen-addr", `127.0.0.1:${port}`, "--sqlite-dir", dir], { stdio: "ignore" });
+    child = spawn(binary, ["--listen-addr", `127.0.0.1:${port}`, ...storage], { stdio: "ignore" });
     const deadline = Date.now() + 10_000;
     for (;;) {
       const ping = spawn(binary, ["ping", `127.0.0.1:${port}`], { stdio: "ignore" });
@@ -56,5 +71,11 @@ export async function startOwnFerretdb(binary: string): Promise<OwnFerretdb> {
     await exited;
   };
   await start();
-  return { port, start, stop, remove: async () => (await stop(), fs.rmSync(dir, { recursive: true, force: true })) };
+  const remove = async () => {
+    await stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    await pg?.drop();
+  };
+  const url = (database: string) => `mongodb://127.0.0.1:${port}/${database}?directConnection=true`;
+  return { port, handler, url, start, stop, remove };
 }

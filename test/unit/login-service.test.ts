@@ -282,7 +282,7 @@ describe("LoginService (unit, fixed clock, fake platforms, in-memory store)", ()
       wechat.answer = { openid: "o-1", sessionKey: "sk-1" };
       const hidden = await loginService().loginWithPlatform("wechat", "default", { code: "c1" });
       assert.equal("session_key" in hidden, false);
-      assert.deepEqual(await custody.read(hidden.user.id, "default"), { platform: "wechat", openid: "o-1", sessionKey: "sk-1" });
+      assert.deepEqual(await custody.read(hidden.user.id, "default"), { platform: "wechat", openid: "o-1", sessionKey: "sk-1", keptAt: t.clock.ms });
 
       wechat.answer = { openid: "o-1", sessionKey: "sk-2" };
       const shown = await loginService({ exposeSessionKey: true }).loginWithPlatform("wechat", "default", { code: "c2" });
@@ -343,7 +343,8 @@ describe("LoginService (unit, fixed clock, fake platforms, in-memory store)", ()
       assert.deepEqual(await namespaces(inDefault.user.id), ["wechat:o-default", "wechat:u-1", "wechat@wx-puzzle:o-puzzle"]);
       assert.equal((await t.sessions.verifyAccessToken(inPuzzle.token)).auth.app, "puzzle");
       assert.equal((await t.sessions.verifyAccessToken(inDefault.token)).auth.app, "default", "both sessions live");
-      assert.deepEqual(await custody.read(inPuzzle.user.id, "puzzle"), { platform: "wechat", openid: "o-puzzle", sessionKey: "sk-b" });
+      assert.deepEqual(await custody.read(inPuzzle.user.id, "puzzle"), { platform: "wechat", openid: "o-puzzle", sessionKey: "sk-b", keptAt: t.clock.ms });
+      assert.equal(inPuzzle.user.openid, "o-puzzle", "the login shows this game's openid");
       assert.equal((await custody.read(inPuzzle.user.id, "default"))?.sessionKey, "sk-a", "each game keeps its own session key");
       assert.equal(await counterValue(metrics, "logins_total", { platform: "wechat", app: "puzzle", outcome: "ok" }), 1);
       puzzle.answer = { openid: "o-puzzle", unionid: "u-1" };

@@ -1,4 +1,5 @@
-// Command ferretdb runs FerretDB v1 with its SQLite handler, for the MongoDB store's tests;
+// Command ferretdb runs FerretDB v1 with its SQLite handler (or, given --postgresql-url, its
+// PostgreSQL handler), for the MongoDB store's tests and benchmarks;
 // `ferretdb ping ADDR` checks that a MongoDB-wire server answers there.
 //
 // Why not `go install github.com/FerretDB/FerretDB/cmd/ferretdb`: that binary panics at start
@@ -32,10 +33,16 @@ func main() {
 
 	listen := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to listen on")
 	dir := flag.String("sqlite-dir", "", "existing directory for the SQLite files (one per database)")
+	pgURL := flag.String("postgresql-url", "", "run the PostgreSQL handler on this database instead of SQLite")
 	flag.Parse()
 
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if *pgURL != "" {
+		run(&ferretdb.Config{Listener: ferretdb.ListenerConfig{TCP: *listen}, Handler: "postgresql", PostgreSQLURL: *pgURL, Logger: logger}, "PostgreSQL")
+		return
+	}
 	if *dir == "" {
-		fail("--sqlite-dir is required")
+		fail("--sqlite-dir or --postgresql-url is required")
 	}
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
@@ -45,14 +52,18 @@ func main() {
 		fail("--sqlite-dir must be an existing directory: " + abs)
 	}
 
-	f, err := ferretdb.New(&ferretdb.Config{
+	run(&ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: *listen},
 		Handler:  "sqlite",
 		// Warnings and errors only: at INFO it logs every connection opened and closed.
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger: logger,
 		// FerretDB wants a file: URI naming a directory, with the trailing slash.
 		SQLiteURL: "file:" + abs + "/",
-	})
+	}, "SQLite in "+abs)
+}
+
+func run(config *ferretdb.Config, what string) {
+	f, err := ferretdb.New(config)
 	if err != nil {
 		fail(err.Error())
 	}
@@ -60,7 +71,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	fmt.Fprintf(os.Stderr, "ferretdb: serving %s (SQLite in %s)\n", f.MongoDBURI(), abs)
+	fmt.Fprintf(os.Stderr, "ferretdb: serving %s (%s)\n", f.MongoDBURI(), what)
 	f.Run(ctx)
 }
 

@@ -33,6 +33,9 @@ export interface MiniGameApi extends SubscribePromptApi, PaymentUiApi {
   getAccountInfoSync?(): { miniProgram?: { appId?: string } };
   /** Douyin: the running game's environment, with its app id. */
   getEnvInfoSync?(): { microapp?: { appId?: string } };
+  /** The game returns to the foreground / goes to the background (all four platforms). */
+  onShow?(listener: (result?: unknown) => void): void;
+  onHide?(listener: (result?: unknown) => void): void;
 }
 
 export interface MiniGameSocketTask {
@@ -94,6 +97,8 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
     connectSocket: (url, headers) => wrapSocketTask(api, url, headers),
     requestSubscribe: (templateIds) => promptSubscribe(api, platform, templateIds),
     requestPayment: (options) => openPaymentUi(api, platform, options),
+    onShow: (listener) => api.onShow?.(() => listener()),
+    onHide: (listener) => api.onHide?.(() => listener()),
     storage: {
       get: (key) => {
         const value = api.getStorageSync(key);

@@ -5,14 +5,16 @@ interface WebGlobals {
   fetch?: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ status: number; text(): Promise<string> }>;
   WebSocket?: WebSocketConstructor;
   localStorage?: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
+  document?: { visibilityState?: string; addEventListener?(type: string, listener: () => void): void };
 }
 
+/** Handlers take `any` events so both the browser's WebSocket and Node's `ws` fit. */
 interface WebSocketLike {
   binaryType: string;
-  onopen: (() => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
   send(data: string | ArrayBuffer): void;
   close(code?: number, reason?: string): void;
 }
@@ -52,7 +54,17 @@ export function webRuntime(options: WebRuntimeOptions): Runtime {
       return wrapWebSocket(new WebSocketImpl(url));
     },
     storage: options.storage ?? localStorageOrMemory(globals),
+    // A page that becomes visible again: rooms waiting to reconnect try at once.
+    onShow: (listener) => onVisibility(globals, "visible", listener),
+    onHide: (listener) => onVisibility(globals, "hidden", listener),
   };
+}
+
+function onVisibility(globals: WebGlobals, state: string, listener: () => void): void {
+  const doc = globals.document;
+  doc?.addEventListener?.("visibilitychange", () => {
+    if (doc.visibilityState === state) listener();
+  });
 }
 
 function wrapWebSocket(ws: WebSocketLike): RuntimeSocket {

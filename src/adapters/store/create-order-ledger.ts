@@ -8,9 +8,13 @@ import type { AppConfig } from "../../config/config";
 import type { OrderLedger } from "../../core/ports/order-ledger";
 import { openMongoOrderLedger } from "./mongo/open-mongo-order-ledger";
 import { openOrderLedger } from "./sql/open-order-ledger";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 
+/** A database that cannot answer fails a ledger call with 503 `service_unavailable`, as for the user store. */
 export async function createOrderLedger(config: AppConfig["store"]): Promise<OrderLedger> {
-  if (config.kind === "sqlite") return openOrderLedger(config);
-  if (config.kind === "mongodb") return openMongoOrderLedger(config.url, config);
-  return openOrderLedger({ ...config, kind: "postgres" });
+  if (config.kind === "sqlite") return failFastWhenUnavailable(await openOrderLedger(config), LEDGER);
+  if (config.kind === "mongodb") return failFastWhenUnavailable(await openMongoOrderLedger(config.url, config), LEDGER);
+  return failFastWhenUnavailable(await openOrderLedger({ ...config, kind: "postgres" }), LEDGER);
 }
+
+export const LEDGER = "The order ledger";

@@ -5,6 +5,8 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { UserStore } from "../../core/ports/user-store";
 import { openMongoUserStore } from "./mongo/open-mongo";
+import type { EconomyCrashHook } from "./economy-chain";
+import { KyselyEconomyStore, type EconomyDatabase } from "./sql/kysely-economy-store";
 import { KyselyOrderLedger, type OrderDatabase } from "./sql/kysely-order-ledger";
 import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./sql/kysely-user-store";
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
@@ -70,7 +72,14 @@ const sqliteConnections = new Map<string, Kysely<Database>>();
 export function sharedSqliteLedger(file: string): KyselyOrderLedger {
   const kysely = sqliteConnections.get(path.resolve(file));
   if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
-  return new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite");
+  return failFastWhenUnavailable(new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite"), "The order ledger");
+}
+
+/** The economy store on the user store's own SQLite connection, for the reason given above. */
+export function sharedSqliteEconomy(file: string, crashPoint?: EconomyCrashHook): KyselyEconomyStore {
+  const kysely = sqliteConnections.get(path.resolve(file));
+  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
+  return new KyselyEconomyStore(kysely as unknown as Kysely<EconomyDatabase>, "sqlite", undefined, crashPoint);
 }
 
 /** The user store's SQLite connection in this process, for another store on the same file (the console's operators). */

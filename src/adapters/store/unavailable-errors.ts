@@ -12,25 +12,33 @@ const MONGO_UNAVAILABLE = new Set([
   "MongoWaitQueueTimeoutError",
   "MongoNotConnectedError",
 ]);
+/**
+ * The MongoDB store's own retryable refusals: a user that kept changing under a write, a write
+ * whose answer was lost and could not be read back, a claim whose creation is still in flight.
+ */
+const STORE_RETRYABLE = new Set(["STORE_CONTENTION", "STORE_OUTCOME_UNKNOWN", "STORE_CLAIM_IN_FLIGHT"]);
 const TRANSIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|database is locked/i;
 
 /**
  * True for failures that mean "the database cannot answer now" rather than "this query is wrong":
  * network errors, PostgreSQL connection exceptions (class 08), shutdown / cannot-connect (57P0x),
  * statement timeouts (57014), SQLite's busy lock, the MongoDB driver's network and server-selection
- * failures, and the MongoDB store giving up on a user that kept changing under a write.
+ * failures, and the MongoDB store's retryable refusals (STORE_RETRYABLE).
  */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: unknown; message?: unknown } | undefined;
   const code = typeof e?.code === "string" ? e.code : "";
   if (NETWORK_CODES.has(code) || code.startsWith("08") || code.startsWith("57P0") || code === "57014") return true;
-  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || code === "STORE_CONTENTION") return true;
+  if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED" || STORE_RETRYABLE.has(code)) return true;
   if (typeof (err as Error)?.name === "string" && MONGO_UNAVAILABLE.has((err as Error).name)) return true;
   return typeof e?.message === "string" && TRANSIENT_MESSAGES.test(e.message);
 }
 
-/** Wraps every store call so an unreachable database becomes a 503 `service_unavailable`, not a 500. */
-export function failFastWhenUnavailable(store: UserStore): UserStore {
+/**
+ * Wraps every store call so an unreachable database becomes a 503 `service_unavailable`, not a 500:
+ * the user store, and the order ledger on every backend (`what` names it in the message).
+ */
+export function failFastWhenUnavailable<T extends object = UserStore>(store: T, what = "The user store"): T {
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
@@ -40,7 +48,7 @@ export function failFastWhenUnavailable(store: UserStore): UserStore {
           return await value.apply(target, args);
         } catch (err) {
           if (isUnavailable(err)) {
-            throw new AppError("service_unavailable", { message: "The user store is unavailable; retry later", cause: err });
+            throw new AppError("service_unavailable", { message: `${what} is unavailable; retry later`, cause: err });
           }
           throw err;
         }

@@ -54,6 +54,10 @@ stack trace); 502 the platform failed or rejected our credentials; 503 the cache
 - Any path no route serves, also outside \`/api\` (\`//api/users/me\`, \`/api\\users\\me\`), is 404 \`route_not_found\` in the
   envelope.
 - A string containing NUL (U+0000) anywhere in a query or body is 400 \`invalid_request\`, on every route and store.
+- A URL that is not valid percent-encoding (\`%ZZ\`, a lone \`%\`, a truncated or overlong UTF-8 sequence) in its path or
+  query is 400 \`invalid_request\` on every route, also outside \`/api\` (under \`/matchmake\`: \`{"code":400,"error":…}\`).
+- A POST, PUT, PATCH or DELETE under \`/api\` with a body that is not \`application/json\` is 415 \`unsupported_media_type\`
+  (the push URLs excepted: they read their own bodies).
 - A body whose \`Content-Encoding\` (gzip, deflate, br) does not decompress is 400 \`invalid_request\`.
 
 ### Client address and rate limits

@@ -27,6 +27,8 @@ export interface OperationSpec {
   errorFields?: z.ZodRawShape;
   /** Failures answered in the platform's own shape (a push route's), by status; beside the envelope where both occur. */
   platformReplies?: Array<{ status: number; component: string; description: string }>;
+  /** The envelope failures of reading the body, where a route reads its own (a push route: only a malformed URL's 400). */
+  bodyErrors?: ErrorCode[];
 }
 
 export const AUTH_ERRORS: ErrorCode[] = ["token_missing", "token_invalid", "token_expired", "session_revoked", "user_disabled"];
@@ -39,7 +41,7 @@ export const ref = (component: string) => ({ $ref: `#/components/schemas/${compo
 export const componentName = (platform: PlatformDefinition) => platform.displayName.replace(/[^A-Za-z0-9]/g, "");
 
 export function operationObject(op: OperationSpec): Json {
-  const codes = unique([...(op.body || op.method !== "get" ? BODY_ERRORS : []), ...op.errors, ...COMMON_ERRORS]);
+  const codes = unique([...(op.body || op.method !== "get" ? (op.bodyErrors ?? BODY_ERRORS) : []), ...op.errors, ...COMMON_ERRORS]);
   const responses: Json = {
     [op.success.status]: { description: op.success.description, content: { "application/json": { schema: ref(op.success.component) } } },
   };

@@ -61,7 +61,9 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "(`paid` if it failed: the server retries it). The same `orderId` again, also concurrently, answers 200 with the same " +
         "order and deducts nothing more; with another `itemId` or `coins` → 409 `order_conflict`. Not enough coins → 402 " +
         "`insufficient_balance` (the order is recorded `failed`; nothing deducted; a replay answers the same). The platform " +
-        "refusing → 502 with its code, nothing delivered. No answer from the platform in time → 502 `payment_unconfirmed` " +
+        "refusing → 502 with its code, nothing delivered. The platform refusing the player's session key → 502 " +
+        "`payment_login_required`: nothing deducted, the order stays pending; log in again and retry the same orderId, " +
+        "which is then charged and delivered (or the server does it after the next login). No answer from the platform in time → 502 `payment_unconfirmed` " +
         "with `data.order` pending: retry the same orderId (never a second deduction) or read the order later. A player " +
         "in a room gets a `purchase` message with the order when it is delivered. New orderIds are limited per user " +
         "(RATE_LIMIT_USER_MAX per window; 429 `rate_limited` with Retry-After, nothing recorded: retry the same orderId " +
@@ -93,7 +95,9 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
       summary: "One of the player's orders",
       description:
         "By the game's orderId (an item purchase: the platform's trade number, the outTradeNo the game passed to the " +
-        "payment UI). Another player's order → 404 `order_not_found`. An orderId the server has no order for may be an " +
+        "payment UI). A coin order and an item purchase are keyed apart, so both may carry one number: without `kind` the " +
+        "coin order answers, else the item purchase in the token's game; `kind=item_purchase` asks for the purchase " +
+        "only. Another player's order → 404 `order_not_found`. An orderId the server has no order for may be an " +
         "item purchase whose WeChat push is lost or late: the server then asks WeChat (`/xpay/query_order`, at most once " +
         "per player and orderId every 5 s and 20 times a minute per player, across every server process) and, if this player " +
         "paid it, records and delivers it and answers 200 with the order. Every other case answers 404 " +
@@ -102,6 +106,7 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "404 until its own deadline (the client's `waitForDelivery` does).",
       security: "bearer",
       pathParams: { schema: p.orderParams, examples: { orderId: "order-20260101-0001" } },
+      query: { schema: p.orderQuery, examples: {} },
       success: { status: 200, component: "OrderResponse", description: "The order" },
       errors: [...AUTH_ERRORS, "payments_disabled", "order_not_found"],
       errorFields: p.paymentErrorFields,
@@ -140,16 +145,20 @@ function douyinPushOperations(): OperationSpec[] {
         "platformOrderId), `amount_cent` (the price), `order_no_channel`, and `cp_extra`: the game's extraInfo, which must be " +
         "JSON `{\"openid\", \"itemId\"}`. A verified callback records the item purchase once per cp_orderno and answers HTTP " +
         "200 `{\"err_no\":0,\"err_tips\":\"success\"}`; delivery follows at once and is retried by the reconciler. The same " +
-        "callback again answers success and records nothing more; a `status` other than SUCCESS is acknowledged and not " +
+        "callback again answers success and records nothing more (once per player and cp_orderno; never confused with a " +
+        "coin order of the same number); a body over 64 KiB → 413 (err_no 40007), unreadable → 400 (40008); the " +
+        "Content-Type is not checked; a `status` other than SUCCESS is acknowledged and not " +
         "recorded. Refused, with nothing recorded and a non-200 status so Douyin calls again: 401 (err_no 40001) a bad " +
         "signature; 400 a timestamp more than 300 s off (40002), a malformed body or cp_extra (40003), another app's " +
         "appid (40004). Not recorded (e.g. no player with that openid): 500, err_no 1.",
       body: { schema: z.object({ timestamp: z.string(), nonce: z.string(), msg: z.string(), signature: z.string() }), examples: {} },
+      bodyErrors: ["invalid_request"],
       success: { status: 200, component: "DouyinPushReply", description: "err_no 0: recorded (or nothing to record)" },
       errors: [],
       platformReplies: [
         { status: 400, component: "DouyinPushReply", description: "Refused: stale timestamp, malformed, another app" },
         { status: 401, component: "DouyinPushReply", description: "Refused: the signature verifies with no app's Token" },
+        { status: 413, component: "DouyinPushReply", description: "Refused: a body over 64 KiB" },
         { status: 500, component: "DouyinPushReply", description: "Not recorded; Douyin calls again" },
       ],
     },
@@ -180,14 +189,19 @@ function pushOperations(): OperationSpec[] {
       tag: "Payments",
       summary: "WeChat item-purchase push (minigame_game_pay_goods_deliver_notify)",
       description:
-        `${note} A verified push records the item purchase once per trade number (OutTradeNo: the order's orderId and ` +
-        "platformOrderId) and answers `{\"ErrCode\":0,\"ErrMsg\":\"Success\"}`; delivery follows at once and is retried " +
+        `${note} A verified push records the item purchase once per player and trade number (OutTradeNo: the order's orderId and ` +
+        "platformOrderId; never confused with a coin order of the same number) and answers `{\"ErrCode\":0,\"ErrMsg\":\"Success\"}`; delivery follows at once and is retried " +
         "by the reconciler. The same push again answers success and records nothing more. Every reply is HTTP 200 in " +
         "WeChat's shape (WeChat reads ErrCode). Refused, with a non-zero ErrCode and nothing recorded (40001 signature, " +
-        "40002 timestamp, 40003 malformed, 40004 another app, 40005 PayEventSig, 40006 env): a bad signature or PayEventSig, a timestamp more than 300 s off, another app's " +
-        "push (safe mode: the app id inside), a sandbox push to a live app, a malformed body. The console's test push " +
+        "40002 timestamp, 40003 malformed, 40004 another app, 40005 PayEventSig, 40006 env, 40007 a body over 64 KiB, " +
+        "40008 a body that could not be read): a bad signature or PayEventSig, a timestamp more than 300 s off, another app's " +
+        "push (safe mode: the app id inside), a sandbox push to a live app, a malformed body. A push that could not be " +
+        "recorded answers ErrCode 1, so WeChat pushes again. The Content-Type is not checked (the signatures and the body " +
+        "decide): a signed push sent as text/plain is accepted like one sent as JSON. The console's test push " +
         "(IsMock) answers success and records nothing.",
       body: { schema: z.object({ MsgType: z.string(), Event: z.string(), MiniGame: z.object({ Payload: z.string(), PayEventSig: z.string() }) }), examples: {} },
+      // Every reply is WeChat's (a body too large or unreadable included); only a malformed URL meets the edge's envelope.
+      bodyErrors: ["invalid_request"],
       success: { status: 200, component: "WeChatPushReply", description: "ErrCode 0: recorded (or nothing to record); non-zero: refused or not recorded" },
       errors: [],
     },

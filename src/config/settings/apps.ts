@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { DEFAULT_APP } from "../../core/apps";
+import { checkCatalog, type Catalog } from "../../core/catalog";
 import type { PlatformDefinition, PlatformSettings } from "../../platforms/platform";
 import { platformDefinitions } from "../../platforms/registry";
 import { bool } from "../config-types";
@@ -33,6 +34,8 @@ export interface AppFileEntry {
   key: string;
   /** Platform name → the app's credentials there. */
   platforms: Record<string, z.output<typeof platformAppSchema>>;
+  /** The app's catalog (core/catalog.ts), when the entry has one. */
+  catalog?: Catalog;
 }
 
 export const appsShape = {
@@ -76,8 +79,15 @@ export function readAppsFile(file: string): { apps: AppFileEntry[] } | { problem
   const names = new Set(platformDefinitions.map((p) => p.name));
   parsed.data.apps.forEach((raw, index) => {
     const platforms: AppFileEntry["platforms"] = {};
+    let catalog: Catalog | undefined;
     for (const [field, value] of Object.entries(raw)) {
       if (field === "key") continue;
+      if (field === "catalog") {
+        const checked = checkCatalog(value, `${file} apps[${index}].catalog (app ${raw.key})`);
+        if ("problems" in checked) problems.push(...checked.problems);
+        else catalog = checked.catalog;
+        continue;
+      }
       if (!names.has(field)) {
         problems.push(`apps[${index}].${field}: unknown platform (registered: ${[...names].join(", ")})`);
         continue;
@@ -89,7 +99,7 @@ export function readAppsFile(file: string): { apps: AppFileEntry[] } | { problem
     if (Object.keys(platforms).length === 0 && !problems.some((p) => p.startsWith(`apps[${index}]`))) {
       problems.push(`apps[${index}]: names no platform`);
     }
-    apps.push({ key: raw.key, platforms });
+    apps.push({ key: raw.key, platforms, ...(catalog ? { catalog } : {}) });
   });
   return problems.length > 0 ? { problems } : { apps };
 }

@@ -37,6 +37,7 @@ export const serverShape = {
     )
     .optional(),
   ROOM_SEAT_RESERVATION_SEC: int(1, 600).default(15),
+  ROOM_RECONNECT_SECONDS: int(0, 3600).default(60),
   PRESENCE_REQUEST_TIMEOUT_MS: int(100, 60_000).default(2000),
   HOST_CHECK_INTERVAL_MS: int(0, 600_000).default(1000),
   SHUTDOWN_TIMEOUT_MS: int(0, 120_000).default(10_000),
@@ -66,6 +67,12 @@ export function serverConfig(s: ServerSettings, simulator: "embedded" | "off") {
     lobbyMaxClients: s.LOBBY_MAX_CLIENTS,
     /** Address room seats point clients at (host[:port][/path]); `{port}` becomes this process's port. */
     publicAddress: s.PUBLIC_ADDRESS?.replace("{port}", String(processPort)),
+    /**
+     * How long a room keeps the seat of a player whose connection dropped (backgrounded, an ad, a
+     * network switch) while their session lives; 0 releases it at once. Rooms may override it per
+     * type. Why 60 s: docs/decisions.md § "How long a room holds a dropped player's seat".
+     */
+    roomReconnectSeconds: s.ROOM_RECONNECT_SECONDS,
     /** Colyseus's own timeouts; see colyseus-environment.ts for how they reach it. */
     colyseus: {
       /** How long a reserved seat waits for its client's WebSocket. */

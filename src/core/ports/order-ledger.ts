@@ -26,13 +26,13 @@ export interface Order {
   userId: string;
   /** The platform openid the order was made for: the reconciler and refunds talk to the platform about it. */
   openid: string;
-  /** The game's idempotency key, unique per user; for an item purchase the platform's trade number. */
+  /** The game's idempotency key, unique per user among coin orders; for an item purchase the platform's trade number. */
   orderId: string;
   kind: OrderKind;
   itemId: string;
   /** Coins spent or granted; for an item purchase the price the platform reported. */
   coins: number;
-  /** Unique per (platform, app): our bill_no for coins, the platform's trade number for items. */
+  /** Our bill_no for coins (unique per platform and app); the platform's trade number for items (unique per platform, app and user). */
   platformOrderId: string;
   /** 0 live, 1 sandbox: which of the app's keys signs this order's calls. */
   env: 0 | 1;
@@ -66,9 +66,15 @@ export interface NewOrder {
   createdAt: string;
 }
 
+/**
+ * Each kind of order has its own keys, so no order can stand in for another kind's: a coin order
+ * (spend, grant) is keyed by the game's (user, orderId) and by its bill number per (platform, app);
+ * an item purchase by the platform's trade number per (platform, app, user). A trade number equal
+ * to a coin orderId, or one that two players' pushes carry, is a new order, never the other one.
+ */
 export interface CreateOrderResult {
   order: Order;
-  /** False when an order with the same (user, orderId) or (platform, app, platformOrderId) existed: that one is returned, unchanged. */
+  /** False when an order of the same key existed (see above): that one is returned, unchanged. */
   created: boolean;
 }
 
@@ -88,11 +94,15 @@ export interface StateChange {
 export interface OrderLedger {
   /** Brings the ledger's schema to the current version; safe on every boot and from several processes. */
   migrate(): Promise<void>;
-  /** Inserts the order, or returns the one already holding its (user, orderId) or its platform number. */
+  /** Inserts the order, or returns the one already holding its key (CreateOrderResult). */
   create(order: NewOrder): Promise<CreateOrderResult>;
   findById(id: string): Promise<Order | null>;
+  /** The user's coin order (spend or grant) under the game's orderId; item purchases are not in this key space. */
   findByOrderId(userId: string, orderId: string): Promise<Order | null>;
+  /** The coin order with this bill number. */
   findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null>;
+  /** The user's item purchase under the platform's trade number in this app. */
+  findItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null>;
   /** The user's orders, newest first. */
   listByUser(userId: string, query?: OrderListQuery): Promise<Order[]>;
   /**

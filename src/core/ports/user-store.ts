@@ -109,6 +109,12 @@ export interface UserStore {
   exportUser(id: string): Promise<UserRecord | null>;
   /** Removes the user and its identities atomically; false when there was no such user. */
   deleteUser(id: string): Promise<boolean>;
+  /**
+   * Only for stores whose erase takes several steps (MongoDB): finishes every erase a crash or a
+   * lost answer interrupted, and returns how many were finished, by this call or by lookups since
+   * the last call (a lookup that meets such a user finishes its erase and then finds nothing).
+   */
+  finishInterruptedErases?(): Promise<number>;
   /** Cheap round trip for readiness checks. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -18,6 +18,8 @@ export interface PaymentPlayer {
 export interface KeptPlayerKey {
   openid: string;
   sessionKey: string;
+  /** When the login that gave this key was kept (epoch ms); absent for keys kept before it was recorded. */
+  keptAt?: number;
 }
 
 /** The game's delivery hook: gives the player what the order paid for. Called at least once per paid order. */
@@ -52,6 +54,11 @@ export interface PaymentDeps {
   userIdForOpenid(platform: string, appId: string, openid: string): Promise<string | undefined>;
   /** Tells the player's live room connections about a delivered order (`purchase` message); best effort. */
   notifyPlayer(order: Order): void;
+  /**
+   * The catalog's word on a pushed item purchase: why it must not be delivered (an unknown item, a
+   * price below the catalog's), or null. Such a purchase is recorded `failed` with that reason.
+   */
+  refuseItemPurchase?(platform: string, appId: string, itemId: string, price: number): string | null;
   logger: Logger;
   events?: PaymentEvents;
   /** Test-only (PAYMENT_CRASH_POINT): called at each step a fault test may kill the process at. */

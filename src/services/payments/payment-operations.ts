@@ -108,13 +108,14 @@ export class PaymentOperations {
   }
 
   /**
-   * Records a pushed item purchase as a paid order (once per trade number, however often it is
-   * pushed) and starts its delivery without waiting for it: the push is answered once the order is
+   * Records a pushed item purchase as a paid order (once per player, app and trade number, however
+   * often it is pushed; never confused with a coin order of the same number) and starts its delivery without waiting for it: the push is answered once the order is
    * durably recorded; a failed or interrupted delivery is the reconciler's.
    */
   async recordItemPurchase(platform: string, appId: string, purchase: ItemPurchase): Promise<Order> {
     const userId = await this.deps.userIdForOpenid(platform, appId, purchase.openid);
     if (!userId) throw new AppError("order_not_found", { message: "No player of this app has that openid", data: { platform } });
+    const refusal = this.deps.refuseItemPurchase?.(platform, appId, purchase.itemId, purchase.price) ?? null;
     const { order, created } = await this.deps.ledger.create({
       id: crypto.randomUUID(),
       platform,
@@ -127,13 +128,30 @@ export class PaymentOperations {
       coins: purchase.price,
       platformOrderId: purchase.tradeNo,
       env: purchase.env,
-      state: "paid",
+      // Refused by the catalog: recorded (the platform took money: an operator refunds it), never paid out.
+      state: refusal ? "pending" : "paid",
       createdAt: new Date(this.now()).toISOString(),
     });
+    // The ledger keys item purchases apart from every other order (order-ledger.ts); were that ever
+    // broken, the push must fail, so the platform pushes again, rather than be acknowledged unrecorded.
+    const recorded = order.kind === "item_purchase" && order.userId === userId && order.platform === platform && order.appId === appId && order.platformOrderId === purchase.tradeNo;
+    if (!recorded) throw new Error(`the ledger answered order ${order.id} for an item purchase that is not it`);
     if (created) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(order);
+    if (refusal && order.state === "pending") return this.refuseItemPurchase(order, refusal);
     if (order.state === "paid") {
       void this.payments.delivery.deliver(order).catch((err: unknown) => this.deps.logger.error({ err, event: "order_delivery_failed", order: order.id }, "delivery of an item purchase failed; the reconciler retries it"));
     }
     return order;
+  }
+
+  /** Records a pushed purchase the catalog refuses as failed (a repeated push finishes one a crash left pending). */
+  private async refuseItemPurchase(order: Order, reason: string): Promise<Order> {
+    this.deps.logger.warn(
+      { event: "item_purchase_refused", order: order.id, orderId: order.orderId, platform: order.platform, itemId: order.itemId, price: order.coins, reason },
+      "a pushed item purchase does not match the catalog: recorded failed, not delivered (refund it on the platform)",
+    );
+    const failed = await this.deps.ledger.transition(order.id, "pending", "failed", { at: new Date(this.now()).toISOString(), failure: reason });
+    if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
+    return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
   }
 }

@@ -7,7 +7,7 @@
 import crypto from "node:crypto";
 import { AppError, type ErrorCode } from "../../core/errors";
 import { WalletRefusal } from "../../core/ports/coin-wallet";
-import type { Order, OrderState } from "../../core/ports/order-ledger";
+import type { Order, OrderKind, OrderState } from "../../core/ports/order-ledger";
 import { OrderDelivery } from "./order-delivery";
 import {
   billNumberOf,
@@ -37,6 +37,12 @@ export interface SpendResult {
 /** Failure codes a refusal leaves on a failed order; a replay answers the same error. */
 const FAILURE_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(["insufficient_balance", "payment_login_required", "payment_refused", "platform_misconfigured"]);
 
+/** Which order a read means: `kind` (else a coin order first, then an item purchase), and the token's game's (platform, app id)s for item purchases. */
+export interface OrderScope {
+  kind?: OrderKind;
+  itemApps?: ReadonlyArray<{ platform: string; appId: string }>;
+}
+
 /** Finds an item purchase the platform's push did not bring (item-order-lookup.ts); undefined when there is none to record. */
 export type UnseenItemOrderFinder = (player: PaymentPlayer, orderId: string) => Promise<Order | undefined>;
 
@@ -46,6 +52,12 @@ export class PaymentService {
   private readonly now: () => number;
   /** Requests of this process working on an order, by (user, orderId): replays here wait for them. */
   private readonly inflight = new Map<string, { request: SpendRequest; done: Promise<unknown> }>();
+  /**
+   * Pending orders whose last attempt here the platform refused for the player's session: a replay
+   * before the next login answers payment_login_required again instead of "unconfirmed". Only a hint
+   * (another process answers payment_unconfirmed until the order is old enough to be asked again); bounded.
+   */
+  private readonly awaitingLogin = new Set<string>();
 
   constructor(
     private readonly deps: PaymentDeps,
@@ -94,9 +106,16 @@ export class PaymentService {
    * paid one is recorded, delivered and answered. `player` is lazy: it reads the kept login, needed
    * only on a miss; if it cannot be resolved the answer stays 404.
    */
-  async getOrder(userId: string, orderId: string, player?: () => Promise<PaymentPlayer>): Promise<Order> {
-    const order = await this.deps.ledger.findByOrderId(userId, orderId);
-    if (order) return order;
+  async getOrder(userId: string, orderId: string, player?: () => Promise<PaymentPlayer>, scope: OrderScope = {}): Promise<Order> {
+    const { kind, itemApps = [] } = scope;
+    // A coin order first (the game's orderId), then an item purchase under that trade number in the token's game.
+    const order = kind === "item_purchase" ? null : await this.deps.ledger.findByOrderId(userId, orderId);
+    if (order && (!kind || order.kind === kind)) return order;
+    if (kind && kind !== "item_purchase") throw new AppError("order_not_found", { data: { orderId } });
+    for (const app of itemApps) {
+      const bought = await this.deps.ledger.findItemPurchase(app.platform, app.appId, userId, orderId);
+      if (bought) return bought;
+    }
     // No kept login or payments off for the platform: nothing to ask, the answer stays 404.
     const resolved = player && this.findUnseenItemOrder ? await player().catch(notAnAppError) : undefined;
     const found = resolved && resolved.userId === userId ? await this.findUnseenItemOrder?.(resolved, orderId) : undefined;
@@ -144,10 +163,15 @@ export class PaymentService {
     let order = known ?? (await this.deps.ledger.findByOrderId(player.userId, request.orderId));
     if (!order) throw new AppError("order_not_found", { data: { orderId: request.orderId } });
     if (order.kind !== "coin_spend" || order.itemId !== request.itemId || order.coins !== request.coins) throw conflict(request.orderId);
-    if (drive && order.state === "pending" && Date.parse(order.updatedAt) < this.now() - this.timings.settleAfterMs) {
-      // Left pending by a request that is gone (a timeout, a crash): the same bill number again.
-      const kept = await this.deps.keptKey(player);
-      if (kept && kept.openid === order.openid) order = await this.settle(order, kept, false);
+    const kept = drive && order.state === "pending" ? await this.deps.keptKey(player) : undefined;
+    // Left pending by a request that is gone (a timeout, a crash), or waiting for the login the platform
+    // asked for (payment_login_required) that has happened since: the same bill number again, now.
+    const stale = Date.parse(order.updatedAt) < this.now() - this.timings.settleAfterMs;
+    const loggedInSince = kept?.keptAt !== undefined && kept.keptAt > Date.parse(order.updatedAt);
+    if (kept && kept.openid === order.openid && (stale || loggedInSince)) {
+      order = await this.settle(order, kept, false);
+    } else if (order.state === "pending" && this.awaitingLogin.has(order.id)) {
+      throw new AppError("payment_login_required", { data: { order: publicOrder(order), platform: order.platform } });
     } else if (order.state === "paid") {
       order = await this.delivery.deliver(order);
     }
@@ -171,6 +195,16 @@ export class PaymentService {
         wallet.pay(walletCall(player, { ...keys, env: order.env }, kept, token), { billNo: order.platformOrderId, amount: order.coins, itemId: order.itemId }),
       );
     } catch (err) {
+      if (err instanceof WalletRefusal && err.code === "payment_login_required") {
+        // The platform refused the kept session key before it looked at the bill: nothing was taken by
+        // this call, and the bill number is still unused. The order stays pending, so the same orderId
+        // after the player's next login is charged and delivered (at once: see replay), and the client
+        // is told to log in, never that the platform did not answer.
+        this.deps.logger.warn({ event: "payment_login_required", order: order.id, orderId: order.orderId }, "the platform refused the player's session key; the order waits for their next login");
+        if (this.awaitingLogin.size >= 10_000) this.awaitingLogin.delete(this.awaitingLogin.values().next().value as string);
+        this.awaitingLogin.add(order.id);
+        throw new AppError("payment_login_required", { data: { order: publicOrder(order), platform: err.platform, errcode: err.errcode }, cause: err });
+      }
       const decisive = err instanceof WalletRefusal && (firstAttempt || err.code === "insufficient_balance" || err.code === "payment_refused");
       if (!decisive) {
         this.deps.logger.warn({ err, event: "payment_unconfirmed", order: order.id, orderId: order.orderId }, "the platform did not confirm a deduction; the order stays pending");
@@ -180,6 +214,7 @@ export class PaymentService {
       if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
       return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
     }
+    this.awaitingLogin.delete(order.id);
     this.deps.crashPoint?.("after_pay_sent");
     const paid = await this.deps.ledger.transition(order.id, "pending", "paid", { at: at() });
     this.deps.crashPoint?.("after_paid");
@@ -229,5 +264,7 @@ export function publicOrder(order: Order): Record<string, unknown> {
     platformOrderId: order.platformOrderId,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
+    // Why a failed or refunded order is so (e.g. a pushed purchase the catalog refused: price_below_catalog).
+    ...(order.failure ? { failure: order.failure } : {}),
   };
 }

@@ -1,67 +1,109 @@
 /**
  * Taking and releasing claim documents (see mongo-models.ts). A claim is taken by inserting it:
  * the `_id` index lets exactly one of any number of concurrent inserters win, on MongoDB and
- * FerretDB alike. A claim held by a creation still in flight is waited for, as SQL's unique
- * index waits for the inserting transaction; one left by a crashed creation is taken over.
+ * FerretDB alike. A claim held by a creation still in flight is waited for briefly, then answered
+ * with a retryable 503; one left by a crashed creation is taken over once ORPHAN_AFTER_MS old, and
+ * the recovery sweep (recovery-sweep.ts) removes those nobody asks for again.
  */
 import type { mongo } from "mongoose";
 import type { IdentityClaim, KeyClaim, UserDoc } from "./mongo-models";
+import { insertOrReadBack, isDuplicateKey } from "./unknown-outcome";
 
 /** A claim whose user never appeared after this long was left by a crash mid-creation. */
 export const ORPHAN_AFTER_MS = 30_000;
-/** How long a taker waits for an in-flight creation to show its user (or give the claim up). */
-const IN_FLIGHT_WAIT_MS = 2_000;
+/**
+ * How long a taker waits for an in-flight creation to show its user before answering a retryable
+ * 503, unless told otherwise (the user store waits DATABASE_QUERY_TIMEOUT_MS, the budget of one
+ * database step): a creation that is alive shows it within milliseconds, one under heavy load
+ * within that budget; one whose answer was lost, or whose process died, may never, and is taken
+ * over once ORPHAN_AFTER_MS old (or by the recovery sweep).
+ */
+export const IN_FLIGHT_WAIT_MS = 800;
 
 type Claim = IdentityClaim | KeyClaim;
 
-/**
- * 11000 is the only duplicate-key signal both servers give: FerretDB names neither the index nor
- * the key, so each claim collection has exactly one unique index (`_id`) and the code says which.
- */
-export function isDuplicateKey(err: unknown): boolean {
-  const e = err as { code?: unknown; writeErrors?: { code?: unknown }[] } | undefined;
-  return e?.code === 11000 || (Array.isArray(e?.writeErrors) && e.writeErrors.some((w) => w.code === 11000));
+/** A claim is held by a creation still in flight (or one that stopped less than ORPHAN_AFTER_MS ago). */
+export class ClaimInFlightError extends Error {
+  /** A code isUnavailable() knows: the request fails with a retryable 503. */
+  readonly code = "STORE_CLAIM_IN_FLIGHT";
+  constructor(key: string) {
+    super(`${key} is being claimed by a creation still in progress; retry`);
+    this.name = "ClaimInFlightError";
+  }
 }
+
+export { isDuplicateKey };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The user a claim points at, as the store reads it (the newest version); null when missing. */
 export type ReadUser = (userId: string) => Promise<UserDoc | null>;
 
+export interface ClaimOwners {
+  readUser: ReadUser;
+  /** Finishes the erase of a user marked as being deleted (which frees its claims). */
+  finishErase(user: UserDoc): Promise<void>;
+  /** How `releaseClaim` matches the owner (see there). */
+  byIdOnly: boolean;
+  /** How long to wait for a young claim's creation (default IN_FLIGHT_WAIT_MS). */
+  inFlightWaitMs?: number;
+}
+
 export type ClaimOutcome = "taken" | "held";
 
 /**
- * Inserts the claim. "taken": it is ours now. "held": it belongs to a live user (or to a creation
- * still in flight after waiting for it). A claim whose user is being deleted, or that a crashed
- * creation left behind, is removed and the insert retried.
+ * Inserts the claim. "taken": it is ours now (also when the insert's answer was lost and the
+ * claim read back is ours). "held": it belongs to a live user. A claim whose user is being deleted
+ * gets that erase finished, one a crashed creation left (no user after ORPHAN_AFTER_MS) is
+ * removed, and the insert is retried. A claim whose creation is still young (in flight, or its
+ * answer lost) answers ClaimInFlightError, a retryable 503, within IN_FLIGHT_WAIT_MS.
  */
-export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>, claim: T, readUser: ReadUser): Promise<ClaimOutcome> {
-  const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
+export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>, claim: T, owners: ClaimOwners): Promise<ClaimOutcome> {
+  const waitUntil = Date.now() + (owners.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS);
+  // Ours if read back with our owner and our insertion time: an owner's older claim of the same key is not.
+  const ours = (stored: T) => stored.userId === claim.userId && stored.at.getTime() === claim.at.getTime();
   for (let attempt = 0; ; attempt++) {
-    try {
-      await collection.insertOne(claim as mongo.OptionalUnlessRequiredId<T>);
-      return "taken";
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
-    }
-    const holder = (await collection.findOne({ _id: claim._id } as mongo.Filter<T>)) as Claim | null;
-    if (!holder) continue; // released between our insert and this read: try again
-    const user = await readUser(holder.userId);
+    const outcome = await insertOrReadBack(collection, claim, ours);
+    if (outcome.kind === "inserted") return "taken";
+    const holder = outcome.holder as Claim;
+    const user = await owners.readUser(holder.userId);
     if (user && user.deletingAt === null) return "held";
-    // The wall clock, not the store's (tests move that one): this is about a crash, not about users.
-    const age = Date.now() - holder.at.getTime();
-    if (user || age >= ORPHAN_AFTER_MS) {
-      await releaseClaim(collection, holder._id, holder.userId);
+    if (user) {
+      await owners.finishErase(user);
       continue;
     }
-    // No user yet and the claim is young: its creation is in flight. It either shows the user or
-    // gives the claim back within milliseconds.
-    if (Date.now() >= waitUntil) return "held";
+    // The wall clock, not the store's (tests move that one): this is about a crash, not about users.
+    if (Date.now() - holder.at.getTime() >= ORPHAN_AFTER_MS) {
+      await releaseClaim(collection, holder._id, holder.userId, owners.byIdOnly);
+      continue;
+    }
+    if (Date.now() >= waitUntil) throw new ClaimInFlightError(collection.collectionName);
     await sleep(Math.min(5 * 2 ** Math.min(attempt, 4), 50));
   }
 }
 
-/** Removes the claim only while it still belongs to `userId`: never another user's claim of the same key. */
-export async function releaseClaim<T extends Claim>(collection: mongo.Collection<T>, id: string, userId: string): Promise<void> {
-  await collection.deleteOne({ _id: id, userId } as mongo.Filter<T>);
+/**
+ * Removes the claim only while it still belongs to `userId`: never another user's claim of the
+ * same key. On MongoDB the filter names both. FerretDB's SQLite handler pushes down only a filter
+ * that is exactly `{ _id }` (anything more scans the collection) and checks any filter by reading
+ * then deleting anyway, so there the owner is checked by a read and the delete is by `_id`: the
+ * same guarantee FerretDB gives, without the scan.
+ */
+export async function releaseClaim<T extends Claim>(collection: mongo.Collection<T>, id: string, userId: string, byIdOnly: boolean): Promise<void> {
+  await deleteOwned(collection, id, { userId } as Partial<T>, byIdOnly);
+}
+
+/** `releaseClaim` for any insert-only document: removes `_id` only while its fields match `owner`. */
+export async function deleteOwned<T extends { _id: string }>(collection: mongo.Collection<T>, id: string, owner: Partial<T>, byIdOnly: boolean): Promise<void> {
+  if (!byIdOnly) {
+    await collection.deleteOne({ _id: id, ...owner } as mongo.Filter<T>);
+    return;
+  }
+  const stored = (await collection.findOne({ _id: id } as mongo.Filter<T>)) as Record<string, unknown> | null;
+  if (stored && Object.entries(owner).every(([field, value]) => stored[field] === value)) await collection.deleteOne({ _id: id } as mongo.Filter<T>);
+}
+
+/** True on FerretDB, whose SQLite handler answers any filter but `{ _id }` with a scan (see releaseClaim). */
+export async function isFerretdb(db: mongo.Db): Promise<boolean> {
+  return "ferretdbVersion" in (await db.admin().command({ buildInfo: 1 }));
 }

@@ -4,8 +4,12 @@
  * So nothing that decides a step is ever updated; every step is an insert-only claim:
  *
  *   orders          the order's fixed facts; `_id` = our order id
- *   order_keys      `_id` = "<userId>:<orderId>" → the order id (a user's orderId is unique)
- *   order_numbers   `_id` = "<platform>:<appId>:<platformOrderId>" → the order id (a platform number is unique)
+ *   order_keys      `_id` = "<userId>:<orderId>" → the order id (a user's coin orderId is unique)
+ *   order_numbers   `_id` = "<platform>:<appId>:<platformOrderId>" → the order id (a coin bill number is unique)
+ *   order_trades    `_id` = "<platform>:<appId>:<userId>:<tradeNo>" → the order id: an item purchase's own key
+ *                   (each kind its own keys: a trade number never finds a coin order, nor another player's
+ *                   purchase). Item purchases recorded before it claimed order_keys and order_numbers; those
+ *                   claims are still read for them (legacyItemPurchase).
  *   order_states    `_id` = "<order id>:<state left>": the order left that state for `to`. States never
  *                   recur (pending → paid → delivered → refunded, pending → failed, paid → refunded), so
  *                   one claim per state left lets exactly one transition out of each state win.
@@ -15,71 +19,34 @@
  * (FerretDB's SQLite backend pushes no other filter down). `settled` on the order is a hint for the
  * reconciler's sweep, only ever set to true, so a lost or repeated write of it changes no outcome.
  */
+import { randomUUID } from "node:crypto";
 import type { Collection, Connection } from "mongoose";
 import type { CreateOrderResult, NewOrder, Order, OrderKind, OrderLedger, OrderListQuery, OrderState, StateChange } from "../../../core/ports/order-ledger";
-import { isDuplicateKey } from "./claims";
+import { ClaimInFlightError, deleteOwned, IN_FLIGHT_WAIT_MS, isFerretdb, ORPHAN_AFTER_MS } from "./claims";
+import { insertOrReadBack } from "./unknown-outcome";
+import { countOrdersByState } from "./mongo-order-counts";
+import { coinOrder, orderDoc, orderKey, platformKey, tradeKey, type AttemptClaim, type KeyClaim, type OrderDoc, type StateClaim } from "./mongo-order-docs";
 
-interface OrderDoc {
-  /** Our order id (UUID). */
-  _id: string;
-  platform: string;
-  appId: string;
-  userId: string;
-  openid: string;
-  orderId: string;
-  kind: OrderKind;
-  itemId: string;
-  coins: number;
-  platformOrderId: string;
-  env: 0 | 1;
-  initialState: OrderState;
-  createdAt: Date;
-  settled?: boolean;
-}
-/** A uniqueness claim: the key belongs to order `id`. */
-interface KeyClaim {
-  _id: string;
-  id: string;
-  at: Date;
-}
-interface StateClaim {
-  _id: string;
-  order: string;
-  platform: string;
-  kind: OrderKind;
-  from: OrderState;
-  to: OrderState;
-  at: Date;
-  failure?: string | null;
-}
-interface AttemptClaim {
-  _id: string;
-  order: string;
-  leaseUntil: Date;
-  at: Date;
-}
-
-/** A key claim whose order never appeared after this long was left by a crash mid-creation. */
-const ORPHAN_AFTER_MS = 30_000;
-const IN_FLIGHT_WAIT_MS = 2_000;
 const TERMINAL: ReadonlySet<OrderState> = new Set(["delivered", "failed", "refunded"]);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const part = (s: string) => encodeURIComponent(s);
-
 export class MongoOrderLedger implements OrderLedger {
   private readonly orders: Collection<OrderDoc>;
   private readonly keys: Collection<KeyClaim>;
   private readonly numbers: Collection<KeyClaim>;
+  private readonly trades: Collection<KeyClaim>;
   private readonly states: Collection<StateClaim>;
   private readonly attempts: Collection<AttemptClaim>;
+  /** FerretDB: owner checks by a read, deletes by `_id` (claims.ts releaseClaim). */
+  private byIdOnly = true;
 
   constructor(
-    connection: Connection,
+    private readonly connection: Connection,
     private readonly onClose: () => Promise<void> = async () => undefined,
   ) {
     this.orders = connection.collection<OrderDoc>("orders");
     this.keys = connection.collection<KeyClaim>("order_keys");
     this.numbers = connection.collection<KeyClaim>("order_numbers");
+    this.trades = connection.collection<KeyClaim>("order_trades");
     this.states = connection.collection<StateClaim>("order_states");
     this.attempts = connection.collection<AttemptClaim>("order_attempts");
   }
@@ -88,69 +55,88 @@ export class MongoOrderLedger implements OrderLedger {
     // Plain (non-unique) indexes only: uniqueness is the claims' `_id`.
     await this.orders.createIndex({ userId: 1, createdAt: -1 });
     await this.orders.createIndex({ settled: 1 });
-  }
-
-  async create(order: NewOrder): Promise<CreateOrderResult> {
-    const key = `${part(order.userId)}:${part(order.orderId)}`;
-    const numberKey = `${part(order.platform)}:${part(order.appId)}:${part(order.platformOrderId)}`;
-    for (;;) {
-      const existing = await this.heldBy(this.keys, key);
-      if (existing) return { order: existing, created: false };
-      if (!(await this.claim(this.keys, key, order.id))) continue;
-      if (!(await this.claim(this.numbers, numberKey, order.id))) {
-        await this.keys.deleteOne({ _id: key, id: order.id });
-        const holder = await this.heldBy(this.numbers, numberKey);
-        if (holder) return { order: holder, created: false };
-        continue;
-      }
-      const doc: OrderDoc = {
-        _id: order.id,
-        platform: order.platform,
-        appId: order.appId,
-        userId: order.userId,
-        openid: order.openid,
-        orderId: order.orderId,
-        kind: order.kind,
-        itemId: order.itemId,
-        coins: order.coins,
-        platformOrderId: order.platformOrderId,
-        env: order.env,
-        initialState: order.state ?? "pending",
-        createdAt: new Date(order.createdAt),
-      };
-      await this.orders.insertOne(doc);
-      return { order: await this.toOrder(doc), created: true };
-    }
-  }
-
-  /** Inserts a claim for order `id`; false when the key is already claimed. */
-  private async claim(collection: Collection<KeyClaim>, key: string, id: string): Promise<boolean> {
-    try {
-      await collection.insertOne({ _id: key, id, at: new Date() });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    this.byIdOnly = await isFerretdb(this.connection.db!);
   }
 
   /**
-   * The order a claim points at, waiting for one still being created; null when there is no claim,
-   * or after removing one a crashed creation left (no order after ORPHAN_AFTER_MS).
+   * Claims the user's orderId, then the platform order number, then writes the order. Every step
+   * is an insert resolved by reading back when its answer is lost (unknown-outcome.ts), and a
+   * claim found without its order gets that order completed (`complete`), so neither a lost
+   * answer nor a crash ever leaves an orderId refused or waiting.
    */
-  private async heldBy(collection: Collection<KeyClaim>, key: string): Promise<Order | null> {
+  async create(order: NewOrder): Promise<CreateOrderResult> {
+    const doc = orderDoc(order);
+    if (order.kind === "item_purchase") return this.createItemPurchase(doc);
+    const key = orderKey(order.userId, order.orderId);
+    for (;;) {
+      const existing = await this.heldBy(this.keys, key);
+      if (existing) return { order: existing, created: false };
+      const claimed = await insertOrReadBack(this.keys, { _id: key, id: doc._id, at: new Date(), order: doc }, (stored) => stored.id === doc._id);
+      if (claimed.kind === "held") continue;
+      const completed = await this.complete(doc);
+      return { order: completed, created: completed.id === doc._id };
+    }
+  }
+
+  /** An item purchase: one claim on (platform, app, player, trade number), then the order, each read back when unanswered. */
+  private async createItemPurchase(doc: OrderDoc): Promise<CreateOrderResult> {
+    const key = tradeKey(doc.platform, doc.appId, doc.userId, doc.platformOrderId);
+    for (;;) {
+      const existing = (await this.heldBy(this.trades, key, (found) => this.writeOrder(found))) ?? (await this.legacyItemPurchase(doc.platform, doc.appId, doc.userId, doc.platformOrderId));
+      if (existing) return { order: existing, created: false };
+      const claimed = await insertOrReadBack(this.trades, { _id: key, id: doc._id, at: new Date(), order: doc }, (stored) => stored.id === doc._id);
+      if (claimed.kind === "held") continue;
+      return { order: await this.writeOrder(doc), created: true };
+    }
+  }
+
+  private async writeOrder(doc: OrderDoc): Promise<Order> {
+    await insertOrReadBack(this.orders, doc, () => true, `order ${doc._id}`);
+    return this.toOrder(doc);
+  }
+
+  /** An item purchase recorded before order_trades: found by its old number claim, if it is this player's. */
+  private async legacyItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
+    const held = await this.byClaim(this.numbers, platformKey(platform, appId, tradeNo));
+    return held && held.kind === "item_purchase" && held.userId === userId ? held : null;
+  }
+
+  /**
+   * Claims the order's platform number and writes the order, as its creator or as whoever found
+   * its key claim alone. A number held by another order gives the key claim up: that order is
+   * the answer (the same payment, asked for under another orderId).
+   */
+  private async complete(doc: OrderDoc): Promise<Order> {
+    const numberKey = platformKey(doc.platform, doc.appId, doc.platformOrderId);
+    const number = await insertOrReadBack(this.numbers, { _id: numberKey, id: doc._id, at: new Date(), order: doc }, (stored) => stored.id === doc._id);
+    if (number.kind === "held") {
+      await deleteOwned(this.keys, orderKey(doc.userId, doc.orderId), { id: doc._id }, this.byIdOnly);
+      const holder = await this.heldBy(this.numbers, numberKey);
+      if (holder) return holder;
+      throw new ClaimInFlightError("order_numbers");
+    }
+    return this.writeOrder(doc);
+  }
+
+  /**
+   * The order a claim points at; null when there is no claim, or after removing one a crash left
+   * without the order it was for. A claim that carries its order gets it completed; an older one
+   * is waited for briefly, then answered with a retryable 503 until it is ORPHAN_AFTER_MS old.
+   */
+  private async heldBy(collection: Collection<KeyClaim>, key: string, complete = (doc: OrderDoc) => this.complete(doc)): Promise<Order | null> {
     const waitUntil = Date.now() + IN_FLIGHT_WAIT_MS;
     for (;;) {
       const claim = await collection.findOne({ _id: key });
       if (!claim) return null;
       const doc = await this.orders.findOne({ _id: claim.id });
       if (doc) return this.toOrder(doc);
+      if (claim.order) return complete(claim.order);
       // The wall clock: this is about a crash, not about orders' times.
       if (Date.now() - claim.at.getTime() >= ORPHAN_AFTER_MS) {
-        await collection.deleteOne({ _id: key, id: claim.id });
+        await deleteOwned(collection, key, { id: claim.id }, this.byIdOnly);
         return null;
       }
-      if (Date.now() >= waitUntil) throw new Error("an order with this key is still being created");
+      if (Date.now() >= waitUntil) throw new ClaimInFlightError(collection.collectionName);
       await sleep(20);
     }
   }
@@ -160,12 +146,16 @@ export class MongoOrderLedger implements OrderLedger {
     return doc ? this.toOrder(doc) : null;
   }
 
-  findByOrderId(userId: string, orderId: string): Promise<Order | null> {
-    return this.byClaim(this.keys, `${part(userId)}:${part(orderId)}`);
+  async findByOrderId(userId: string, orderId: string): Promise<Order | null> {
+    return coinOrder(await this.byClaim(this.keys, orderKey(userId, orderId)));
   }
 
-  findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null> {
-    return this.byClaim(this.numbers, `${part(platform)}:${part(appId)}:${part(platformOrderId)}`);
+  async findByPlatformOrderId(platform: string, appId: string, platformOrderId: string): Promise<Order | null> {
+    return coinOrder(await this.byClaim(this.numbers, platformKey(platform, appId, platformOrderId)));
+  }
+
+  async findItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
+    return (await this.byClaim(this.trades, tradeKey(platform, appId, userId, tradeNo))) ?? this.legacyItemPurchase(platform, appId, userId, tradeNo);
   }
 
   private async byClaim(collection: Collection<KeyClaim>, key: string): Promise<Order | null> {
@@ -186,12 +176,9 @@ export class MongoOrderLedger implements OrderLedger {
     if (!doc) return null;
     const current = await this.toOrder(doc);
     if (current.state !== from) return null;
-    try {
-      await this.states.insertOne({ _id: `${id}:${from}`, order: id, platform: doc.platform, kind: doc.kind, from, to, at: new Date(change.at), ...(change.failure !== undefined ? { failure: change.failure } : {}) });
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    const at = new Date(change.at);
+    const claim: StateClaim = { _id: `${id}:${from}`, order: id, platform: doc.platform, kind: doc.kind, from, to, at, ...(change.failure !== undefined ? { failure: change.failure } : {}), writer: randomUUID() };
+    if ((await insertOrReadBack(this.states, claim, (stored) => stored.writer === claim.writer)).kind === "held") return null;
     if (TERMINAL.has(to)) await this.orders.updateOne({ _id: doc._id }, { $set: { settled: true } });
     return this.toOrder(doc);
   }
@@ -202,12 +189,8 @@ export class MongoOrderLedger implements OrderLedger {
     const current = await this.toOrder(doc);
     if (current.state !== "paid" || current.attempts !== expectedAttempts) return null;
     if (current.leaseUntil !== null && current.leaseUntil > now) return null;
-    try {
-      await this.attempts.insertOne({ _id: `${id}:${expectedAttempts + 1}`, order: id, leaseUntil: new Date(leaseUntil), at: new Date(now) });
-    } catch (err) {
-      if (isDuplicateKey(err)) return null;
-      throw err;
-    }
+    const attempt: AttemptClaim = { _id: `${id}:${expectedAttempts + 1}`, order: id, leaseUntil: new Date(leaseUntil), at: new Date(now), writer: randomUUID() };
+    if ((await insertOrReadBack(this.attempts, attempt, (stored) => stored.writer === attempt.writer)).kind === "held") return null;
     return this.toOrder(doc);
   }
 
@@ -223,24 +206,8 @@ export class MongoOrderLedger implements OrderLedger {
   }
 
   /** In a state = began in it or entered it, and not left it: three counts, no per-order reads. */
-  async countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>> {
-    const counts = new Map<string, number>();
-    const add = (platform: string, kind: string, state: string, n: number) => {
-      const k = `${platform}\0${kind}\0${state}`;
-      counts.set(k, (counts.get(k) ?? 0) + n);
-    };
-    type Group = { _id: { platform: string; kind: string; state: string }; n: number };
-    const began = await this.orders.aggregate<Group>([{ $group: { _id: { platform: "$platform", kind: "$kind", state: "$initialState" }, n: { $sum: 1 } } }]).toArray();
-    const entered = await this.states.aggregate<Group>([{ $group: { _id: { platform: "$platform", kind: "$kind", state: "$to" }, n: { $sum: 1 } } }]).toArray();
-    const left = await this.states.aggregate<Group>([{ $group: { _id: { platform: "$platform", kind: "$kind", state: "$from" }, n: { $sum: 1 } } }]).toArray();
-    for (const g of [...began, ...entered]) add(g._id.platform, g._id.kind, g._id.state, g.n);
-    for (const g of left) add(g._id.platform, g._id.kind, g._id.state, -g.n);
-    return [...counts]
-      .filter(([, n]) => n > 0)
-      .map(([k, count]) => {
-        const [platform, kind, state] = k.split("\0");
-        return { platform, kind: kind as OrderKind, state: state as OrderState, count };
-      });
+  countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>> {
+    return countOrdersByState(this.orders, this.states);
   }
 
   close(): Promise<void> {
@@ -289,3 +256,4 @@ export class MongoOrderLedger implements OrderLedger {
     };
   }
 }
+

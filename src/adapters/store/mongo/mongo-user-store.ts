@@ -3,7 +3,7 @@
  * transaction: uniqueness through claim documents (claims.ts), every change as a version claim
  * (user-versions.ts). Runs the same on MongoDB and on FerretDB 1.x, which CI tests it against.
  */
-import type { Connection, Model, mongo } from "mongoose";
+import type { Connection, mongo } from "mongoose";
 import {
   AccountTakenError,
   IdentityTakenError,
@@ -16,31 +16,64 @@ import {
   type UserStore,
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
-import { releaseClaim, takeClaim } from "./claims";
-import { defineModels, identityKey, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
+import { isFerretdb, releaseClaim, takeClaim, type ClaimOwners } from "./claims";
+import { defineModels, ensureCollection, identityKey, linkKey, newUserDoc, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
+import { RecoverySweep, type SweepReport } from "./recovery-sweep";
+import { insertOrReadBack } from "./unknown-outcome";
+import { finishErase, identityClaimsOf } from "./user-erase";
 import { readNewest, writeNextVersion, type Change } from "./user-versions";
 
 export interface MongoUserStoreOptions {
   /** Clock for updatedAt on changes and for ban ends; tests may pin it. */
   now?: () => Date;
+  /** How often the recovery sweep runs (recovery-sweep.ts); 0: only when `sweep()` is called. */
+  sweepIntervalMs?: number;
+  /** How long a creation waits for another still in flight before a retryable 503 (claims.ts). */
+  inFlightWaitMs?: number;
 }
+
+/** Every 5 minutes: a sweep reads the user collections whole, which FerretDB answers by scanning. */
+const DEFAULT_SWEEP_INTERVAL_MS = 5 * 60_000;
 
 export class MongoUserStore implements UserStore {
   private readonly models: MongoModels;
   private readonly now: () => Date;
+  private readonly owners: ClaimOwners;
+  private readonly sweeper: RecoverySweep;
+  /** Erases finished by a lookup that met a marked user (see finishInterruptedErases). */
+  private erasesFinishedByReads = 0;
 
   constructor(
     private readonly connection: Connection,
-    options: MongoUserStoreOptions = {},
+    private readonly options: MongoUserStoreOptions = {},
   ) {
     this.models = defineModels(connection);
     this.now = options.now ?? (() => new Date());
+    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true, inFlightWaitMs: options.inFlightWaitMs };
+    this.sweeper = new RecoverySweep(this.models, this.owners);
   }
 
-  /** Collections and their plain indexes; the uniqueness lives in `_id`, which needs no building. */
+  /**
+   * Collections and their plain indexes (the uniqueness lives in `_id`, which needs no building);
+   * learns which server it talks to, and starts the recovery sweep.
+   */
   async migrate(): Promise<void> {
-    const { users, versions, identities, usernames, emails } = this.models;
-    for (const model of [users, versions, identities, usernames, emails]) await ensureCollection(model);
+    const { users, versions, identities, usernames, emails, links } = this.models;
+    for (const model of [users, versions, identities, usernames, emails, links]) await ensureCollection(model);
+    // Only FerretDB needs owner checks by a read (claims.ts releaseClaim); MongoDB's filter is atomic.
+    this.owners.byIdOnly = await isFerretdb(this.connection.db!);
+    this.sweeper.start(this.options.sweepIntervalMs ?? DEFAULT_SWEEP_INTERVAL_MS);
+  }
+
+  /** One recovery sweep now (recovery-sweep.ts): finishes erases, removes claims crashes left. */
+  sweep(): Promise<SweepReport> {
+    return this.sweeper.run();
+  }
+
+  async finishInterruptedErases(): Promise<number> {
+    const byLookups = this.erasesFinishedByReads;
+    this.erasesFinishedByReads = 0;
+    return byLookups + (await this.sweep()).erasesFinished;
   }
 
   async findById(id: string): Promise<User | null> {
@@ -60,65 +93,61 @@ export class MongoUserStore implements UserStore {
   }
 
   /**
-   * Claims every identity, the username and the email, then writes the user. A claim held by
-   * someone else undoes the claims made so far: nothing is left behind on failure, and a crash
-   * part-way leaves only claims without a user, which the next taker removes (claims.ts).
+   * Claims every identity, the username and the email, then writes the user. Until the user's own
+   * insert is sent, any failure removes the claims made (no user can exist that needs them; one whose
+   * insert's answer was lost goes too, being ours by its owner id). Once it is sent, nothing is
+   * undone: a lost answer is a retryable 503, the claims kept for the user that may exist, which
+   * the next login finds. A crash part-way leaves claims without a user, taken over after 30 s or
+   * removed by the sweep.
    */
   async createUser(input: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
-    const at = new Date(input.createdAt);
-    const taken: { release(): Promise<void> }[] = [];
+    const user = newUserDoc(input, identities);
+    const claimed: { release(): Promise<void> }[] = [];
     const claim = async <T extends IdentityClaim | KeyClaim>(collection: mongo.Collection<T>, doc: T) => {
-      const outcome = await takeClaim(collection, doc, this.readNewest);
-      if (outcome === "taken") taken.push({ release: () => releaseClaim(collection, doc._id, doc.userId) });
-      return outcome === "taken";
+      // Listed before the insert: a claim whose answer was lost is released as well (if it landed).
+      claimed.push({ release: () => releaseClaim(collection, doc._id, doc.userId, this.owners.byIdOnly) });
+      if ((await takeClaim(collection, doc, this.owners)) === "taken") return true;
+      claimed.pop();
+      return false;
     };
+    const now = () => new Date();
     try {
-      for (const identity of identities) {
-        const doc: IdentityClaim = { _id: identityKey(identity.platform, identity.platformId), userId: input.id, ...identity, createdAt: at, at: new Date() };
+      for (const [i, identity] of identities.entries()) {
+        const doc: IdentityClaim = { _id: user.identityKeys![i], userId: input.id, ...identity, createdAt: user.createdAt, at: now() };
         if (!(await claim(this.models.collections.identities, doc))) throw new IdentityTakenError(identity);
       }
-      const usernameNorm = normalizeKey(input.username);
-      const emailNorm = normalizeKey(input.email);
-      if (!(await claim(this.models.collections.usernames, { _id: usernameNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
-      if (!(await claim(this.models.collections.emails, { _id: emailNorm, userId: input.id, at: new Date() }))) throw new AccountTakenError();
-      const user: UserDoc = {
-        _id: input.id,
-        username: input.username,
-        usernameNorm,
-        email: input.email,
-        emailNorm,
-        passwordHash: input.passwordHash,
-        passwordSetAt: input.passwordSetAt ? new Date(input.passwordSetAt) : null,
-        nickname: null,
-        avatar: null,
-        openid: input.openid,
-        guildId: null,
-        status: USER_STATUS_ACTIVE,
-        disabledReason: null,
-        disabledUntil: null,
-        createdAt: at,
-        updatedAt: at,
-        version: 1,
-        deletingAt: null,
-      };
-      await this.models.collections.users.insertOne(user);
-      return this.toUser(user)!;
+      if (!(await claim(this.models.collections.usernames, { _id: user.usernameNorm, userId: input.id, at: now() }))) throw new AccountTakenError();
+      if (!(await claim(this.models.collections.emails, { _id: user.emailNorm, userId: input.id, at: now() }))) throw new AccountTakenError();
     } catch (err) {
-      await Promise.allSettled(taken.map((t) => t.release()));
+      await Promise.allSettled(claimed.map((c) => c.release()));
       throw err;
     }
+    // The id is new: a document under it is this user, written by this very insert.
+    await insertOrReadBack(this.models.collections.users, user, () => true, `user ${input.id}`);
+    return this.toUser(user)!;
   }
 
   async attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null> {
     const current = await this.readActive(userId);
     if (!current) return null;
     const doc: IdentityClaim = { _id: identityKey(identity.platform, identity.platformId), userId, ...identity, createdAt: this.now(), at: new Date() };
-    if ((await takeClaim(this.models.collections.identities, doc, this.readNewest)) === "held") return null;
+    // The link first, so an erase finds the claim by `_id` whatever happens after.
+    await this.link(userId, doc._id);
+    if ((await takeClaim(this.models.collections.identities, doc, this.owners)) === "held") return null;
     if (!options.asPrimary) return this.toUser(current);
     const updated = await this.write(userId, (u) => ({ ...u, openid: identity.platformId, updatedAt: this.now() }));
     // Deleted meanwhile: the new claim must not outlive its user.
-    if (!updated) await releaseClaim(this.models.collections.identities, doc._id, userId);
+    if (!updated) await releaseClaim(this.models.collections.identities, doc._id, userId, this.owners.byIdOnly);
     return updated;
+  }
+
+  /** Records that `key` may be linked to the user: the next free link number, by insert. */
+  private async link(userId: string, key: string): Promise<void> {
+    for (let n = 1; ; n++) {
+      const doc = { _id: linkKey(userId, n), userId, key, at: new Date() };
+      const outcome = await insertOrReadBack(this.models.collections.links, doc, (stored) => stored.key === key);
+      if (outcome.kind === "inserted") return;
+    }
   }
 
   async listIdentities(userId: string): Promise<PlatformIdentityKey[]> {
@@ -189,20 +218,24 @@ export class MongoUserStore implements UserStore {
   }
 
   /**
-   * Marks the user as being deleted (it reads as gone from then on, its claims are free), removes
-   * its claims and versions, then the user. Every step can be redone: a delete interrupted by a
-   * crash is finished by calling it again; until then its identities can already be taken.
+   * Marks the user as being deleted (it reads as gone from then on, its claims are free), then
+   * removes its documents (user-erase.ts). A delete interrupted by a crash or a lost answer is
+   * finished by calling it again, by any read of the user, or by the recovery sweep.
    */
   async deleteUser(id: string): Promise<boolean> {
+    const user = await readNewest(this.models, id);
+    if (!user) return false;
+    if (user.deletingAt !== null) {
+      await finishErase(this.models, this.owners, user);
+      return true;
+    }
     const marked = await writeNextVersion(this.models, id, (u) => ({ ...u, deletingAt: u.deletingAt ?? this.now() }), {
       now: this.now,
       includeDeleting: true,
+      current: user,
     });
     if (marked.kind !== "written") return false;
-    const { identities, usernames, emails, versions, users } = this.models;
-    await Promise.all([identities.deleteMany({ userId: id }), usernames.deleteMany({ userId: id }), emails.deleteMany({ userId: id })]);
-    await versions.deleteMany({ userId: id });
-    await users.deleteOne({ _id: id });
+    await finishErase(this.models, this.owners, marked.user, true);
     return true;
   }
 
@@ -211,14 +244,17 @@ export class MongoUserStore implements UserStore {
   }
 
   async close(): Promise<void> {
+    this.sweeper.stop();
     await this.connection.close();
   }
 
-  private readonly readNewest = (userId: string) => readNewest(this.models, userId);
-
-  /** The newest version of a user that is not being deleted. */
+  /** The newest version of a user that is not being deleted; one being deleted gets its erase finished. */
   private async readActive(userId: string): Promise<UserDoc | null> {
     const user = await readNewest(this.models, userId);
+    if (user && user.deletingAt !== null) {
+      await finishErase(this.models, this.owners, user);
+      this.erasesFinishedByReads++;
+    }
     return user && user.deletingAt === null ? user : null;
   }
 
@@ -237,7 +273,8 @@ export class MongoUserStore implements UserStore {
   }
 
   private async identitiesWithDates(userId: string): Promise<StoredIdentity[]> {
-    const claims = await this.models.identities.find({ userId }).lean();
+    const user = await this.readActive(userId);
+    const claims = user ? await identityClaimsOf(this.models, user) : [];
     return claims
       .map((c) => ({ platform: c.platform, platformId: c.platformId, createdAt: c.createdAt.toISOString() }))
       .sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.platform, b.platform) || compare(a.platformId, b.platformId));
@@ -265,14 +302,6 @@ export class MongoUserStore implements UserStore {
       version: doc.version,
     };
   }
-}
-
-/** The collection and its plain indexes; tolerant of another process having made them first. */
-async function ensureCollection(model: Pick<Model<never>, "createCollection" | "createIndexes">): Promise<void> {
-  await model.createCollection().catch((err: { code?: number }) => {
-    if (err?.code !== 48) throw err; // NamespaceExists
-  });
-  await model.createIndexes();
 }
 
 function compare(a: string, b: string): number {

@@ -16,7 +16,7 @@ export interface MongoTimeouts {
 }
 
 export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
-  return new MongoUserStore(await openMongoConnection(url, timeouts, 10), options);
+  return new MongoUserStore(await openMongoConnection(url, timeouts, 10), { inFlightWaitMs: timeouts.queryTimeoutMs, ...options });
 }
 
 /** A connection with the failure budget above; the order ledger opens one of its own (open-mongo-order-ledger.ts). */

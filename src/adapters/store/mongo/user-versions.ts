@@ -11,7 +11,8 @@
  */
 import type { MongoModels, UserDoc, VersionClaim } from "./mongo-models";
 import { versionKey } from "./mongo-models";
-import { isDuplicateKey } from "./claims";
+import { randomUUID } from "node:crypto";
+import { insertOrReadBack } from "./unknown-outcome";
 
 /** Thrown when a write kept losing to concurrent writers of the same user; the caller may retry. */
 export class StoreContentionError extends Error {
@@ -51,19 +52,19 @@ export async function writeNextVersion(
   models: MongoModels,
   userId: string,
   change: Change,
-  options: { expectedVersion?: number; now: () => Date; includeDeleting?: boolean },
+  options: { expectedVersion?: number; now: () => Date; includeDeleting?: boolean; current?: UserDoc },
 ): Promise<WriteOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const current = await readNewest(models, userId);
+    // The caller's fresh read serves the first attempt (on FerretDB every lookup is a scan).
+    const current = attempt === 1 && options.current ? options.current : await readNewest(models, userId);
     if (!current || (current.deletingAt !== null && !options.includeDeleting)) return { kind: "missing" };
     if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return { kind: "conflict" };
     const at = options.now();
     const next: UserDoc = { ...change(current), _id: userId, version: current.version + 1 };
-    try {
-      const claim: VersionClaim = { _id: versionKey(userId, next.version), userId, version: next.version, user: next, at };
-      await models.collections.versions.insertOne(claim);
-    } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+    // `writer` tells this write from a concurrent one when a lost answer makes us read the claim back.
+    const claim: VersionClaim = { _id: versionKey(userId, next.version), userId, version: next.version, user: next, at, writer: randomUUID() };
+    const outcome = await insertOrReadBack(models.collections.versions, claim, (stored) => stored.writer === claim.writer);
+    if (outcome.kind === "held") {
       if (options.expectedVersion !== undefined) return { kind: "conflict" };
       if (attempt >= MAX_WRITE_ATTEMPTS) throw new StoreContentionError(userId);
       // Spread the losers out so they do not all race for the following version too.

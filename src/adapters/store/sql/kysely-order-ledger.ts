@@ -75,11 +75,13 @@ export class KyselyOrderLedger implements OrderLedger {
       .returningAll()
       .executeTakeFirst();
     if (row) return { order: toOrder(row), created: true };
-    // Whichever key was taken: the user's orderId first (a game's replay), then the platform's number.
+    // Whichever key of its kind was taken: the user's orderId first (a game's replay), then the platform's number.
     const existing =
-      (await this.findByOrderId(order.userId, order.orderId)) ??
-      (await this.findByPlatformOrderId(order.platform, order.appId, order.platformOrderId)) ??
-      (await this.findById(order.id));
+      order.kind === "item_purchase"
+        ? ((await this.findItemPurchase(order.platform, order.appId, order.userId, order.platformOrderId)) ?? (await this.findById(order.id)))
+        : ((await this.findByOrderId(order.userId, order.orderId)) ??
+          (await this.findByPlatformOrderId(order.platform, order.appId, order.platformOrderId)) ??
+          (await this.findById(order.id)));
     if (!existing) throw new Error("order insert conflicted but no conflicting order was found");
     return { order: existing, created: false };
   }
@@ -90,7 +92,26 @@ export class KyselyOrderLedger implements OrderLedger {
   }
 
   async findByOrderId(userId: string, orderId: string): Promise<Order | null> {
-    const row = await this.db.selectFrom("orders").selectAll().where("user_id", "=", userId).where("order_id", "=", orderId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("order_id", "=", orderId)
+      .where("kind", "<>", "item_purchase")
+      .executeTakeFirst();
+    return row ? toOrder(row) : null;
+  }
+
+  async findItemPurchase(platform: string, appId: string, userId: string, tradeNo: string): Promise<Order | null> {
+    const row = await this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where("platform", "=", platform)
+      .where("app_id", "=", appId)
+      .where("user_id", "=", userId)
+      .where("platform_order_id", "=", tradeNo)
+      .where("kind", "=", "item_purchase")
+      .executeTakeFirst();
     return row ? toOrder(row) : null;
   }
 
@@ -101,6 +122,7 @@ export class KyselyOrderLedger implements OrderLedger {
       .where("platform", "=", platform)
       .where("app_id", "=", appId)
       .where("platform_order_id", "=", platformOrderId)
+      .where("kind", "<>", "item_purchase")
       .executeTakeFirst();
     return row ? toOrder(row) : null;
   }

@@ -3,7 +3,8 @@
  * Both dialects share the migrations; only column types differ (see `types`).
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
-import { createOrderTables } from "./order-ledger-schema";
+import { createEconomyTables } from "./economy-schema";
+import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -82,6 +83,18 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     "0006_order_ledger": {
       async up(db: Kysely<any>) {
         await createOrderTables(db, dialect);
+      },
+    },
+    // The economy's ledger, wallets, inventories and catalogs (economy-schema.ts).
+    "0007_economy": {
+      async up(db: Kysely<any>) {
+        await createEconomyTables(db, dialect);
+      },
+    },
+    // Each kind of order its own keys: an item purchase's trade number no longer collides with a coin orderId.
+    "0008_order_keys_by_kind": {
+      async up(db: Kysely<any>) {
+        await separateOrderKeysByKind(db, dialect);
       },
     },
     "0005_case_insensitive_accounts": {

@@ -1,0 +1,49 @@
+import { Router, type Request, type Response } from "express";
+import type { CatalogService } from "../services/economy/catalog-service";
+import type { ShopService } from "../services/economy/shop-service";
+import type { RateLimiter } from "../services/rate-limiter";
+import type { SessionService } from "../services/session-service";
+import { authOf, requireAuth } from "./auth-middleware";
+import { purchaseBody } from "./economy-schemas";
+import { sendOk } from "./envelope";
+import { parseInput } from "./validate";
+
+export interface EconomyRouteDeps {
+  sessions: SessionService;
+  catalogs: CatalogService;
+  shop: ShopService;
+  limiter: RateLimiter;
+  limits: { windowSec: number; userMax: number };
+}
+
+/**
+ * Mounted at the API root: the token's app's catalog, the player's wallet and inventory there, and
+ * buying with soft currency. Everything is per (player, app of the token).
+ */
+export function economyRoutes(deps: EconomyRouteDeps): Router {
+  const router = Router();
+  const auth = requireAuth(deps.sessions);
+
+  router.get("/catalog", auth, (_req: Request, res: Response) => {
+    const { version, catalog } = deps.catalogs.get(authOf(res).auth.app);
+    sendOk(res, { version, ...catalog }, "OK");
+  });
+
+  router.get("/economy/wallet", auth, async (_req: Request, res: Response) => {
+    const { auth: claims } = authOf(res);
+    sendOk(res, await deps.shop.wallet(claims.app, claims.userId), "OK");
+  });
+
+  router.get("/economy/inventory", auth, async (_req: Request, res: Response) => {
+    const { auth: claims } = authOf(res);
+    sendOk(res, await deps.shop.inventory(claims.app, claims.userId), "OK");
+  });
+
+  router.post("/economy/purchases", auth, async (req: Request, res: Response) => {
+    const body = parseInput(purchaseBody, req.body);
+    const { auth: claims } = authOf(res);
+    const { created, ...purchase } = await deps.shop.buy(claims.app, claims.userId, body);
+    sendOk(res, purchase, created ? "Purchased" : "Purchase already made", created ? 201 : 200);
+  });
+  return router;
+}

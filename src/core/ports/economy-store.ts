@@ -1,0 +1,108 @@
+/**
+ * The economy's store: each player's wallet (soft currencies) and inventory (item counts) per app,
+ * kept as a ledger. Every change is one entry keyed by its source (appId, source, sourceId): the
+ * first change with a key decides its outcome once and for all (applied, or refused because a
+ * balance would go negative or a per-player limit would be passed); any later change with the same
+ * key changes nothing and answers that outcome. Balances never go negative, whatever the number of
+ * concurrent writers or processes, on every backend (FerretDB included: see the Mongo adapter).
+ *
+ * Also here: the operators' catalog documents, versioned per app (a new version is an insert that
+ * exactly one writer of a given version wins), so every process can poll for the latest version.
+ */
+import type { ItemCount } from "./reward-grants";
+
+/** A player's economy at one point of their ledger. */
+export interface EconomyState {
+  /** Soft currencies, by currency id; a currency never held is absent (reads as 0). */
+  balances: Record<string, number>;
+  /** Item counts by item id; an item whose count fell to 0 is absent. */
+  items: Record<string, number>;
+  /** How many of each item the player has bought, all purchase kinds together (per-player limits). */
+  purchased: Record<string, number>;
+}
+
+export interface EconomyChange {
+  appId: string;
+  userId: string;
+  /** What kind of thing caused the change (a RewardSource, or `purchase` for soft-currency buys). */
+  source: string;
+  /** Unique per (appId, source). */
+  sourceId: string;
+  /** Added to the balances: positive grants, negative spends. A result below 0 refuses the change. */
+  currencies?: Record<string, number>;
+  /** Added to the item counts (positive). */
+  items?: ItemCount[];
+  /** Counted towards per-player purchase limits: bought item id and how many. */
+  purchase?: { itemId: string; quantity: number; limit?: number };
+  /** Durable items: the change is refused if the player already owns one of these. */
+  ownedOnce?: string[];
+  /** Kept with the entry (operator grants, season names). */
+  reason?: string;
+  /** ISO time of the change. */
+  at: string;
+}
+
+export type RefusalReason = "insufficient_funds" | "purchase_limit" | "already_owned";
+
+export interface LedgerEntry {
+  appId: string;
+  userId: string;
+  /** Position in the player's ledger, from 1. */
+  seq: number;
+  source: string;
+  sourceId: string;
+  outcome: "applied" | "refused";
+  reason: RefusalReason | null;
+  currencies: Record<string, number>;
+  items: ItemCount[];
+  purchase: { itemId: string; quantity: number } | null;
+  note: string | null;
+  /** The player's economy after this entry (unchanged by a refused one). */
+  state: EconomyState;
+  at: string;
+}
+
+export interface ApplyResult {
+  /** The entry that decided this source key (this call's or the first one's). */
+  entry: LedgerEntry;
+  /** True only for the one call that recorded the key first; replays get false. */
+  first: boolean;
+}
+
+/** A stored catalog document of one app (its shape is the catalog settings' own; see settings/catalog.ts). */
+export interface StoredCatalog {
+  appId: string;
+  version: number;
+  body: unknown;
+  /** Who saved it (operator name, "file" for the one loaded at start). */
+  by: string;
+  at: string;
+}
+
+export interface EconomyStore {
+  /** Brings the schema to the current version; safe on every boot and from several processes. */
+  migrate(): Promise<void>;
+  /**
+   * Applies the change once per (appId, source, sourceId). A key already recorded (for this user or
+   * a concurrent caller) returns the recorded entry with `first: false`; a key recorded for another
+   * user throws `source_conflict`.
+   */
+  apply(change: EconomyChange): Promise<ApplyResult>;
+  /** The entry recorded for a source key, after finishing one a crash left half-written. */
+  findBySource(appId: string, source: string, sourceId: string): Promise<LedgerEntry | null>;
+  /** The player's current economy (empty when they never had one). */
+  state(appId: string, userId: string): Promise<EconomyState>;
+  /** The player's ledger, oldest first (export). */
+  entries(appId: string, userId: string): Promise<LedgerEntry[]>;
+  /** The apps in which the player has a ledger (export and erase without knowing the apps). */
+  appsOf(userId: string): Promise<string[]>;
+  /** Removes the player's ledger, wallet and inventory in every app (erase). */
+  erase(userId: string): Promise<void>;
+  /** Saves a new catalog version: `expectedVersion` + 1; null when another writer took that version first. */
+  saveCatalog(appId: string, expectedVersion: number, body: unknown, by: string, at: string): Promise<StoredCatalog | null>;
+  /** The latest stored catalog of the app, or null when operators never stored one. */
+  latestCatalog(appId: string): Promise<StoredCatalog | null>;
+  close(): Promise<void>;
+}
+
+export const emptyState = (): EconomyState => ({ balances: {}, items: {}, purchased: {} });

@@ -1,0 +1,92 @@
+/**
+ * Each app's live catalog: the settings' one (version 0) until an operator stores a newer version
+ * (`admin catalog`, the console). Every process reads the latest stored version at start and then
+ * every CATALOG_REFRESH_SEC, so an operator's change reaches every process without a restart; a
+ * version is an insert that one writer wins, so two operators never overwrite each other unseen.
+ */
+import { AppError } from "../../core/errors";
+import { checkCatalog, emptyCatalog, onSale, type Catalog, type CatalogItem } from "../../core/catalog";
+import type { EconomyStore } from "../../core/ports/economy-store";
+import type { Logger } from "../../logging/logger";
+
+export interface VersionedCatalog {
+  version: number;
+  catalog: Catalog;
+}
+
+export class CatalogService {
+  private readonly live = new Map<string, VersionedCatalog>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: Pick<EconomyStore, "latestCatalog" | "saveCatalog">,
+    base: Readonly<Record<string, Catalog>>,
+    private readonly appKeys: readonly string[],
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    for (const app of appKeys) this.live.set(app, { version: 0, catalog: base[app] ?? emptyCatalog() });
+  }
+
+  /** Reads the stored versions now, then every `refreshMs`. */
+  async start(refreshMs: number): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => {
+      this.refresh().catch((err: unknown) => this.logger.warn({ err, event: "catalog_refresh_failed" }, "could not read the stored catalogs; the current ones stay"));
+    }, refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Takes every app's latest stored version that is newer than the one in use. */
+  async refresh(): Promise<void> {
+    for (const app of this.appKeys) {
+      const stored = await this.store.latestCatalog(app);
+      const current = this.live.get(app);
+      if (!stored || (current && stored.version <= current.version)) continue;
+      const checked = checkCatalog(stored.body, `stored catalog of ${app} v${stored.version}`);
+      if ("problems" in checked) {
+        this.logger.error({ event: "catalog_invalid", app, version: stored.version, problems: checked.problems }, "a stored catalog is invalid; the previous one stays");
+        continue;
+      }
+      this.live.set(app, { version: stored.version, catalog: checked.catalog });
+      this.logger.info({ event: "catalog_changed", app, version: stored.version }, "catalog version in use");
+    }
+  }
+
+  get(app: string): VersionedCatalog {
+    return this.live.get(app) ?? { version: 0, catalog: emptyCatalog() };
+  }
+
+  /** The item when it exists and is on sale now. */
+  itemOnSale(app: string, itemId: string): CatalogItem | undefined {
+    const item = this.get(app).catalog.items.find((i) => i.itemId === itemId);
+    return item && onSale(item, this.now()) ? item : undefined;
+  }
+
+  /** The item whatever its sale window (delivery of what was already paid). */
+  item(app: string, itemId: string): CatalogItem | undefined {
+    return this.get(app).catalog.items.find((i) => i.itemId === itemId);
+  }
+
+  /**
+   * Stores `body` as the app's next version, after checking it (every problem at once: 422
+   * catalog_invalid). `expectedVersion` guards against overwriting a version the operator has not seen.
+   */
+  async replace(app: string, body: unknown, by: string, expectedVersion?: number): Promise<VersionedCatalog> {
+    if (!this.appKeys.includes(app)) throw new AppError("invalid_request", { message: `Unknown app ${app} (apps: ${this.appKeys.join(", ")})` });
+    const checked = checkCatalog(body, `catalog of ${app}`);
+    if ("problems" in checked) throw new AppError("catalog_invalid", { message: checked.problems.join("; "), data: { problems: checked.problems } });
+    await this.refresh();
+    const base = expectedVersion ?? this.get(app).version;
+    const saved = await this.store.saveCatalog(app, base, checked.catalog, by, new Date(this.now()).toISOString());
+    if (!saved) throw new AppError("version_conflict", { data: { app, version: base } });
+    const next = { version: saved.version, catalog: checked.catalog };
+    this.live.set(app, next);
+    this.logger.info({ event: "catalog_changed", app, version: saved.version, by }, "catalog changed by an operator");
+    return next;
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The player's side of the economy: wallet, inventory, buying with soft currency, and the catalog's
+ * word on what platform purchases cost and grant. Prices always come from the catalog; a client can
+ * name an item and a quantity, never a price.
+ */
+import { AppError, type ErrorCode } from "../../core/errors";
+import type { CatalogItem, Grants } from "../../core/catalog";
+import type { EconomyChange, EconomyStore, LedgerEntry } from "../../core/ports/economy-store";
+import type { ItemCount, RewardGrantResult } from "../../core/ports/reward-grants";
+import type { CatalogService } from "./catalog-service";
+import type { EconomyRewards } from "./reward-granter";
+
+export interface PurchaseRequest {
+  purchaseId: string;
+  itemId: string;
+  quantity?: number;
+}
+
+export interface PurchaseResult {
+  purchaseId: string;
+  itemId: string;
+  quantity: number;
+  /** What was paid, by soft currency. */
+  paid: Record<string, number>;
+  balances: Record<string, number>;
+  items: ItemCount[];
+  /** True for the request that made the purchase (201), false for a replay (200). */
+  created: boolean;
+}
+
+/** What an order for platform coins costs, priced by the catalog. */
+export interface PricedOrder {
+  itemId: string;
+  quantity: number;
+  coins: number;
+}
+
+export const REFUSAL_ERRORS: Record<string, ErrorCode> = {
+  insufficient_funds: "insufficient_funds",
+  purchase_limit: "purchase_limit",
+  already_owned: "already_owned",
+};
+
+export class ShopService {
+  constructor(
+    private readonly store: EconomyStore,
+    private readonly catalogs: CatalogService,
+    private readonly rewards: EconomyRewards,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async wallet(app: string, userId: string): Promise<{ balances: Record<string, number> }> {
+    return { balances: (await this.store.state(app, userId)).balances };
+  }
+
+  async inventory(app: string, userId: string): Promise<{ items: ItemCount[] }> {
+    const { items } = await this.store.state(app, userId);
+    return { items: Object.entries(items).map(([itemId, count]) => ({ itemId, count })) };
+  }
+
+  /** Buys with soft currency: once per (player, purchaseId); a replay answers the first outcome. */
+  async buy(app: string, userId: string, request: PurchaseRequest): Promise<PurchaseResult> {
+    const quantity = request.quantity ?? 1;
+    const item = this.catalogs.itemOnSale(app, request.itemId);
+    const price = item ? softPrice(item) : {};
+    // An item with no soft price is not for sale with soft currency: as unknown as an item that does not exist.
+    if (!item || Object.keys(price).length === 0) {
+      const earlier = await this.store.findBySource(app, "purchase", purchaseKey(userId, request.purchaseId));
+      if (!earlier) throw new AppError("item_not_found", { data: { itemId: request.itemId } });
+      return this.answer(request, earlier, false);
+    }
+    if (item.kind === "durable" && quantity !== 1) throw new AppError("invalid_request", { message: "quantity: a durable item is bought one at a time" });
+    const currencies: Record<string, number> = {};
+    for (const [currency, amount] of Object.entries(price)) currencies[currency] = -amount * quantity;
+    for (const [currency, amount] of Object.entries(item.grants.currencies ?? {})) currencies[currency] = (currencies[currency] ?? 0) + amount * quantity;
+    const change: EconomyChange = {
+      appId: app,
+      userId,
+      source: "purchase",
+      sourceId: purchaseKey(userId, request.purchaseId),
+      currencies,
+      items: scaled(item.grants, quantity),
+      purchase: { itemId: item.itemId, quantity, limit: item.kind === "durable" ? 1 : item.limit },
+      ownedOnce: item.kind === "durable" ? [item.itemId] : undefined,
+      at: new Date(this.now()).toISOString(),
+    };
+    const { entry, first } = await this.store.apply(change);
+    if (first && entry.outcome === "applied") this.rewards.announce(entry);
+    return this.answer(request, entry, first);
+  }
+
+  /** The coins an order for `quantity` of the item costs: 404 item_not_found, 409 price_mismatch or purchase_limit. */
+  async priceOrder(app: string, userId: string, request: { itemId: string; quantity?: number; coins?: number }): Promise<PricedOrder> {
+    const quantity = request.quantity ?? 1;
+    const item = this.catalogs.itemOnSale(app, request.itemId);
+    const unit = item?.prices.coins;
+    if (!item || unit === undefined) throw new AppError("item_not_found", { data: { itemId: request.itemId } });
+    if (item.kind === "durable" && quantity !== 1) throw new AppError("invalid_request", { message: "quantity: a durable item is bought one at a time" });
+    const coins = unit * quantity;
+    if (request.coins !== undefined && request.coins !== coins) {
+      throw new AppError("price_mismatch", { data: { itemId: item.itemId, quantity, coins, unitPrice: unit } });
+    }
+    const state = await this.store.state(app, userId);
+    const limit = item.kind === "durable" ? 1 : item.limit;
+    if (item.kind === "durable" && (state.items[item.itemId] ?? 0) > 0) throw new AppError("already_owned", { data: { itemId: item.itemId } });
+    if (limit !== undefined && (state.purchased[item.itemId] ?? 0) + quantity > limit) throw new AppError("purchase_limit", { data: { itemId: item.itemId, limit } });
+    return { itemId: item.itemId, quantity, coins };
+  }
+
+  /**
+   * Why a pushed item purchase must not be delivered (unknown item, price below the catalog's), or
+   * null when it may. The platform reports its price in its own unit (WeChat: fen): the item's
+   * `platformPrice` when set, else its `prices.coins`.
+   */
+  refusePushedPurchase(app: string, itemId: string, price: number): "item_not_found" | "price_below_catalog" | null {
+    const item = this.catalogs.item(app, itemId);
+    const expected = item?.platformPrice ?? item?.prices.coins;
+    if (!item || expected === undefined) return "item_not_found";
+    return price < expected ? "price_below_catalog" : null;
+  }
+
+  /**
+   * Grants what a paid order bought (source coin_order or item_push, keyed by our order id), once.
+   * The quantity of a coin order is its coins over the item's coin price.
+   */
+  async deliverOrder(app: string, order: { id: string; userId: string; kind: string; itemId: string; coins: number }): Promise<RewardGrantResult | null> {
+    const item = this.catalogs.item(app, order.itemId);
+    if (!item) return null;
+    const unit = item.prices.coins;
+    const quantity = order.kind === "coin_spend" && unit && order.coins % unit === 0 ? Math.max(1, order.coins / unit) : 1;
+    const grant = scaledGrants(item.grants, quantity);
+    const result = await this.rewards.grant({
+      appId: app,
+      userId: order.userId,
+      source: order.kind === "coin_spend" ? "coin_order" : "item_push",
+      sourceId: order.id,
+      currencies: grant.currencies,
+      items: grant.items,
+    });
+    return result;
+  }
+
+  private answer(request: PurchaseRequest, entry: LedgerEntry, first: boolean): PurchaseResult {
+    if (!entry.purchase || entry.purchase.itemId !== request.itemId || (request.quantity ?? 1) !== entry.purchase.quantity) {
+      throw new AppError("source_conflict", { message: "This purchaseId was already used for another item or quantity", data: { purchaseId: request.purchaseId } });
+    }
+    if (entry.outcome === "refused") throw new AppError(REFUSAL_ERRORS[entry.reason ?? ""] ?? "insufficient_funds", { data: { purchaseId: request.purchaseId, itemId: request.itemId } });
+    const paid = Object.fromEntries(Object.entries(entry.currencies).filter(([, v]) => v < 0).map(([k, v]) => [k, -v]));
+    return {
+      purchaseId: request.purchaseId,
+      itemId: entry.purchase.itemId,
+      quantity: entry.purchase.quantity,
+      paid,
+      balances: entry.state.balances,
+      items: entry.items.map((i) => ({ itemId: i.itemId, count: entry.state.items[i.itemId] ?? 0 })),
+      created: first,
+    };
+  }
+}
+
+/** A player's purchaseIds are their own: the ledger key names the player. */
+const purchaseKey = (userId: string, purchaseId: string) => `${userId}:${purchaseId}`;
+
+function softPrice(item: CatalogItem): Record<string, number> {
+  return Object.fromEntries(Object.entries(item.prices).filter(([currency]) => currency !== "coins"));
+}
+
+function scaled(grants: Grants, quantity: number): ItemCount[] {
+  return (grants.items ?? []).map((i) => ({ itemId: i.itemId, count: i.count * quantity }));
+}
+
+function scaledGrants(grants: Grants, quantity: number): { currencies?: Record<string, number>; items?: ItemCount[] } {
+  const currencies = grants.currencies ? Object.fromEntries(Object.entries(grants.currencies).map(([k, v]) => [k, v * quantity])) : undefined;
+  return { currencies, items: scaled(grants, quantity) };
+}

@@ -1,0 +1,215 @@
+/**
+ * Brings one LeanCloud player into the user store so that their next platform login finds them.
+ *
+ * The player is found and created under the same identity keys as the login (player-identity-keys),
+ * plus one more: `leancloud[@<app>]:<objectId>`, which records where they came from and makes the
+ * import idempotent: a player whose objectId is already stored is never created again, whatever
+ * crashed or ran twice. Creation is the store's atomic createUser (identities are unique in every
+ * store), so an import racing a login of the same player ends with one user either way.
+ */
+import { DEFAULT_APP, identityNamespace } from "../../core/apps";
+import { AppError } from "../../core/errors";
+import { AccountTakenError, IdentityTakenError, type UserStore } from "../../core/ports/user-store";
+import { isCleanText, isSafeAvatarUrl } from "../../core/text-rules";
+import type { PlatformIdentityKey, User } from "../../core/user";
+import type { UserKeyField } from "../../platforms/platform";
+import { identityNamespaces, playerIdentityKeys, type IdentityNamespaces } from "../player-identity-keys";
+import { newPlatformUser } from "../user-factory";
+import type { LeanCloudPlayer } from "./leancloud-users";
+
+/** What the importer needs to know of the app the players belong to. */
+export interface ImportApp {
+  key: string;
+  /** Platform → the app's platform app id, for each platform the app is on. */
+  platformAppIds: Record<string, string>;
+  /** Platform → how many apps of the deployment are on it (unionid linking needs more than one). */
+  appsOnPlatform: Record<string, number>;
+  /** Platform → the order of fields a user is keyed by (the platform module's userKeyOrder). */
+  keyOrder: Record<string, readonly UserKeyField[]>;
+  linkAppsByUnionid: boolean;
+  placeholderEmailDomain: string;
+}
+
+/** What an attempt had started writing when its answer was lost (see importPlayer). */
+export interface UnfinishedAttempt {
+  wrote?: "imported" | "merged";
+}
+
+export type ImportOutcome =
+  | { kind: "imported" | "merged" | "already"; userId: string; notes: string[] }
+  | { kind: "would_import" | "would_merge"; userId?: string; notes: string[] }
+  | { kind: "skipped"; reason: string; notes: string[] };
+
+/** The identity namespace of LeanCloud objectIds (`leancloud:<objectId>`, another app's `leancloud@<app key>:…`). */
+export const LEANCLOUD_NAMESPACE = "leancloud";
+
+const MAX_ATTEMPTS = 4;
+const USERNAME = /^[A-Za-z][A-Za-z0-9_]{2,31}$/;
+const EMAIL = /^[^\s@"<>()\\,;:]+@[^\s@"<>()\\,;:]+\.[^\s@"<>()\\,;:]+$/;
+
+export class PlayerImporter {
+  private readonly namespaces = new Map<string, IdentityNamespaces>();
+  private readonly sourceNamespace: string;
+
+  constructor(
+    private readonly store: UserStore,
+    private readonly app: ImportApp,
+    private readonly dryRun = false,
+  ) {
+    this.sourceNamespace = identityNamespace(LEANCLOUD_NAMESPACE, app.key === DEFAULT_APP ? null : app.key);
+    for (const [platform, appId] of Object.entries(app.platformAppIds)) {
+      const own = identityNamespace(platform, app.key === DEFAULT_APP ? null : appId);
+      this.namespaces.set(platform, identityNamespaces(platform, own, app.appsOnPlatform[platform] ?? 1, app.linkAppsByUnionid));
+    }
+  }
+
+  /** The identity recording a LeanCloud objectId (also how an operator finds the player: `leancloud:<objectId>`). */
+  sourceKey(objectId: string): PlatformIdentityKey {
+    return { platform: this.sourceNamespace, platformId: objectId };
+  }
+
+  /**
+   * `unfinished` carries what an earlier attempt for this player in this run got as far as, when its
+   * write went unanswered: finding the player afterwards then means that attempt did write.
+   */
+  async importPlayer(player: LeanCloudPlayer, unfinished: UnfinishedAttempt = {}): Promise<ImportOutcome> {
+    const notes: string[] = [];
+    const keys = this.keysOf(player, notes);
+    if (keys.length === 0) return { kind: "skipped", reason: "platform_not_served", notes };
+    const source = this.sourceKey(player.objectId);
+    let accountFields = this.accountFields(player, notes);
+    for (let attempt = 1; ; attempt++) {
+      const already = await this.store.findByIdentity(source);
+      if (already) {
+        if (!this.dryRun) await this.completeMerge(already, keys, player, notes);
+        return { kind: unfinished.wrote ?? "already", userId: already.id, notes };
+      }
+      const owner = await this.findOwner(keys);
+      if (owner) {
+        if (this.dryRun) return { kind: "would_merge", userId: owner.id, notes };
+        // The objectId first: once it is stored, a rerun resumes this merge instead of starting another.
+        unfinished.wrote = "merged";
+        if (!(await this.store.attachIdentity(owner.id, source, { asPrimary: false }))) {
+          if (attempt < MAX_ATTEMPTS) continue;
+          throw new Error(`could not record LeanCloud objectId ${player.objectId}: changed concurrently ${attempt} times`);
+        }
+        await this.completeMerge(owner, keys, player, notes);
+        return { kind: "merged", userId: owner.id, notes };
+      }
+      if (this.dryRun) return { kind: "would_import", notes };
+      try {
+        unfinished.wrote = "imported";
+        const user = await this.create(player, keys, source, accountFields);
+        await this.fillProfile(user, player, notes);
+        return { kind: "imported", userId: user.id, notes };
+      } catch (err) {
+        if (attempt >= MAX_ATTEMPTS) {
+          // A key stays claimed while no user can be read behind it: a creation in flight (or one a crash
+          // left for the store's recovery). Retryable, like the login's answer; never a second user.
+          if (err instanceof IdentityTakenError) throw new AppError("service_unavailable", { message: "A creation of this player is still in flight; retry", cause: err });
+          throw err;
+        }
+        if (err instanceof AccountTakenError && (accountFields.username || accountFields.email)) {
+          const taken = await this.takenAccountFields(accountFields);
+          // Claimed, but by no user that can be read: a creation in flight or cut short (its recovery
+          // frees it). Waited for, so a resumed run keeps the name the uninterrupted one would.
+          if (taken.length === 0) throw new AppError("service_unavailable", { message: "The player's username or email is held by a creation in flight; retry", cause: err });
+          notes.push(...taken.map((field) => `${field}_taken`));
+          accountFields = {};
+          continue;
+        }
+        if (!(err instanceof IdentityTakenError)) throw err;
+        // A login (or another import) stored one of these keys first: look again, then merge.
+      }
+    }
+  }
+
+  /** Every key the player is found by, per the login's rules, for the platforms this app is on. */
+  private keysOf(player: LeanCloudPlayer, notes: string[]): PlatformIdentityKey[] {
+    const keys: PlatformIdentityKey[] = [];
+    for (const identity of player.identities) {
+      const ns = this.namespaces.get(identity.platform);
+      if (!ns) {
+        notes.push(`platform_not_served:${identity.platform}`);
+        continue;
+      }
+      const field = (this.app.keyOrder[identity.platform] ?? ["openid", "unionid"]).find((f) => f !== "anonymousOpenid" && identity[f as "openid" | "unionid"]);
+      if (!field) continue;
+      const found = { key: identity[field as "openid" | "unionid"]!, field };
+      const { primary, union } = playerIdentityKeys(ns, found, { unionid: identity.unionid });
+      for (const key of union ? [primary, union] : [primary]) {
+        if (!keys.some((k) => k.platform === key.platform && k.platformId === key.platformId)) keys.push(key);
+      }
+    }
+    return keys;
+  }
+
+  private async findOwner(keys: PlatformIdentityKey[]): Promise<User | null> {
+    for (const key of keys) {
+      const user = await this.store.findByIdentity(key);
+      if (user) return user;
+    }
+    return null;
+  }
+
+  private async create(player: LeanCloudPlayer, keys: PlatformIdentityKey[], source: PlatformIdentityKey, fields: { username?: string; email?: string }): Promise<User> {
+    const first = keys[0];
+    const createdAt = player.createdAt ? new Date(player.createdAt) : new Date();
+    const draft = newPlatformUser(first.platform.split("@")[0], first.platformId, this.app.placeholderEmailDomain, createdAt);
+    return this.store.createUser({ ...draft, ...fields }, [...keys, source]);
+  }
+
+  /** The keys a merged user lacks (each only if nobody holds it), then the profile where ours is empty. */
+  private async completeMerge(user: User, keys: PlatformIdentityKey[], player: LeanCloudPlayer, notes: string[]): Promise<void> {
+    for (const key of keys) {
+      const holder = await this.store.findByIdentity(key);
+      if (holder && holder.id !== user.id) notes.push(`identity_held_by_other_user:${key.platform}`);
+      else if (!holder) await this.store.attachIdentity(user.id, key, { asPrimary: false });
+    }
+    await this.fillProfile(user, player, notes);
+  }
+
+  /** The LeanCloud nickname and avatar, where the user has none yet and they pass the text rules. */
+  private async fillProfile(user: User, player: LeanCloudPlayer, notes: string[]): Promise<void> {
+    const changes: { nickname?: string; avatar?: string } = {};
+    if (player.nickname && user.nickname === null) {
+      if (player.nickname.length <= 32 && isCleanText(player.nickname)) changes.nickname = player.nickname;
+      else notes.push("nickname_refused");
+    }
+    if (player.avatar && user.avatar === null) {
+      if (player.avatar.length <= 512 && isSafeAvatarUrl(player.avatar)) changes.avatar = player.avatar;
+      else notes.push("avatar_refused");
+    }
+    if (Object.keys(changes).length === 0) return;
+    for (let current: User | null = user, attempt = 0; current && attempt < MAX_ATTEMPTS; attempt++) {
+      const updated = await this.store.updateProfile(current.id, changes, current.version);
+      if (updated !== "version_conflict") return;
+      current = await this.store.findById(user.id);
+      if (current?.nickname !== null) delete changes.nickname;
+      if (current?.avatar !== null) delete changes.avatar;
+      if (Object.keys(changes).length === 0) return;
+    }
+  }
+
+  private async takenAccountFields(fields: { username?: string; email?: string }): Promise<Array<"username" | "email">> {
+    const taken: Array<"username" | "email"> = [];
+    if (fields.username && (await this.store.findCredentialsByUsername(fields.username))) taken.push("username");
+    if (fields.email && (await this.store.findCredentialsByEmail(fields.email))) taken.push("email");
+    return taken;
+  }
+
+  /** The LeanCloud username and email where they fit this server's rules (else the placeholders stay). */
+  private accountFields(player: LeanCloudPlayer, notes: string[]): { username?: string; email?: string } {
+    const fields: { username?: string; email?: string } = {};
+    if (player.username) {
+      if (USERNAME.test(player.username) && !player.username.toLowerCase().startsWith("mg_")) fields.username = player.username;
+      else notes.push("username_not_kept");
+    }
+    if (player.email) {
+      const email = player.email.toLowerCase();
+      if (email.length <= 254 && EMAIL.test(email) && !email.endsWith(`@${this.app.placeholderEmailDomain.toLowerCase()}`)) fields.email = email;
+      else notes.push("email_not_kept");
+    }
+    return fields;
+  }
+}

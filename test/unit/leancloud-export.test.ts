@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { MalformedRecord, readExportRecords, type ExportItem } from "../../src/services/migration/export-reader";
+import { LEANCLOUD_AUTH_PLATFORMS, parsePlatformMap, readLeanCloudUser } from "../../src/services/migration/leancloud-users";
+import { leanCloudUserRow } from "../fixtures/leancloud/user-rows";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-unit-"));
+let n = 0;
+function file(text: string): string {
+  const f = path.join(dir, `export-${n++}.json`);
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+async function all(f: string, from = 0): Promise<ExportItem[]> {
+  const items: ExportItem[] = [];
+  for await (const item of readExportRecords(f, from)) items.push(item);
+  return items;
+}
+
+const ids = (items: ExportItem[]) => items.map((i) => (i instanceof MalformedRecord ? `!${i.reason}` : (i.record.objectId as string)));
+
+describe("LeanCloud export reader", () => {
+  // A long multi-byte nickname makes records straddle the reader's 64 KiB chunks at every byte position.
+  const rows = Array.from({ length: 400 }, (_, i) => ({ objectId: `o${i}`, nickName: "玩家{}[]\"\\".repeat(i % 50), authData: { lc_weapp: { openid: `x${i}` } } }));
+
+  for (const [layout, text] of [
+    ["JSON Lines (the console export)", rows.map((r) => JSON.stringify(r)).join("\n") + "\n"],
+    ["a JSON array", JSON.stringify(rows, null, 2)],
+    ['{"results": [...]}', JSON.stringify({ results: rows })],
+    ["JSON Lines with a BOM and CRLF", "\uFEFF" + rows.map((r) => JSON.stringify(r)).join("\r\n")],
+  ] as const) {
+    it(`reads every record of ${layout}, whole, and resumes after any record's end offset`, async () => {
+      const f = file(text);
+      const items = await all(f);
+      assert.deepEqual(ids(items), rows.map((r) => r.objectId));
+      assert.deepEqual((items[123] as { record: unknown }).record, rows[123]);
+      for (const at of [0, 1, 199, 398]) assert.deepEqual(ids(await all(f, items[at].endOffset)), rows.slice(at + 1).map((r) => r.objectId));
+    });
+  }
+
+  it("reports a broken line as malformed and goes on with the next", async () => {
+    const f = file(`{"objectId":"a"}\n{"objectId": "b",\n[1,2]\n{"objectId":"c"}\n`);
+    assert.deepEqual(ids(await all(f)), ["a", "!not valid JSON", "!not a JSON object", "c"]);
+  });
+});
+
+describe("LeanCloud _User rows", () => {
+  it("maps lc_weapp and lc_qqapp authData to WeChat and QQ identities, with the unionid from the entry or the main account's _weixin_unionid", () => {
+    const inEntry = readLeanCloudUser(leanCloudUserRow({ objectId: "a", authKey: "lc_weapp", openid: "oA", unionid: "uA" }), LEANCLOUD_AUTH_PLATFORMS);
+    assert.deepEqual("player" in inEntry && inEntry.player.identities, [{ platform: "wechat", openid: "oA", unionid: "uA" }]);
+    const mainAccount = readLeanCloudUser(leanCloudUserRow({ objectId: "b", authKey: "lc_weapp", openid: "oB", unionid: "uB", unionAsMainAccount: true }), LEANCLOUD_AUTH_PLATFORMS);
+    assert.deepEqual("player" in mainAccount && mainAccount.player.identities, [{ platform: "wechat", openid: "oB", unionid: "uB" }]);
+    const qq = readLeanCloudUser(leanCloudUserRow({ objectId: "c", authKey: "lc_qqapp", openid: "QQ" }), LEANCLOUD_AUTH_PLATFORMS);
+    assert.deepEqual("player" in qq && qq.player.identities, [{ platform: "qq", openid: "QQ", unionid: undefined }]);
+  });
+
+  it("reads a custom platform's uid (LeanCloud keeps custom ids there) once the operator maps its key", () => {
+    const row = { objectId: "d", authData: { wx_mygame: { uid: "oCustom", platform: "weixin" }, _weixin_unionid: { uid: "uCustom" } } };
+    assert.deepEqual(readLeanCloudUser(row, LEANCLOUD_AUTH_PLATFORMS), { skip: "no_platform_identity", objectId: "d" });
+    const map = parsePlatformMap("wx_mygame=wechat", ["wechat", "qq"]);
+    assert.ok(typeof map === "object");
+    const read = readLeanCloudUser(row, map);
+    assert.deepEqual("player" in read && read.player.identities, [{ platform: "wechat", openid: "oCustom", unionid: "uCustom" }]);
+  });
+
+  it("keeps the profile and creation time, skips rows without an objectId or a mini-game identity", () => {
+    const read = readLeanCloudUser({ ...leanCloudUserRow({ objectId: "e", authKey: "lc_weapp", openid: "oE", nickName: "Eve", avatarUrl: "https://a/b.png" }), createdAt: "2019-01-01T00:00:00Z" }, LEANCLOUD_AUTH_PLATFORMS);
+    assert.ok("player" in read);
+    assert.deepEqual([read.player.nickname, read.player.avatar, read.player.createdAt], ["Eve", "https://a/b.png", "2019-01-01T00:00:00.000Z"]);
+    assert.deepEqual(readLeanCloudUser({ authData: { lc_weapp: { openid: "x" } } }, LEANCLOUD_AUTH_PLATFORMS), { skip: "no_object_id" });
+    assert.deepEqual(readLeanCloudUser({ objectId: "f", authData: { anonymous: { id: "x" } } }, LEANCLOUD_AUTH_PLATFORMS), { skip: "no_platform_identity", objectId: "f" });
+  });
+
+  it("refuses a --platform mapping to a platform this server does not run, naming it", () => {
+    assert.match(String(parsePlatformMap("lc_x=weibo", ["wechat"])), /"weibo" is not a platform of this server/);
+    assert.match(String(parsePlatformMap("lc_x", ["wechat"])), /not <authData key>=<platform>/);
+  });
+});

@@ -1,0 +1,53 @@
+/** The RewardGranter over a real (SQLite) economy store: once per source, checked input, one notice. */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
+import type { EconomyStore } from "../../src/core/ports/economy-store";
+import { EconomyRewards, type RewardNotice } from "../../src/services/economy/reward-granter";
+
+describe("EconomyRewards (RewardGranter)", () => {
+  let dir: string;
+  let store: EconomyStore;
+  let rewards: EconomyRewards;
+  const notices: RewardNotice[] = [];
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-rewards-"));
+    store = await createEconomyStore({ kind: "sqlite", path: path.join(dir, "db.sqlite"), synchronous: "NORMAL" });
+    rewards = new EconomyRewards(store);
+    rewards.onReward((n) => notices.push(n));
+  });
+  after(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("grants once per (app, source, sourceId) and tells the listeners once", async () => {
+    const grant = { appId: "game", userId: "u1", source: "operator" as const, sourceId: "comp-1", currencies: { gold: 10 }, items: [{ itemId: "gem", count: 1 }, { itemId: "gem", count: 2 }] };
+    const first = await rewards.grant(grant);
+    assert.deepEqual(first, { granted: true, balances: { gold: 10 }, items: [{ itemId: "gem", count: 3 }] });
+    const results = await Promise.all(Array.from({ length: 20 }, () => rewards.grant(grant)));
+    assert.ok(results.every((r) => !r.granted && r.balances.gold === 10));
+    assert.equal(notices.filter((n) => n.sourceId === "comp-1").length, 1);
+    assert.deepEqual(notices[0].balances, { gold: 10 });
+    // Another source with the same id is another grant.
+    assert.equal((await rewards.grant({ ...grant, source: "mail" })).balances.gold, 20);
+  });
+
+  it("refuses malformed grants with nothing recorded", async () => {
+    for (const bad of [
+      { currencies: { gold: -5 } },
+      { currencies: { gold: 1.5 } },
+      { items: [{ itemId: "", count: 1 }] },
+      { items: [{ itemId: "x", count: 0 }] },
+      {},
+      { source: "forged" },
+    ]) {
+      await assert.rejects(rewards.grant({ appId: "game", userId: "u2", source: "operator", sourceId: "bad", ...bad } as never), (err: { code?: string }) => err.code === "invalid_request");
+    }
+    assert.deepEqual(await store.entries("game", "u2"), []);
+    assert.equal(await store.findBySource("game", "operator", "bad"), null);
+  });
+});
