@@ -9,7 +9,7 @@ export async function render(root, { api, h, table, attempt, load }) {
       refresh();
     } },
     ...["actor", "action", "target"].map((f) => h("label", {}, f[0].toUpperCase() + f.slice(1), h("input", { name: f, id: `audit-${f}`, size: 14 }))),
-    h("label", {}, "Outcome", h("select", { name: "outcome", id: "audit-outcome" }, ["", "ok", "refused", "failed"].map((o) => h("option", { value: o }, o || "any")))),
+    h("label", {}, "Outcome", h("select", { name: "outcome", id: "audit-outcome" }, ["", "ok", "refused", "failed", "started"].map((o) => h("option", { value: o }, o || "any")))),
     h("button", { type: "submit" }, "Search"),
     csv,
   );
