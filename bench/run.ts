@@ -20,6 +20,7 @@ import { peersStep } from "./scenarios/peers";
 import { roomTrafficStep } from "./scenarios/room-traffic";
 import { leancloudImportStep } from "./scenarios/leancloud-import";
 import { scaleStep } from "./scenarios/scale";
+import { leaderboardsStep } from "./scenarios/leaderboards";
 import { serviceRun } from "./scenarios/service-run";
 
 const HELP = `npm run bench [-- flags]
@@ -48,7 +49,9 @@ const HELP = `npm run bench [-- flags]
                           or the process saturates, on Redis + PostgreSQL: players per process and per core;
                           mongo-store: the MongoDB store's login and erase at --mongo-users users, on FerretDB's
                           SQLite and PostgreSQL handlers, in process;
-                          leancloud-import: npm run import -- leancloud over a generated export, SQLite and PostgreSQL)
+                          leancloud-import: npm run import -- leancloud over a generated export, SQLite and PostgreSQL;
+                          leaderboards: top-100, around-me and new bests on 1,000,000 records (PostgreSQL + Redis)
+                          and 100,000 (SQLite), 50 concurrent callers in one process)
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -181,6 +184,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("room-traffic") && !isAborting()) ctx.sections.push(await roomTrafficStep(ctx));
   if (flags.only.includes("mongo-store") && !isAborting()) ctx.sections.push(await mongoStoreStep(ctx));
   if (flags.only.includes("leancloud-import") && !isAborting()) ctx.sections.push(await leancloudImportStep(ctx));
+  if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

@@ -3,6 +3,8 @@ import { roomServices } from "./room-services";
 
 /** The storage key the example's friend ranking reads (the open-data context sorts friends by it). */
 export const MATCH_SCORE_KEY = "score";
+/** The leaderboard the example submits each player's points to, where the player's app has it. */
+export const MATCH_BOARD = "highscores";
 
 export interface MatchResults {
   players: Array<{ userId: string; points: number; recorded: boolean; code?: string }>;
@@ -50,9 +52,11 @@ export class MatchRoom extends AuthenticatedRoom {
     this.finished = true;
     this.lock();
     const entries = [...this.entries.values()];
-    const outcomes = await roomServices().playerStorage.recordMatchResults(
-      entries.map(({ userId, app, points }) => ({ userId, app, scores: { [MATCH_SCORE_KEY]: points } })),
-    );
+    const services = roomServices();
+    const [outcomes] = await Promise.all([
+      services.playerStorage.recordMatchResults(entries.map(({ userId, app, points }) => ({ userId, app, scores: { [MATCH_SCORE_KEY]: points } }))),
+      Promise.all(entries.map((entry) => this.submitToBoard(entry))),
+    ]);
     const results: MatchResults = {
       players: entries.map(({ userId, points }, i) => {
         const outcome = outcomes[i];
@@ -60,5 +64,20 @@ export class MatchRoom extends AuthenticatedRoom {
       }),
     };
     this.broadcast("results", results);
+  }
+
+  /**
+   * The server's own result on the app's `highscores` board, where the app has one: trusted code, so
+   * no client ever sends a score. The results message is sent after it, so a client that reads the
+   * board on `results` sees its points there.
+   */
+  private async submitToBoard({ userId, app, points }: Entry): Promise<void> {
+    const { leaderboards, logger } = roomServices();
+    if (!leaderboards.boards(app).some((b) => b.id === MATCH_BOARD)) return;
+    try {
+      await leaderboards.submit(app, userId, MATCH_BOARD, points, { metadata: { room: this.roomId } });
+    } catch (err) {
+      logger.warn({ err, userId, app, board: MATCH_BOARD }, "match result not submitted to the leaderboard");
+    }
   }
 }

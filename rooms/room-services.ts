@@ -10,6 +10,7 @@ import type { RateLimiter } from "../src/services/rate-limiter";
 import type { PlayerStorageService } from "../src/services/social/player-storage-service";
 import type { SubscribeMessageService } from "../src/services/social/subscribe-message-service";
 import type { SessionService } from "../src/services/session-service";
+import type { LeaderboardService } from "../src/services/leaderboards/leaderboard-service";
 import type { RoomSessionGuard } from "./session-guard";
 
 export interface RoomServices {
@@ -23,6 +24,8 @@ export interface RoomServices {
   playerStorage: PlayerStorageService;
   /** Subscribe messages ("your match is ready"): `subscribeMessages.sendToPlayer(this.app, userId, …)`. */
   subscribeMessages: SubscribeMessageService;
+  /** Leaderboards: rooms submit results with `leaderboards.submit(app, userId, boardId, score)`. */
+  leaderboards: LeaderboardService;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
   /** How long a dropped player's seat is held (ROOM_RECONNECT_SECONDS); a room type may override it. */

@@ -1,4 +1,5 @@
 import type { Room } from "colyseus.js";
+import type { RewardEvent } from "./economy";
 import type { Session } from "./session";
 
 export interface GameClientEvents extends Record<string, unknown> {
@@ -19,6 +20,8 @@ export interface GameClientEvents extends Record<string, unknown> {
   reconnected: { room: Room; attempts: number; offlineMs: number };
   /** The seat could not be taken back; the room's onLeave follows with `code`. Join again to play on. */
   reconnectFailed: { room: Room; reason: ReconnectFailure; code: number };
+  /** A grant reached the player while in a room (a room's `reward` message): what, from where, balances after. */
+  reward: RewardEvent;
 }
 
 /**

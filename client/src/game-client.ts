@@ -7,7 +7,9 @@ import { RoomKeeper, type ReconnectionOptions } from "./reconnection";
 import { RoomConnector } from "./room-connector";
 import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from "./runtime";
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
+import * as economy from "./economy";
 import * as payments from "./payments";
+import { Leaderboard } from "./leaderboards";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
 import { SessionKeeper } from "./session-keeper";
@@ -180,6 +182,11 @@ export class GameClient {
     }
   }
 
+  /** A board of this game: `.top()`, `.aroundMe()`, `.me()`, `.submit(score)` where allowed (docs/leaderboards.md). */
+  leaderboard(boardId: string): Leaderboard {
+    return new Leaderboard(this.authed, boardId);
+  }
+
   /** The player's coins on their platform for this game (`GET /api/payments/balance`). */
   balance(): Promise<number> {
     return payments.balance(this.authed);
@@ -189,7 +196,7 @@ export class GameClient {
    * Spends coins on an item, keyed by the game's `orderId` (retry with the same one after any failure:
    * never charged twice). Resolves the order, `state: "delivered"` once the server delivered it.
    */
-  spendCoins(purchase: { orderId: string; itemId: string; coins: number }): Promise<payments.Order> {
+  spendCoins(purchase: { orderId: string; itemId: string; quantity?: number; coins?: number }): Promise<payments.Order> {
     return payments.spendCoins(this.authed, purchase);
   }
 
@@ -218,6 +225,23 @@ export class GameClient {
     await open({ ...purchase.paymentOptions, outTradeNo: purchase.outTradeNo });
     // The item purchase itself, even if the game once used this number for a coin spend too.
     return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs, kind: "item_purchase" });
+  }
+
+  /** The game's catalog: items with their prices in coins or soft currency, ad units, gift packs. */
+  catalog(): Promise<economy.Catalog> {
+    return economy.catalog(this.authed);
+  }
+  /** Buys an item at the catalog's price, in coins or in soft currency as the catalog says; never twice on a retry. */
+  buy(itemId: string, options?: { quantity?: number }): Promise<economy.BuyResult> {
+    return economy.buy(this.authed, itemId, options);
+  }
+  /** The player's soft currencies, e.g. `{ gems: 120 }`. */
+  wallet(): Promise<Record<string, number>> {
+    return economy.wallet(this.authed);
+  }
+  /** The player's items with their counts. */
+  inventory(): Promise<economy.ItemCount[]> {
+    return economy.inventory(this.authed);
   }
 
   private readonly authed: payments.AuthedRequest = (method, path, body) => this.request(method, path, body);

@@ -16,6 +16,8 @@ export interface Order {
   platformOrderId: string;
   createdAt: string;
   updatedAt: string;
+  /** Why a failed or refunded order is so. */
+  failure?: string;
 }
 
 export type AuthedRequest = <T>(method: "GET" | "POST", path: string, body?: unknown) => Promise<T>;
@@ -37,7 +39,7 @@ export async function balance(request: AuthedRequest): Promise<number> {
  * ran); an unconfirmed payment is asked again with the same orderId up to `attempts` times, 1 s apart.
  * Other failures reject with the server's code (`insufficient_balance`, `order_conflict`…).
  */
-export async function spendCoins(request: AuthedRequest, purchase: { orderId: string; itemId: string; coins: number }, attempts = 3): Promise<Order> {
+export async function spendCoins(request: AuthedRequest, purchase: { orderId: string; itemId: string; quantity?: number; coins?: number }, attempts = 3): Promise<Order> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await request<Order>("POST", "/api/payments/orders", purchase);

@@ -2,6 +2,7 @@ import { MatchMakeError, ServerError, type Room } from "colyseus.js";
 import { SEAT_REPLACED_CLOSE_CODE, SESSION_ENDED_CLOSE_CODE, isConnectionLoss } from "./close-codes";
 import type { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { delay } from "./delay";
+import type { RewardEvent } from "./economy";
 import { ApiError } from "./errors";
 import type { Emitter, GameClientEvents } from "./events";
 import { NetworkError } from "./runtime";
@@ -62,6 +63,7 @@ export class RoomConnector {
 
   private watch<T>(room: Room<T>, generation: number, rootSchema: unknown): Room<T> {
     this.keeper.keep(room, rootSchema, generation);
+    room.onMessage("reward", (message: RewardEvent) => this.events.emit("reward", message));
     room.onLeave((code: number) => {
       if (code === SESSION_ENDED_CLOSE_CODE) {
         this.sessions.endedByRoomClose(generation);

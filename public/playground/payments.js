@@ -81,7 +81,8 @@
   $("spend-form").addEventListener("submit", (event) => {
     event.preventDefault();
     act("Buying with coins", async () => {
-      const purchase = { orderId: freshId("pg"), itemId: $("spend-item").value.trim(), coins: Number($("spend-coins").value) };
+      // The server prices the order from the catalog: the page names the item and how many.
+      const purchase = { orderId: freshId("pg"), itemId: $("spend-item").value.trim(), quantity: Number($("spend-quantity").value) };
       const order = await state.client.spendCoins(purchase);
       showOrder(order, "spendCoins");
       logEvent("order " + order.orderId + ": " + order.coins + " coins for " + order.itemId + ", " + order.state);
@@ -111,6 +112,8 @@
     $("order").textContent = "–";
     $("order-state").textContent = "";
     setStatus($("payment-status"), "");
+    // The balance right after login, not after a click on Refresh: it is the first thing a tester checks.
+    act("Reading the balance", async () => "Balance: " + (await refreshBalance()));
   });
   events.addEventListener("logout", () => {
     state.client = null;

@@ -11,6 +11,9 @@ import type { Logger } from "../logging/logger";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
+import { buildUserExport } from "../services/user-export";
+import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
+import { exportLeaderboards } from "./admin-leaderboards";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
@@ -28,6 +31,10 @@ export interface AdminContext {
   subscribeMessages: SubscribeMessageService;
   /** `orders`, `refund`, `grant`: the payment services, opened on first use. */
   payments(): Promise<PaymentServices>;
+  /** Registers what else `erase` removes (the economy's store). */
+  onErase(erase: (userId: string) => Promise<void>): void;
+  /** `catalog`, economy grants, export and erase: the economy's store and services, opened on first use. */
+  economy(): Promise<AdminEconomy>;
   /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
   reachesServers: boolean;
   /** Waits for session-change announcements to be sent, then closes every connection. */
@@ -68,14 +75,22 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
 
 
   let payments: Promise<PaymentServices> | undefined;
+  const onErase = (erase: (userId: string) => Promise<void>) => accounts.onErase(erase);
   const platforms = openAdminPlatforms(config, cache, logger);
+  const openPayments = () => (payments ??= openAdminPayments(platforms, store, logger));
+  let economy: Promise<AdminEconomy> | undefined;
+  const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
+  const userExport = buildUserExport({ store, sessions, ledger: async () => (await openPayments()).ledger, economy: async () => (await openEconomy()).store, leaderboardRecords: (id) => exportLeaderboards(config, id) });
   return {
-    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit),
+    admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
-    payments: () => (payments ??= openAdminPayments(platforms, store, logger)),
+    payments: openPayments,
+    economy: openEconomy,
+    onErase,
     reachesServers: presence !== undefined,
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();
+      await (await economy?.catch(() => undefined))?.close();
       await Promise.all(announcements);
       presence?.shutdown();
       await cache.close();

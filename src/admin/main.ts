@@ -7,14 +7,17 @@ import os from "node:os";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, parseConfig } from "../config/config";
-import { operatorEnvironment, readSettings } from "../config/settings-files";
+import { adminEnvironment, describeSettings } from "./admin-settings";
+import { readSettings } from "../config/settings-files";
 import { AppError } from "../core/errors";
 import { createLogger } from "../logging/logger";
 import { DEFAULT_APP } from "../core/apps";
 import { openAdminContext } from "./admin-context";
-import { catalogCommand, exportEconomy, openAdminEconomy, parseGrantParts, type AdminEconomy } from "./admin-economy";
+import { catalogCommand, parseGrantParts } from "./admin-economy";
 import { parseTemplateData } from "./admin-notify";
-import { ORDER_STATES, type OrderState } from "../core/ports/order-ledger";
+import { ORDER_STATES, type Order, type OrderState } from "../core/ports/order-ledger";
+import { presentOrder } from "../services/payments/order-view";
+import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -26,7 +29,8 @@ commands:
   enable <user>                                lift a disable or ban
   end-sessions <user>                          log the user out everywhere, closing its room connections
   erase <user>                                 delete the user, its identities and its session for good
-  export <user>                                everything stored about the user, as JSON (no password hash)
+  export <user>                                everything stored about the user in every store (account, sessions,
+                                               orders…), as JSON (no password hash)
   notify <user> <template id> --platform <name> --data <field>=<text> [--data …] [--page <page>] [--app <key>]
                                                send one subscribe message (uses one of the player's grants)
   orders <user> [--state <state>]              the player's orders, newest first (docs/payments.md)
@@ -37,8 +41,11 @@ commands:
                                                give soft currency and items once per grant id (docs/economy.md)
   catalog show|load <file>|check <file> [--app <key>] [--expect-version <n>]
                                                the app's live catalog; store a new version (every server takes it)
+leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
+${LEADERBOARD_USAGE}
 ${OPERATOR_USAGE}
-settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
+settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
+  where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
 const COMMANDS = ["find", "disable", "enable", "end-sessions", "erase", "export", "notify", "orders", "refund", "grant", "catalog"] as const;
 /** Commands that take one more positional after the user. */
@@ -49,6 +56,7 @@ const NOTIFY_OPTIONS = ["platform", "app", "page", "data"] as const;
 type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
   if (argv[0] === "operator") return operatorCommand(argv.slice(1));
   let parsed;
   try {
@@ -113,11 +121,13 @@ async function main(argv: string[]): Promise<number> {
   const by = values.by?.trim() || os.userInfo().username;
 
   let config;
+  const environment = adminEnvironment();
   try {
-    config = parseConfig(readSettings(operatorEnvironment()));
+    config = parseConfig(readSettings(environment.env));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      // The first line says which settings were read, so a refusal is never a riddle.
+      process.stderr.write(`${describeSettings(environment)}\n${err.message}\n`);
       return 1;
     }
     throw err;
@@ -127,11 +137,17 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel, destination: stderr, name: "admin" });
   const audit = createLogger({ level: "info", destination: stderr, name: "admin-audit" });
   const context = await openAdminContext(config, logger, audit);
-  let economy: Promise<AdminEconomy> | undefined;
-  const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
+  const openEconomy = context.economy;
   if (!context.reachesServers && !["find", "export", "notify", "catalog"].includes(command) && !economyGrant) {
     process.stderr.write("note: in-memory cache: sessions live inside the server process; this reaches the store only\n");
   }
+  /** The audit line's details of a payment or notify action, written once its outcome is known. */
+  const detail: Record<string, unknown> = {};
+  const recordDone = () => audit.info({ event: "admin_action", by, action: command, ...detail, outcome: "done" }, `admin ${command}`);
+  const done = (order: Order) => {
+    recordDone();
+    return presentOrder(order);
+  };
   try {
     const { admin } = context;
     const restriction = { reason: values.reason?.trim() ?? "", until: until === null ? null : new Date(until).toISOString() };
@@ -142,31 +158,29 @@ async function main(argv: string[]): Promise<number> {
       "end-sessions": () => admin.endSessions(reference, by),
       // The economy's part first: an erased user's ledger cannot be found by the user any more.
       erase: async () => {
-        const { id } = await admin.resolve(reference);
-        await (await openEconomy()).store.erase(id);
+        const { store } = await openEconomy();
+        context.onErase((userId) => store.erase(userId));
         return admin.erase(reference, by);
       },
-      export: async () => {
-        const { id } = await admin.resolve(reference);
-        const record = await admin.export(id, by);
-        return { ...record, economy: await exportEconomy((await openEconomy()).store, id) };
-      },
+      export: () => admin.export(reference, by),
       catalog: () => catalogCommand(openEconomy, reference, extra[0], { app: values.app ?? DEFAULT_APP, by, expectVersion }, audit),
       notify: async () => {
         const { id } = await admin.resolve(reference);
         const [platform, app, templateId] = [values.platform!, values.app ?? DEFAULT_APP, extra[0]];
-        audit.info({ event: "admin_action", by, action: "notify", userId: id, platform, app, templateId }, "admin notify");
-        return context.subscribeMessages.send(platform, app, id, { templateId, page: values.page, data: templateData });
+        Object.assign(detail, { userId: id, platform, app, templateId });
+        const sent = await context.subscribeMessages.send(platform, app, id, { templateId, page: values.page, data: templateData });
+        recordDone();
+        return sent;
       },
       orders: async () => {
         const { id } = await admin.resolve(reference);
         const { ledger } = await context.payments();
-        return ledger.listByUser(id, { state: values.state as OrderState | undefined, limit: 100 });
+        return (await ledger.listByUser(id, { state: values.state as OrderState | undefined, limit: 100 })).map(presentOrder);
       },
       refund: async () => {
         const { id } = await admin.resolve(reference);
-        audit.info({ event: "admin_action", by, action: "refund", userId: id, orderId: extra[0] }, "admin refund");
-        return (await context.payments()).operations.refund(id, extra[0]);
+        Object.assign(detail, { userId: id, orderId: extra[0] });
+        return done(await (await context.payments()).operations.refund(id, extra[0]));
       },
       grant: async () => {
         const { id } = await admin.resolve(reference);
@@ -184,8 +198,9 @@ async function main(argv: string[]): Promise<number> {
         const appId = config.apps.find((a) => a.key === appKey)?.platforms[platform]?.appId;
         if (!appId) throw new AppError("unknown_app", { message: `app "${appKey}" is not on ${platform}` });
         const grantId = values["grant-id"]!;
-        audit.info({ event: "admin_action", by, action: "grant", userId: id, platform, app: appKey, grantId, coins: Number(extra[0]) }, "admin grant");
-        return services.operations.grant({ userId: id, platform, appId }, grantId, Number(extra[0]), values.reason?.trim() || "operator grant");
+        const reason = values.reason?.trim() || "operator grant";
+        Object.assign(detail, { userId: id, platform, app: appKey, grantId, coins: Number(extra[0]), reason });
+        return done(await services.operations.grant({ userId: id, platform, appId }, grantId, Number(extra[0]), reason));
       },
     };
     const result = await actions[command as Command]();
@@ -193,16 +208,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
-    const refused = err instanceof AppError && err.status < 500;
+    // What was tried is audited with how it ended: a refusal is not an action taken.
     const code = err instanceof AppError ? err.code : "internal_error";
-    await recordCliCommand(config, logger, { by, command, target: reference, outcome: refused ? "refused" : "failed", detail: { ...cliDetail(command, extra[0], values), code } });
+    const outcome = err instanceof AppError && err.status < 500 ? "refused" : "failed";
+    // `error`, not `code`: the logger redacts `code` (a platform login code is a credential).
+    audit.info({ event: "admin_action", by, action: command, reference, ...detail, outcome, error: code }, `admin ${command} ${outcome}`);
+    await recordCliCommand(config, logger, { by, command, target: reference, outcome, detail: { ...cliDetail(command, extra[0], values), code } });
     if (err instanceof AppError && err.status < 500) {
       process.stderr.write(`${err.message}\n`);
       return 1;
     }
     throw err;
   } finally {
-    await (await economy?.catch(() => undefined))?.close();
     await context.close();
   }
 }
@@ -222,7 +239,7 @@ function cliDetail(command: string, argument: string | undefined, values: { reas
 async function operatorCommand(argv: string[]): Promise<number> {
   let config;
   try {
-    config = parseConfig(readSettings(operatorEnvironment()));
+    config = parseConfig(readSettings(adminEnvironment().env));
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`${err.message}\n`);

@@ -11,6 +11,7 @@ import { paymentRoutes } from "./payment-routes";
 import { pushRoutes } from "./push-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext } from "./request-context";
+import { leaderboardRoutes } from "./leaderboard-routes";
 
 /**
  * Everything under `/api`. Public routers (which issue tokens) are mounted apart from protected
@@ -106,6 +107,8 @@ export function createApiRouter(services: Services): Router {
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
     }),
   );
+
+  api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 const itemId = z.string().min(1, "is required").max(64);
-const count = z.int().min(0).max(2_000_000_000);
+const count = z.int().min(0).max(2_000_000_000).meta({ example: 1 });
 const itemCount = z.strictObject({ itemId: z.string(), count });
 const grants = z.strictObject({
   items: z.array(itemCount).optional(),
@@ -29,7 +29,7 @@ export const catalogItemSchema = z.looseObject({
 });
 
 export const catalogSchema = z.strictObject({
-  version: z.int().min(0).describe("0: the settings' catalog; each operator change adds 1"),
+  version: z.int().min(0).max(2_000_000_000).meta({ description: "0: the settings' catalog; each operator change adds 1", example: 1 }),
   currencies: z.array(z.strictObject({ currencyId: z.string(), name: z.string().optional() })),
   items: z.array(catalogItemSchema),
   ads: z.array(z.strictObject({ adUnitId: z.string(), grants, dailyCap: count })).describe("Rewarded-video ad units and what a verified view grants"),

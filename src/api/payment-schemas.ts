@@ -63,4 +63,9 @@ export const paymentErrorFields = {
   appId: z.string().optional().describe("The platform's app id payments are off for"),
   errmsg: z.string().optional().describe("The platform's error text"),
   errcode: z.int().min(-2_147_483_648).max(2_147_483_647).optional().meta({ description: "The platform's error number", example: 90013 }),
+  itemId: z.string().optional().describe("item_not_found, price_mismatch, purchase_limit, already_owned: the item"),
+  quantity: z.int().min(1).max(10_000).optional().meta({ description: "price_mismatch: the quantity priced", example: 1 }),
+  coins: z.int().min(0).max(2_000_000_000).optional().meta({ description: "price_mismatch: the catalog's price × quantity", example: 30 }),
+  unitPrice: z.int().min(0).max(1_000_000_000).optional().meta({ description: "price_mismatch: the catalog's coin price of one", example: 30 }),
+  limit: z.int().min(1).max(1_000_000_000).optional().meta({ description: "purchase_limit: the item's per-player limit", example: 1 }),
 };

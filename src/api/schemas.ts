@@ -183,7 +183,7 @@ const PLATFORM_FIELD_NOTES: Record<string, string> = {
   openid: "Platform user id; may be empty (anonymous login, or unionid only)",
   anonymous_openid: "Anonymous platform user id; may be empty",
   unionid: "May be empty",
-  session_key: "Sensitive: never store it long-term or log it. Absent when EXPOSE_SESSION_KEY=false",
+  session_key: "Sensitive: never store it long-term or log it. Absent in production unless EXPOSE_SESSION_KEY=true (confirmed by EXPOSE_SESSION_KEY_CONFIRMED), and wherever EXPOSE_SESSION_KEY=false; the server keeps it for the player-data routes",
   errcode: "Platform error detail; 0 on success",
   errmsg: "Platform error text; empty on success",
   message: "Platform error detail; empty on success",

@@ -22,6 +22,7 @@ import { readSettings } from "./settings-files";
 import { consoleConfig, consoleProductionProblems, consoleShape } from "./settings/console";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
+import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
@@ -31,7 +32,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...consoleShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...consoleShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -59,8 +60,10 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   const embedded = simulatorMode(s) === "embedded";
   const apps = appsProblems(s, enabledPlatforms(s), (p) => platformSetting(s, p, "APP_ID") ?? (embedded ? p.simulatorApp.appId : undefined));
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
-  const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE ?? []).map((a) => a.key)]);
+  const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE?.apps ?? []).map((a) => a.key)]);
   if (catalogs.length > 0) problem("CATALOG_FILE", catalogs.join("; "));
+  const boards = leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production");
+  if (boards.problems.length > 0) problem("LEADERBOARDS_FILE", boards.problems.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -74,6 +77,9 @@ function toAppConfig(s: Settings) {
     ...paymentsConfig(s),
     ...socialConfig(s),
     ...economyConfig(s),
+    /** Boards per app key (docs/leaderboards.md). */
+    leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
+    leaderboardTickMs: s.LEADERBOARD_TICK_MS,
     ...consoleConfig(s),
   };
 }
@@ -88,6 +94,8 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     appSecrets: appSecrets(s),
     accessTokenRouteKey: s.ACCESS_TOKEN_ROUTE_KEY,
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
+    exposeSessionKey: s.EXPOSE_SESSION_KEY,
+    exposeSessionKeyConfirmed: s.EXPOSE_SESSION_KEY_CONFIRMED,
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });

@@ -20,6 +20,9 @@ export interface ProductionFacts {
   appSecrets?: Array<{ where: string; value: string }>;
   accessTokenRouteKey?: string;
   accessTokenRoutePublic: boolean;
+  /** EXPOSE_SESSION_KEY as set (undefined: unset) and its confirmation. */
+  exposeSessionKey?: boolean;
+  exposeSessionKeyConfirmed?: boolean;
 }
 
 export function productionProblems(f: ProductionFacts): SettingProblem[] {
@@ -40,6 +43,12 @@ export function productionProblems(f: ProductionFacts): SettingProblem[] {
     );
   }
   if (f.accessTokenRouteKey && isPlaceholder(f.accessTokenRouteKey)) problem("ACCESS_TOKEN_ROUTE_KEY", "still a placeholder");
+  if (f.exposeSessionKey === true && !f.exposeSessionKeyConfirmed) {
+    problem(
+      "EXPOSE_SESSION_KEY",
+      "true sends every player's platform session_key to the client; production leaves it out (the server keeps it). Set EXPOSE_SESSION_KEY_CONFIRMED=true to send it deliberately",
+    );
+  }
   return problems;
 }
 

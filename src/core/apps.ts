@@ -25,12 +25,13 @@ export function parseIdentityNamespace(namespace: string): { platform: string; a
 }
 
 /**
- * A per-user cache key of an app: the default app's is the spec's `<name>:{<userId>}`, the key it had
- * before apps existed; another app's adds `:<app>` after it, outside the braces, so every key of one
- * user, whatever the app, hashes to the same slot.
+ * A per-user cache key of an app. The default app's is the spec's `<name>:<userId>` (interface spec
+ * 5.5: other services of a studio read it); another app's adds `:<app>` after the user id.
+ * `hashTagged` wraps the user id in braces (`<name>:{<userId>}`), a Redis Cluster hash tag: a user's
+ * keys then share one slot, so a login's multi-key write stays one atomic script on a cluster. Only a
+ * cluster needs it (see Cache.hashTags); earlier versions wrote it on every cache.
  */
-export function perUserKey(name: string, userId: string, app: string): string {
-  // `{userId}` is a Redis Cluster hash tag (the spec's braces): a user's keys share one slot, so a
-  // login's multi-key write stays one atomic script on a cluster too.
-  return app === DEFAULT_APP ? `${name}:{${userId}}` : `${name}:{${userId}}:${app}`;
+export function perUserKey(name: string, userId: string, app: string, hashTagged = false): string {
+  const user = hashTagged ? `{${userId}}` : userId;
+  return app === DEFAULT_APP ? `${name}:${user}` : `${name}:${user}:${app}`;
 }

@@ -35,12 +35,15 @@ const itemSchema = z.strictObject({
   sale: z.strictObject({ from: isoTime.optional(), until: isoTime.optional() }).optional(),
 });
 
-const catalogSchema = z.strictObject({
-  currencies: z.array(z.strictObject({ currencyId: id, name: z.string().min(1).max(100).optional() })).default([]),
-  items: z.array(itemSchema).default([]),
-  ads: z.array(z.strictObject({ adUnitId: z.string().min(1).max(128), grants: grantsSchema, dailyCap: amount })).default([]),
-  giftPacks: z.array(z.strictObject({ giftId: z.string().min(1).max(128), grants: grantsSchema })).default([]),
-});
+/** Each section's entries, checked one by one so that one bad entry hides no problem of the others. */
+const entrySchemas = {
+  currencies: z.strictObject({ currencyId: id, name: z.string().min(1).max(100).optional() }),
+  items: itemSchema,
+  ads: z.strictObject({ adUnitId: z.string().min(1).max(128), grants: grantsSchema, dailyCap: amount }),
+  giftPacks: z.strictObject({ giftId: z.string().min(1).max(128), grants: grantsSchema }),
+} as const;
+const SECTIONS = Object.keys(entrySchemas) as Array<keyof typeof entrySchemas>;
+const catalogShape = z.strictObject(Object.fromEntries(SECTIONS.map((k) => [k, z.array(z.unknown()).default([])])) as Record<keyof typeof entrySchemas, z.ZodDefault<z.ZodArray<z.ZodUnknown>>>);
 
 export type CatalogKind = "consumable" | "durable" | "bundle";
 export interface Grants {
@@ -70,21 +73,40 @@ export const emptyCatalog = (): Catalog => ({ currencies: [], items: [], ads: []
 
 /** The catalog, or every problem with it, each prefixed with `where` (the file, the app) and the item. */
 export function checkCatalog(json: unknown, where: string): { catalog: Catalog } | { problems: string[] } {
-  const parsed = catalogSchema.safeParse(json);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `${where}: ${describe(json, i.path)}${i.message}`) };
-  const catalog = parsed.data as Catalog;
+  const shape = catalogShape.safeParse(json);
+  if (!shape.success) return { problems: shape.error.issues.map((i) => `${where}: ${describe(json, i.path)}${i.message}`) };
   const problems: string[] = [];
+  // Entries that fail their schema are reported and left out of the checks between entries (their
+  // ids still count as declared, so a reference to them is not reported twice).
+  const parsedSections = Object.fromEntries(
+    SECTIONS.map((section) => [
+      section,
+      shape.data[section].map((entry, index) => {
+        const one = (entrySchemas[section] as z.ZodType).safeParse(entry);
+        if (one.success) return one.data;
+        for (const i of one.error.issues) problems.push(`${where}: ${describe(json, [section, index, ...i.path])}${i.message}`);
+        return undefined;
+      }),
+    ]),
+  ) as { [K in keyof Catalog]: Array<Catalog[K][number] | undefined> };
+  const rawIds = (section: "items" | "currencies", key: "itemId" | "currencyId") =>
+    shape.data[section].flatMap((e) => (e && typeof e === "object" && typeof (e as Record<string, unknown>)[key] === "string" ? [(e as Record<string, string>)[key]] : []));
+  const catalog = parsedSections as unknown as Catalog;
   const say = (at: string, message: string) => problems.push(`${where}: ${at}: ${message}`);
-  const currencies = new Set<string>();
+  const currencies = new Set<string>(rawIds("currencies", "currencyId"));
+  const declared = new Set<string>();
   catalog.currencies.forEach((c, i) => {
+    if (!c) return;
     if (c.currencyId === "coins") say(`currencies[${i}]`, `"coins" is the platform's coin price, not a soft currency`);
-    if (currencies.has(c.currencyId)) say(`currencies[${i}] (${c.currencyId})`, "is declared twice");
-    currencies.add(c.currencyId);
+    if (declared.has(c.currencyId)) say(`currencies[${i}] (${c.currencyId})`, "is declared twice");
+    declared.add(c.currencyId);
   });
-  const itemIds = new Set<string>();
+  const itemIds = new Set<string>(rawIds("items", "itemId"));
+  const listed = new Set<string>();
   for (const [i, item] of catalog.items.entries()) {
-    if (itemIds.has(item.itemId)) say(`items[${i}] (${item.itemId})`, "itemId is listed twice");
-    itemIds.add(item.itemId);
+    if (!item) continue;
+    if (listed.has(item.itemId)) say(`items[${i}] (${item.itemId})`, "itemId is listed twice");
+    listed.add(item.itemId);
   }
   const checkGrants = (at: string, grants: Grants) => {
     for (const currency of Object.keys(grants.currencies ?? {})) {
@@ -96,6 +118,7 @@ export function checkCatalog(json: unknown, where: string): { catalog: Catalog }
     if (!grants.currencies && !(grants.items ?? []).length) say(at, "grants nothing");
   };
   for (const [i, item] of catalog.items.entries()) {
+    if (!item) continue;
     const at = `items[${i}] (${item.itemId})`;
     for (const currency of Object.keys(item.prices)) {
       if (currency !== "coins" && !currencies.has(currency)) say(`${at}.prices.${currency}`, `unknown currency (declared: ${[...currencies].join(", ") || "none"})`);
@@ -108,6 +131,7 @@ export function checkCatalog(json: unknown, where: string): { catalog: Catalog }
   }
   const adUnits = new Set<string>();
   catalog.ads.forEach((ad, i) => {
+    if (!ad) return;
     const at = `ads[${i}] (${ad.adUnitId})`;
     if (adUnits.has(ad.adUnitId)) say(at, "adUnitId is listed twice");
     adUnits.add(ad.adUnitId);
@@ -115,6 +139,7 @@ export function checkCatalog(json: unknown, where: string): { catalog: Catalog }
   });
   const gifts = new Set<string>();
   catalog.giftPacks.forEach((pack, i) => {
+    if (!pack) return;
     const at = `giftPacks[${i}] (${pack.giftId})`;
     if (gifts.has(pack.giftId)) say(at, "giftId is listed twice");
     gifts.add(pack.giftId);

@@ -5,8 +5,11 @@
 import fs from "node:fs";
 import { describeUserStore } from "../adapters/store/describe-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
-import { describeApps } from "../config/settings/apps";
-import { operatorEnvironment, processCount, readSettings, settingsFiles, type Env } from "../config/settings-files";
+import { operatorEnvironment, processCount, projectRoot, readSettings, settingsFiles, type Env } from "../config/settings-files";
+import { describeCatalogs } from "../config/settings/economy";
+import { appPayments, withSimulatorKeys } from "../config/settings/payments";
+import { DEFAULT_APP } from "../core/apps";
+import { unknownSettingProblems } from "./settings-vocabulary";
 
 export type SettingsCheck =
   | { ok: true; config: AppConfig; instances: number; filesRead: string[]; summary: string }
@@ -22,11 +25,14 @@ export function checkSettings(processEnv: Env = process.env, root?: string): Set
   const settings = readSettings(env, root);
   if (settings.NODE_ENV === "production") settings.INSTANCES = String(processCount(settings));
   const instances = Number(settings.INSTANCES ?? 1);
+  // A misspelt name in a file would be ignored and its default used: refused, with the name meant.
+  const unknown = unknownSettingProblems(filesRead, root ?? projectRoot());
   try {
     const config = parseConfig(settings);
+    if (unknown.length > 0) return { ok: false, problems: unknown, filesRead };
     return { ok: true, config, instances, filesRead, summary: describe(config, instances) };
   } catch (err) {
-    if (err instanceof ConfigError) return { ok: false, problems: err.problems, filesRead };
+    if (err instanceof ConfigError) return { ok: false, problems: [...unknown, ...err.problems], filesRead };
     throw err;
   }
 }
@@ -45,6 +51,22 @@ function describe(config: AppConfig, instances: number): string {
     `${instances} process${instances === 1 ? "" : "es"} from port ${config.port}`,
     describeUserStore(config.store),
     { redis: "Redis cache", "redis-cluster": "Redis Cluster cache", memory: "in-memory cache" }[config.cache.kind],
-    describeApps(config.apps),
+    describeAppsAndPayments(config),
+    describeCatalogs(config.economy.catalogs),
   ].join(", ");
+}
+
+/** Per app, its platforms with their app ids, and whether payments are on there: `puzzle (wechat wx_p, payments on)`. */
+export function describeAppsAndPayments(config: AppConfig): string {
+  const embedded = config.simulator === "embedded";
+  const each = config.apps.map((app) => {
+    const platforms = Object.entries(app.platforms).map(([platform, p]) => {
+      const given = app.key === DEFAULT_APP ? config.payments.defaultApp[platform] : app.payments?.[platform];
+      const settings = embedded && (platform === "wechat" || platform === "douyin") ? withSimulatorKeys(platform, p.appId, given) : given;
+      const on = settings !== undefined && appPayments(platform, settings).wallet !== undefined;
+      return `${platform} ${p.appId}, payments ${on ? "on" : "off"}`;
+    });
+    return `${app.key} (${platforms.join("; ")})`;
+  });
+  return `apps: ${each.join(" | ")}`;
 }

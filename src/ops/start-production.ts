@@ -8,6 +8,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { projectRoot } from "../config/settings-files";
+import { checkConnections, formatConnections } from "./connect-check";
 import { checkSettings, formatCheck } from "./settings-check";
 
 const APP_NAME = "minigame-server";
@@ -45,6 +46,16 @@ async function main(): Promise<number> {
   }
   process.stdout.write(`settings OK: ${check.summary}\n`);
   const { config } = check;
+
+  // What would make every process fail at start is found here, once, and named; a platform that does
+  // not answer is only a warning (it may be down for a moment; logins fail until it is back).
+  const connections = await checkConnections(config);
+  const unreachable = connections.filter((r) => !r.ok && !r.platform);
+  for (const r of connections.filter((c) => !c.ok && c.platform)) process.stderr.write(`warning: ${r.what} did not answer (${r.detail ?? "no answer"})\n`);
+  if (unreachable.length > 0) {
+    process.stderr.write(`${formatConnections(unreachable)}\nnot started: ${unreachable.map((r) => r.what).join(", ")} did not answer (npm run config:check -- --connect checks again)\n`);
+    return 1;
+  }
 
   const existing = ours();
   if (existing.some((p) => p.pm2_env.status === "online" || p.pm2_env.status === "launching")) {

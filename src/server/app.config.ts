@@ -11,6 +11,7 @@ import { createApiRouter } from "../api/api-router";
 import { opsRoutes } from "../api/ops-routes";
 import { buildOpenApiDocument } from "../api/openapi/build-openapi";
 import { apiDocsRoutes } from "../api/openapi/docs-routes";
+import { faviconRoutes } from "./favicon";
 import type { AppConfig } from "../config/config";
 import { describeApps } from "../config/settings/apps";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
@@ -110,6 +111,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         }),
       );
 
+      app.use(faviconRoutes());
       if (settings.apiDocsEnabled) {
         const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
         app.use(apiDocsRoutes(document));
@@ -139,6 +141,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         moderation: ready.moderation,
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
+        leaderboards: ready.leaderboards,
         lobbyMaxClients: settings.lobbyMaxClients,
         reconnectSeconds: settings.roomReconnectSeconds,
         holdTimer: options.overrides?.roomHoldTimer,

@@ -31,6 +31,8 @@ import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
 import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
+import { buildLeaderboards } from "./leaderboard-wiring";
+import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 
 export interface Services {
   config: AppConfig;
@@ -64,6 +66,8 @@ export interface Services {
   /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
   economy: EconomyServices;
   metrics: Metrics;
+  /** Leaderboards and tournaments (docs/leaderboards.md). */
+  leaderboards: LeaderboardService;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -167,6 +171,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
+    const boards = await buildLeaderboards({ config, users: store, cache, logger, granter: economy.rewards, now: overrides.now });
+    cleanups.push(() => boards.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -180,6 +186,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       },
       moderation,
     );
+
+    accounts.onErase((userId) => economy.store.erase(userId));
 
     return {
       config,
@@ -203,6 +211,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       payments,
       economy,
       metrics,
+      leaderboards: boards.leaderboards,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

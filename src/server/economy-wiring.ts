@@ -45,6 +45,13 @@ export async function buildEconomyServices(config: AppConfig, logger: Logger, me
     labelNames: ["platform", "reason"] as const,
     registers: [metrics.registry],
   });
+  const grants = new client.Counter({
+    name: "economy_grants_total",
+    help: "Grants this process recorded first (purchases, paid orders, ads, gifts, mail, operators…), by app and source",
+    labelNames: ["app", "source"] as const,
+    registers: [metrics.registry],
+  });
+  rewards.onReward((notice) => grants.inc({ app: notice.appId, source: notice.source }));
   return {
     store,
     rewards,

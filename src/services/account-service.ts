@@ -134,6 +134,13 @@ export class AccountService {
    * The player erases their own account (PIPL, store review rules): only from a login of the
    * last RECENT_LOGIN_SEC, so an old stolen token cannot destroy an account.
    */
+  private readonly erasers: Array<(userId: string) => Promise<void>> = [];
+
+  /** Registers what else an erase removes (per-user data of other stores); runs before the user goes. */
+  onErase(erase: (userId: string) => Promise<void>): void {
+    this.erasers.push(erase);
+  }
+
   async deleteOwnAccount(auth: AuthContext): Promise<void> {
     await requireGradeToErase(auth, this.store);
     const ageSec = Math.floor(this.now() / 1000) - auth.authTime;
@@ -167,6 +174,9 @@ export class AccountService {
    * Returns false when there was no such user.
    */
   async eraseUser(userId: string): Promise<boolean> {
+    // What other stores keep about the user (the economy's wallet, inventory and ledger) goes first:
+    // once the user is gone, nothing would find it again.
+    for (const erase of this.erasers) await erase(userId);
     const existing = await this.store.findById(userId);
     const deleted = await this.store.deleteUser(userId);
     // Even if the user had gone already, make sure nothing of its session is left.

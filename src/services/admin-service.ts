@@ -1,10 +1,11 @@
 import { parseIdentityNamespace } from "../core/apps";
 import { AppError } from "../core/errors";
-import type { UserRecord, UserRestriction, UserStore } from "../core/ports/user-store";
+import type { UserRestriction, UserStore } from "../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../core/user";
 import type { Logger } from "../logging/logger";
 import type { AccountService } from "./account-service";
 import type { SessionService } from "./session-service";
+import type { UserExport } from "./user-export";
 
 /** What `find` shows an operator: the user, why it is disabled if it is, its identities and session. */
 export interface UserOverview {
@@ -30,6 +31,8 @@ export class AdminService {
     private readonly accounts: AccountService,
     private readonly platformNames: readonly string[],
     private readonly audit: Logger,
+    /** Every store port's section (user-export.ts). */
+    private readonly userExport: UserExport,
   ) {}
 
   /**
@@ -98,14 +101,12 @@ export class AdminService {
     return { erased: id };
   }
 
-  /** Everything stored about the user, never the password hash: the data-access right. */
-  async export(reference: string, by: string): Promise<UserRecord & { sessionLive: boolean; sessionApps: string[] }> {
+  /** Everything stored about the user in every store port, never the password hash: the data-access right. */
+  async export(reference: string, by: string): Promise<Record<string, unknown>> {
     const { id } = await this.resolve(reference);
-    const record = await this.store.exportUser(id);
-    if (!record) throw new AppError("user_disabled", { message: "No such user" });
-    this.record(by, "export", id);
-    const sessionApps = await this.sessions.liveApps(id);
-    return { ...record, sessionLive: sessionApps.length > 0, sessionApps };
+    const exported = await this.userExport.collect(id);
+    this.record(by, "export", id, { sections: this.userExport.sectionNames() });
+    return exported;
   }
 
   private async overview(user: User): Promise<UserOverview> {
@@ -118,6 +119,6 @@ export class AdminService {
   }
 
   private record(by: string, action: AdminAction, userId: string, detail: Record<string, unknown> = {}): void {
-    this.audit.info({ event: "admin_action", by, action, userId, ...detail }, `admin ${action}`);
+    this.audit.info({ event: "admin_action", by, action, userId, ...detail, outcome: "done" }, `admin ${action}`);
   }
 }

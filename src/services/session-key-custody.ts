@@ -1,8 +1,9 @@
 import { perUserKey } from "../core/apps";
 import type { Cache, CacheEntry } from "../core/ports/cache";
+import { SessionKeys } from "./session-keys";
 
 /** Cache key of a player's platform session key: one per user and app, like the session tokens (spec 5.5). */
-export const sessionKeyKey = (userId: string, app: string) => perUserKey("session_key", userId, app);
+export const sessionKeyKey = (userId: string, app: string, hashTagged = false) => perUserKey("session_key", userId, app, hashTagged);
 
 /** What the server keeps from a login so it can decrypt, verify and check on the player's behalf. */
 export interface KeptSessionKey {
@@ -19,11 +20,15 @@ export interface KeptSessionKey {
  * A login replaces it (the platform invalidates the old one anyway); a logout or erase removes it.
  */
 export class SessionKeyCustody {
+  private readonly keys: SessionKeys;
+
   constructor(
     private readonly cache: Cache,
     /** As long as the session it came with can live; the platform may retire it sooner. */
     private readonly ttlSec: number,
-  ) {}
+  ) {
+    this.keys = new SessionKeys(cache);
+  }
 
   /**
    * The cache entry that keeps this key, for a caller that writes it together with other entries
@@ -35,12 +40,12 @@ export class SessionKeyCustody {
       await this.forget(userId, app);
       return null;
     }
-    return { key: sessionKeyKey(userId, app), value: JSON.stringify(kept), ttlSec: this.ttlSec };
+    return { key: this.keys.key({ name: "session_key", userId, app }), value: JSON.stringify(kept), ttlSec: this.ttlSec };
   }
 
   /** The key of the player's latest login to `app`: each game has its own (the platform issues one per app). */
   async read(userId: string, app: string): Promise<KeptSessionKey | undefined> {
-    const raw = await this.cache.get(sessionKeyKey(userId, app));
+    const [raw] = await this.keys.read([{ name: "session_key", userId, app }]);
     if (raw === null) return undefined;
     try {
       const parsed = JSON.parse(raw) as KeptSessionKey;
@@ -51,6 +56,6 @@ export class SessionKeyCustody {
   }
 
   async forget(userId: string, app: string): Promise<void> {
-    await this.cache.delete(sessionKeyKey(userId, app));
+    await this.cache.delete(...this.keys.allKeys([{ name: "session_key", userId, app }]));
   }
 }

@@ -4,19 +4,26 @@ import type { Cache, CacheEntry } from "../core/ports/cache";
 import type { UserStore } from "../core/ports/user-store";
 import type { User } from "../core/user";
 import { DEFAULT_APP, perUserKey } from "../core/apps";
+import { SessionKeys, type SessionKeyRef } from "./session-keys";
 import type { RecentUsers } from "./recent-users";
-import { sessionKeyKey } from "./session-key-custody";
 import { randomId } from "../core/random-pool";
 import { appOf, gradeOf, type AccessClaims, type SessionGrade, type TokenSigner } from "./token-signer";
 import { requireActive } from "./user-access";
 
 export type { SessionGrade } from "./token-signer";
 
-/** Cache keys named by spec 5.5 for the default app; another app's add it (see perUserKey). */
-export const accessTokenKey = (userId: string, app: string) => perUserKey("access_token", userId, app);
-export const refreshTokenKey = (userId: string, app: string) => perUserKey("refresh_token", userId, app);
+/**
+ * Cache keys named by spec 5.5 for the default app (`access_token:<userId>`); another app's add it
+ * (see perUserKey). `hashTagged` on a Redis Cluster only (SessionKeys).
+ */
+export const accessTokenKey = (userId: string, app: string, hashTagged = false) => perUserKey("access_token", userId, app, hashTagged);
+export const refreshTokenKey = (userId: string, app: string, hashTagged = false) => perUserKey("refresh_token", userId, app, hashTagged);
 /** The pair a rotation produced, kept for the grace window so a retried refresh gets the same answer. */
-const rotationKey = (userId: string, refreshJti: string) => `refresh_rotation:{${userId}}:${refreshJti}`;
+const rotationKey = (userId: string, refreshJti: string, hashTagged: boolean) =>
+  perUserKey("refresh_rotation", userId, DEFAULT_APP, hashTagged) + `:${refreshJti}`;
+
+const access = (userId: string, app: string): SessionKeyRef => ({ name: "access_token", userId, app });
+const refresh = (userId: string, app: string): SessionKeyRef => ({ name: "refresh_token", userId, app });
 
 export interface IssuedSession {
   token: string;
@@ -73,13 +80,16 @@ export interface SessionServiceOptions {
  */
 export class SessionService {
   private readonly listeners: SessionChangeListener[] = [];
+  private readonly keys: SessionKeys;
 
   constructor(
     private readonly signer: TokenSigner,
     private readonly cache: Cache,
     private readonly store: UserStore,
     private readonly options: SessionServiceOptions,
-  ) {}
+  ) {
+    this.keys = new SessionKeys(cache);
+  }
 
   onSessionChange(listener: SessionChangeListener): void {
     this.listeners.push(listener);
@@ -100,9 +110,15 @@ export class SessionService {
     // One atomic write, so concurrent logins never leave one login's access token beside another's
     // refresh token; it hands back the tokens it replaced. The previous session may have outlived
     // its access token (refresh token still stored).
-    const [previousAccess, previousRefresh] = await this.cache.setMany([...this.sessionEntries(user.id, app, issued), ...alsoWrite]);
+    const pair = [access(user.id, app), refresh(user.id, app)];
+    const [[previousAccess, previousRefresh], earlier] = await Promise.all([
+      this.cache.setMany([...this.sessionEntries(user.id, app, issued), ...alsoWrite]),
+      this.keys.readEarlier(pair),
+    ]);
     // Only this service writes these keys, so a value there is a session: no need to decode it.
-    if (previousAccess !== null || previousRefresh !== null) this.notify(user.id, reason);
+    const replacedEarlier = earlier.some((value) => value !== null);
+    if (previousAccess !== null || previousRefresh !== null || replacedEarlier) this.notify(user.id, reason);
+    if (replacedEarlier) await this.keys.dropEarlier([...pair, { name: "session_key", userId: user.id, app }]);
     return issued;
   }
 
@@ -113,7 +129,7 @@ export class SessionService {
   async verifyAccessToken(token: string | undefined | null): Promise<{ auth: AuthContext; user: User }> {
     if (!token) throw new AppError("token_missing");
     const claims = this.signer.verifyAccess(token);
-    const [found, stored] = await Promise.all([this.findUser(claims.userId), this.cache.get(accessTokenKey(claims.userId, appOf(claims)))]);
+    const [found, [stored]] = await Promise.all([this.findUser(claims.userId), this.keys.read([access(claims.userId, appOf(claims))])]);
     const user = await requireActive(this.store, found, claims.userId);
     if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
     return { auth: toAuthContext(claims, user), user };
@@ -131,14 +147,14 @@ export class SessionService {
    * token: while the refresh token is stored, the client can still refresh, so the session is live.
    */
   async liveSessionId(userId: string, app: string): Promise<string | null> {
-    const [access, refresh] = await this.cache.getMany([accessTokenKey(userId, app), refreshTokenKey(userId, app)]);
-    return sidOf(access) ?? sidOf(refresh);
+    const [accessToken, refreshToken] = await this.keys.read([access(userId, app), refresh(userId, app)]);
+    return sidOf(accessToken) ?? sidOf(refreshToken);
   }
 
   /** The apps in which the user has a live session. */
   async liveApps(userId: string): Promise<string[]> {
     const apps = this.apps();
-    const values = await this.cache.getMany(apps.flatMap((app) => [accessTokenKey(userId, app), refreshTokenKey(userId, app)]));
+    const values = await this.keys.read(apps.flatMap((app) => [access(userId, app), refresh(userId, app)]));
     return apps.filter((_app, i) => values[2 * i] !== null || values[2 * i + 1] !== null);
   }
 
@@ -152,25 +168,25 @@ export class SessionService {
     const user = await requireActive(this.store, await this.store.findById(claims.userId), claims.userId);
     const app = appOf(claims);
 
-    const current = await this.cache.get(refreshTokenKey(user.id, app));
-    if (current !== null && constantTimeEqual(current, refreshToken)) {
+    const [current] = await this.keys.find([refresh(user.id, app)]);
+    if (current.value !== null && constantTimeEqual(current.value, refreshToken)) {
       const issued = this.issuePair(user, app, claims.sid, claims.authTime ?? claims.iat, gradeOf(claims));
       const graceEntry =
         this.options.refreshGraceSec > 0
-          ? [{ key: rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec }]
+          ? [{ key: this.rotationKey(user.id, claims.jti), value: JSON.stringify(issued), ttlSec: this.options.refreshGraceSec }]
           : [];
-      const rotated = await this.cache.replaceIfEquals(refreshTokenKey(user.id, app), refreshToken, [
-        ...this.sessionEntries(user.id, app, issued),
-        ...graceEntry,
-      ]);
+      // The guard is where the token was found: a session from before an upgrade moves to the
+      // current keys in the same atomic step (only on one Redis, where any two keys may go together).
+      const rotated = await this.cache.replaceIfEquals(current.key, refreshToken, [...this.sessionEntries(user.id, app, issued), ...graceEntry]);
+      if (rotated && current.key !== this.keys.key(refresh(user.id, app))) await this.keys.dropEarlier([access(user.id, app), refresh(user.id, app)]);
       if (rotated) return issued;
       // A concurrent request rotated first: fall through and answer like a retried request.
     }
 
-    const graceAnswer = await this.cache.get(rotationKey(user.id, claims.jti));
+    const graceAnswer = await this.cache.get(this.rotationKey(user.id, claims.jti));
     if (graceAnswer !== null) {
       const pair = JSON.parse(graceAnswer) as IssuedSession;
-      const latest = await this.cache.get(refreshTokenKey(user.id, app));
+      const [latest] = await this.keys.read([refresh(user.id, app)]);
       if (latest !== null && constantTimeEqual(latest, pair.refreshToken)) return pair;
     }
 
@@ -201,8 +217,13 @@ export class SessionService {
     this.notify(userId, reason);
   }
 
+  /** Every spelling, so a session from before an upgrade ends too. */
   private keysOf(userId: string, app: string): string[] {
-    return [accessTokenKey(userId, app), refreshTokenKey(userId, app), sessionKeyKey(userId, app)];
+    return this.keys.allKeys([access(userId, app), refresh(userId, app), { name: "session_key", userId, app }]);
+  }
+
+  private rotationKey(userId: string, refreshJti: string): string {
+    return rotationKey(userId, refreshJti, this.cache.hashTags === "required");
   }
 
   private apps(): readonly string[] {
@@ -217,8 +238,8 @@ export class SessionService {
 
   private sessionEntries(userId: string, app: string, issued: IssuedSession) {
     return [
-      { key: accessTokenKey(userId, app), value: issued.token, ttlSec: this.signer.accessTtlSec },
-      { key: refreshTokenKey(userId, app), value: issued.refreshToken, ttlSec: this.signer.refreshTtlSec },
+      { key: this.keys.key(access(userId, app)), value: issued.token, ttlSec: this.signer.accessTtlSec },
+      { key: this.keys.key(refresh(userId, app)), value: issued.refreshToken, ttlSec: this.signer.refreshTtlSec },
     ];
   }
 

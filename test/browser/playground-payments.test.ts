@@ -40,6 +40,9 @@ describe("playground payments in headless Chromium", function () {
     await page.locator("#login-status", { hasText: "Logged in as" }).waitFor();
     userId = JSON.parse((await page.textContent("#user")) ?? "null").id;
     await page.locator("#payments-panel").waitFor({ state: "visible" });
+    // The balance is read at login, without a click on Refresh.
+    await page.locator("#payment-status.ok", { hasText: "Balance:" }).waitFor();
+    assert.match((await page.textContent("#balance")) ?? "", /^\d+$/);
     await page.click("#join");
     await page.locator("#room-status", { hasText: "Connected to lobby" }).waitFor();
 
@@ -51,7 +54,7 @@ describe("playground payments in headless Chromium", function () {
 
   it("buys with coins: the order is delivered and the balance goes down by the price", async () => {
     await page.fill("#spend-item", "sword");
-    await page.fill("#spend-coins", "30");
+    await page.fill("#spend-quantity", "1");
     await page.click("#spend");
     await page.locator("#payment-status.ok", { hasText: "delivered" }).waitFor();
     assert.equal(await page.textContent("#balance"), "70");
@@ -64,7 +67,7 @@ describe("playground payments in headless Chromium", function () {
   });
 
   it("shows a refusal for too few coins, nothing deducted", async () => {
-    await page.fill("#spend-coins", "500");
+    await page.fill("#spend-quantity", "10");
     await page.click("#spend");
     await page.locator("#payment-status.error", { hasText: "402 insufficient_balance" }).waitFor();
     await page.click("#balance-refresh");

@@ -154,12 +154,26 @@ describe("npm run start:prod and the pm2 file", function () {
     assert.deepEqual(pm2Processes(), []);
   });
 
-  it("fails loudly with the process's first error when it cannot start, and leaves nothing crash-looping", () => {
+  it("names the database that does not answer before pm2 starts anything; a silent platform is a warning", () => {
     const run = startProd({ ...baseEnv, DATABASE_URL: `postgres://nobody@127.0.0.1:9/none` });
     assert.equal(run.status, 1, run.stdout + run.stderr);
     assert.match(run.stdout, /settings OK/);
+    assert.match(run.stderr, /FAIL {2}PostgreSQL \(DATABASE_URL\): ECONNREFUSED/);
+    assert.match(run.stderr, /not started: PostgreSQL \(DATABASE_URL\) did not answer/);
+    assert.match(run.stderr, /warning: wechat API http:\/\/127\.0\.0\.1:9/);
+    assert.doesNotMatch(run.stdout + run.stderr, /is ready|START FAILED/);
+    assert.deepEqual(pm2Processes(), []);
+  });
+
+  it("fails loudly with the process's first error when it cannot start, and leaves nothing crash-looping", () => {
+    // Every dependency answers (SQLite's folder is writable), but the path is a folder, not a file.
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-sqlite-folder-"));
+    const run = startProd({ ...baseEnv, DATABASE_URL: "", SQLITE_PATH: folder });
+    fs.rmSync(folder, { recursive: true, force: true });
+    assert.equal(run.status, 1, run.stdout + run.stderr);
+    assert.match(run.stdout, /settings OK/);
     assert.match(run.stderr, /START FAILED: minigame-server process 0 exited during start-up/);
-    assert.match(run.stderr, /first error:\n.*could not open the user store \(DATABASE_URL\): .*ECONNREFUSED/);
+    assert.match(run.stderr, /first error:\n.*could not open the user store/);
     assert.doesNotMatch(run.stdout + run.stderr, /is ready/);
     assert.deepEqual(pm2Processes(), [], "the failed processes were removed from pm2");
   });

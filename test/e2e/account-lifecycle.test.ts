@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Client, type Room } from "colyseus.js";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
+import { buildUserExport } from "../../src/services/user-export";
 import { AdminService } from "../../src/services/admin-service";
 import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
 import { startHarness, type Harness } from "../support/app-harness";
@@ -37,7 +38,8 @@ for (const backend of backends) {
       const prepared = await backend.prepare();
       release = prepared.release;
       h = await startHarness({ env: prepared.env, overrides: { now: () => clock } });
-      admin = new AdminService(h.services.store, h.services.sessions, h.services.accounts, ["wechat", "douyin"], h.services.logger);
+      const { store, sessions, payments, economy } = h.services;
+      admin = new AdminService(store, sessions, h.services.accounts, ["wechat", "douyin"], h.services.logger, buildUserExport({ store, sessions, ledger: async () => payments.ledger, economy: async () => economy.store, leaderboardRecords: async () => [] }));
     });
     afterEach(async () => {
       for (const room of rooms.splice(0)) if (room.connection.isOpen) await room.leave().catch(() => undefined);

@@ -15,7 +15,7 @@ import { runAdmin } from "../support/admin-cli";
 
 
 describe("admin orders, refund and grant (Redis)", function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let simulator: RunningSimulator;
   let h: Harness;
   let env: NodeJS.ProcessEnv;
@@ -45,7 +45,7 @@ describe("admin orders, refund and grant (Redis)", function () {
 
     const orders = await admin("orders", user.id, "--state", "delivered");
     assert.equal(orders.status, 0, orders.stderr);
-    assert.deepEqual(JSON.parse(orders.stdout).map((o: { orderId: string }) => o.orderId), ["sword-1"]);
+    assert.deepEqual(JSON.parse(orders.stdout).map((o: { orderId: string; env: string }) => [o.orderId, o.env]), [["sword-1", "sandbox"]], "env is named, not 0/1");
 
     for (let i = 0; i < 2; i++) {
       const refund = await admin("refund", user.id, "sword-1", "--by", "ops-dana");
@@ -57,7 +57,9 @@ describe("admin orders, refund and grant (Redis)", function () {
     for (let i = 0; i < 2; i++) {
       const grant = await admin("grant", `wechat:${openid}`, "25", "--platform", "wechat", "--grant-id", "outage-7", "--reason", "server outage");
       assert.equal(grant.status, 0, grant.stderr);
-      assert.equal(JSON.parse(grant.stdout).state, "delivered");
+      const granted = JSON.parse(grant.stdout);
+      assert.equal(granted.state, "delivered");
+      assert.deepEqual([granted.reason, granted.itemId], ["server outage", ""], "the reason is kept as the reason, not as an item");
     }
     assert.equal(await balance(openid), 125);
     const audit = (await admin("grant", user.id, "25", "--platform", "wechat", "--grant-id", "outage-7", "--by", "ops-erin")).stderr;
@@ -67,5 +69,32 @@ describe("admin orders, refund and grant (Redis)", function () {
     assert.equal((await admin("grant", user.id, "5", "--grant-id", "x")).status, 2);
     assert.equal((await admin("orders", user.id, "--state", "lost")).status, 2);
     assert.equal((await admin("refund", user.id, "no-such-order")).status, 1);
+  });
+
+  it("audits each payment action with its outcome: a refund the server refused is audited as refused", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=adminaudit${Date.now().toString(36)}.1`);
+    const { user } = login.body.data;
+    const refused = await admin("refund", user.id, "never-bought", "--by", "ops-fay");
+    assert.equal(refused.status, 1);
+    const lines = refused.stderr.split("\n").filter((l) => l.includes('"admin_action"')).map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines.map((l) => [l.by, l.action, l.userId, l.orderId, l.outcome, l.error]),
+      [["ops-fay", "refund", user.id, "never-bought", "refused", "order_not_found"]],
+      refused.stderr,
+    );
+  });
+
+  it("exports the player's orders with the account: every store port's data", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=adminexport${Date.now().toString(36)}.1`);
+    const { user, openid, token } = login.body.data;
+    await fetch(`${simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, balance: 50 }) });
+    const bought = await h.request("POST", "/api/payments/orders", { orderId: "shield-1", itemId: "shield", coins: 20 }, { authorization: `Bearer ${token}` });
+    assert.equal(bought.status, 201);
+    const exported = await admin("export", user.id, "--by", "dpo");
+    assert.equal(exported.status, 0, exported.stderr);
+    const data = JSON.parse(exported.stdout);
+    assert.equal(data.user.id, user.id);
+    assert.deepEqual(data.orders.map((o: { orderId: string; itemId: string; env: string }) => [o.orderId, o.itemId, o.env]), [["shield-1", "shield", "sandbox"]]);
+    assert.match(exported.stderr, /"outcome":"done"/);
   });
 });

@@ -104,6 +104,17 @@ for (const backend of backends) {
       assert.equal((await h.services.economy.store.entries("default", p.userId)).length, 1);
     });
 
+    it("a player deleting their account erases their wallet, inventory and ledger", async () => {
+      const p = await player();
+      await gems(p.userId, 30);
+      assert.equal((await h.request("POST", "/api/economy/purchases", { purchaseId: unique("b"), itemId: "potion" }, p.headers)).status, 201);
+      const deleted = await h.request("DELETE", "/api/users/me", undefined, p.headers);
+      assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+      assert.deepEqual(await h.services.economy.store.appsOf(p.userId), []);
+      assert.deepEqual(await h.services.economy.store.entries("default", p.userId), []);
+      assert.deepEqual((await h.services.economy.store.state("default", p.userId)).balances, {});
+    });
+
     for (const platform of ["wechat", "douyin"] as const) {
       it(`${platform}: prices coin orders from the catalog; a client's own price is 409 with nothing deducted; delivery lands in the inventory with one reward message`, async () => {
         const p = await player(platform, 200);
@@ -167,6 +178,8 @@ for (const backend of backends) {
         assert.equal(h.logs.filter((line) => line.includes('"event":"item_delivered"') && (line.includes(cheap) || line.includes(unknown))).length, 0);
         const metrics = await h.services.metrics.registry.getSingleMetricAsString("economy_item_purchases_refused_total");
         assert.match(metrics, new RegExp(`economy_item_purchases_refused_total\\{platform="${platform}",reason="price_below_catalog"\\} [1-9]`));
+        const granted = await h.services.metrics.registry.getSingleMetricAsString("economy_grants_total");
+        assert.match(granted, /economy_grants_total\{app="default",source="item_push"\} [1-9]/);
       });
     }
   });

@@ -71,7 +71,7 @@ for (const backend of backends) {
         assert.notEqual(second.body.data.token, first.body.data.token);
       });
 
-      it("writes access_token:{userId} and refresh_token:{userId} with the tokens' lifetimes", async () => {
+      it("writes the spec's access_token:<userId> and refresh_token:<userId> with the tokens' lifetimes", async () => {
         const { body } = await h.get(`/api/minigame/wechat/login?jsCode=${player("cache")}`);
         const id = body.data.user.id;
         const cache = h.services.cache;

@@ -151,6 +151,16 @@ describe("OpenAPI description", () => {
       "POST /api/minigame/wechat/push",
       "GET /api/minigame/douyin/push",
       "POST /api/minigame/douyin/push",
+      "GET /api/catalog",
+      "GET /api/economy/wallet",
+      "GET /api/economy/inventory",
+      "POST /api/economy/purchases",
+      "GET /api/leaderboards",
+      "GET /api/leaderboards/{boardId}/records",
+      "GET /api/leaderboards/{boardId}/records/around-me",
+      "GET /api/leaderboards/{boardId}/me",
+      "POST /api/leaderboards/{boardId}/scores",
+      "POST /api/leaderboards/{boardId}/join",
     ].sort());
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
     assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
@@ -296,6 +306,25 @@ describe("OpenAPI description", () => {
     assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, nobody, timestamp, "1") })).status, 500);
   });
 
+  it("economy routes: catalog, wallet, inventory and soft purchases, success and failures match the document", async () => {
+    const login = (await wechatLogin()).body.data;
+    const auth = bearer(login.token);
+    for (const route of ["/api/catalog", "/api/economy/wallet", "/api/economy/inventory"]) {
+      assert.equal((await call("GET", route, { headers: auth })).status, 200);
+      assert.equal((await call("GET", route)).status, 401);
+    }
+    await h.services.economy.rewards.grant({ appId: "default", userId: login.user.id, source: "operator", sourceId: unique("seed"), currencies: { gems: 10 } });
+    const buy = (body: unknown) => call("POST", "/api/economy/purchases", { body, headers: auth });
+    const purchaseId = unique("buy");
+    assert.equal((await buy({ purchaseId, itemId: "potion" })).status, 201);
+    assert.equal((await buy({ purchaseId, itemId: "potion" })).status, 200);
+    assert.equal((await buy({ purchaseId: unique("buy"), itemId: "potion" })).status, 402);
+    assert.equal((await buy({ purchaseId: unique("buy"), itemId: "nope" })).status, 404);
+    assert.equal((await buy({ purchaseId: "bad id", itemId: "potion" })).status, 400);
+    const mismatch = await call("POST", "/api/payments/orders", { body: { orderId: unique("ord"), itemId: "sword", coins: 1 }, headers: auth });
+    assert.deepEqual([mismatch.status, mismatch.body.data.code], [409, "price_mismatch"]);
+  });
+
   it("social routes: player storage and subscribe messages, success and failures match the document", async () => {
     const login = (await wechatLogin()).body.data;
     const auth = bearer(login.token);
@@ -322,6 +351,31 @@ describe("OpenAPI description", () => {
       assert.equal((await call("POST", route, { body: body("tpl") })).status, 401);
       assert.equal((await call("POST", route, { body: { ...body("tpl"), userId: "no-such-user" }, headers: key })).status, 403);
     }
+  });
+
+  it("leaderboard routes: success and failures match the document", async () => {
+    const auth = bearer((await wechatLogin()).body.data.token);
+    const board = (suffix: string, id = "highscores") => ({ route: `/api/leaderboards/{boardId}${suffix}`, path: `/api/leaderboards/${id}${suffix}` });
+    assert.equal((await call("GET", "/api/leaderboards", { headers: auth })).status, 200);
+    assert.equal((await call("GET", "/api/leaderboards")).status, 401);
+    const me = board("/me");
+    assert.equal((await call("GET", me.route, { path: me.path, headers: auth })).status, 404);
+    const around = board("/records/around-me");
+    assert.equal((await call("GET", around.route, { path: around.path, headers: auth })).status, 404);
+    const scores = board("/scores");
+    assert.equal((await call("POST", scores.route, { path: scores.path, body: { score: 2_000_000 }, headers: auth })).status, 400);
+    assert.equal((await call("POST", scores.route, { path: scores.path, body: { score: 1200, metadata: { level: 3 } }, headers: auth })).status, 200);
+    const weekly = board("/scores", "weekly");
+    assert.equal((await call("POST", weekly.route, { path: weekly.path, body: { score: 1 }, headers: auth })).status, 403);
+    assert.equal((await call("GET", me.route, { path: me.path, headers: auth })).status, 200);
+    assert.equal((await call("GET", around.route, { path: around.path, headers: auth })).status, 200);
+    const records = board("/records");
+    assert.equal((await call("GET", records.route, { path: `${records.path}?limit=5`, headers: auth })).status, 200);
+    assert.equal((await call("GET", records.route, { path: `${records.path}?cursor=x`, headers: auth })).status, 400);
+    assert.equal((await call("GET", records.route, { path: `/api/leaderboards/nope/records`, headers: auth })).status, 404);
+    const join = board("/join", "weekly");
+    assert.equal((await call("POST", join.route, { path: join.path, body: {}, headers: auth })).status, 200);
+    assert.equal((await call("POST", join.route, { path: "/api/leaderboards/highscores/join", body: {}, headers: auth })).status, 400);
   });
 
   it("account routes: register, login, refresh, logout", async () => {

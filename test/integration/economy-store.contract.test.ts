@@ -174,6 +174,18 @@ for (const impl of implementations) {
       assert.deepEqual((await store.state("game", userId)).items, { pass: 2, cape: 1 });
     });
 
+    it("counts grants under a cap key: 20 concurrent over two stores with a cap of 10 → 10 applied", async () => {
+      const userId = player();
+      const cap = { key: "ad:unit-1:2026-11-26", limit: 10 };
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? other : store).apply(change(userId, `view-${i}`, { source: "ad_reward", currencies: { gems: 5 }, cap }))));
+      assert.equal(results.filter((r) => r.entry.outcome === "applied").length, 10);
+      assert.ok(results.filter((r) => r.entry.outcome === "refused").every((r) => r.entry.reason === "cap_reached"));
+      assert.deepEqual((await store.state("game", userId)).balances, { gems: 50 });
+      // Another key (the next day) starts again.
+      const next = await other.apply(change(userId, "view-next", { source: "ad_reward", currencies: { gems: 5 }, cap: { ...cap, key: "ad:unit-1:2026-11-27" } }));
+      assert.equal(next.entry.outcome, "applied");
+    });
+
     it("lists a player's apps and ledger, and erases them", async () => {
       const userId = player();
       await store.apply(change(userId, "a", { currencies: { gold: 1 } }));

@@ -97,6 +97,13 @@ for (const impl of implementations) {
       await second.close();
     });
 
+    it("keeps an operator grant's reason as its reason", async () => {
+      const input = { ...draft(), kind: "coin_grant" as const, itemId: "", reason: "server outage" };
+      const { order } = await ledger.create(input);
+      assert.deepEqual([order.reason, order.itemId], ["server outage", ""]);
+      assert.equal((await ledger.findById(input.id))?.reason, "server outage");
+    });
+
     it("creates a pending order with every field as given", async () => {
       const input = draft();
       const { order, created } = await ledger.create(input);
@@ -107,6 +114,7 @@ for (const impl of implementations) {
         attempts: 0,
         leaseUntil: null,
         failure: null,
+        reason: null,
         createdAt: input.createdAt,
         updatedAt: input.createdAt,
       });

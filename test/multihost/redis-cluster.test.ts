@@ -84,6 +84,7 @@ interface Session {
     const keys: string[] = [];
     for (const node of raw.nodes("master")) keys.push(...(await node.keys(`${prefix}*${session.user.id}*`)));
     assert.ok(keys.length >= 2, `session keys found: ${keys.join(", ")}`);
+    assert.ok(keys.includes(`${prefix}access_token:{${session.user.id}}`), `a cluster's keys carry the hash tag: ${keys.join(", ")}`);
     const slots = new Set(await Promise.all(keys.map((k) => raw.cluster("KEYSLOT", k) as Promise<number>)));
     assert.equal(slots.size, 1, `one slot for ${keys.join(", ")}`);
   });

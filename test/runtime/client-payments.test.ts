@@ -66,8 +66,8 @@ describe("client payments in a WeChat runtime", function () {
       }).then(() => options.success?.({}));
     };
     const tradeNo = unique("trade");
-    const item = await client.buyItem({ outTradeNo: tradeNo, paymentOptions: { mode: "short_series_goods", productId: "skin_7" }, timeoutMs: 10_000 });
-    assert.deepEqual([item.orderId, item.itemId, item.state], [tradeNo, "skin_7", "delivered"]);
+    const item = await client.buyItem({ outTradeNo: tradeNo, paymentOptions: { mode: "short_series_goods", productId: "golden-skin" }, timeoutMs: 10_000 });
+    assert.deepEqual([item.orderId, item.itemId, item.state], [tradeNo, "golden-skin", "delivered"]);
     assert.equal(shown[0].outTradeNo, tradeNo);
   });
 });

@@ -78,13 +78,12 @@ describe("config: apps (APPS_FILE)", () => {
     assert.equal(problems.length, 1, "one line per setting");
     const [line] = problems;
     assert.match(line, /^APPS_FILE: /);
+    // Every app and every field at once, not stage by stage: the bad key does not hide the others.
     assert.match(line, /apps\[0\]\.key: must be 1–32/);
-    // The key problem stops the shape check there; the other apps are checked once it is fixed.
-    const fixed = problemsOf({ ...production, APPS_FILE: appsFile({ apps: [{ key: "a", wechat: { appId: "wx_a", appSecret: "a-secret" } }, ...JSON.parse(fs.readFileSync(file, "utf8")).apps.slice(1)] }) })[0];
-    assert.match(fixed, /apps\[1\]\.wechat\.appId: is required/);
-    assert.match(fixed, /apps\[1\]\.tiktok: unknown platform \(registered: wechat, douyin, qq, kuaishou\)/);
-    assert.match(fixed, /apps\[2\]: names no platform/);
-    assert.match(fixed, /apps\[3\]\.douyin: Unrecognized key: "extra"/);
+    assert.match(line, /apps\[1\]\.wechat\.appId: is required/);
+    assert.match(line, /apps\[1\]\.tiktok: unknown platform \(registered: wechat, douyin, qq, kuaishou\)/);
+    assert.match(line, /apps\[2\]: names no platform/);
+    assert.match(line, /apps\[3\]\.douyin: Unrecognized key: "extra"/);
   });
 
   it("refuses a duplicate key, the reserved key default, and an app id already served on that platform", () => {
@@ -101,6 +100,20 @@ describe("config: apps (APPS_FILE)", () => {
     assert.match(line, /app key "puzzle" is listed twice/);
     assert.match(line, /app key "default" is reserved/);
     assert.match(line, /copy\.wechat: app id wx_puzzle is already the app id of "puzzle"/);
+    assert.match(line, /clash\.wechat: app id wx123 is already the app id of "default"/);
+  });
+
+  it("reports the file's problems and those that need the other settings in one message", () => {
+    const file = appsFile({
+      apps: [
+        { key: "Bad Key!", wechat: { appId: "wx_a", appSecret: "a-secret" } },
+        { key: "q", qq: { appId: "1101", appSecret: "qq-secret-value" } },
+        { key: "clash", wechat: { appId: "wx123", appSecret: "other-secret" } },
+      ],
+    });
+    const [line] = problemsOf({ ...production, APPS_FILE: file });
+    assert.match(line, /apps\[0\]\.key: must be 1–32/);
+    assert.match(line, /q\.qq: qq is not served \(PLATFORMS\)/);
     assert.match(line, /clash\.wechat: app id wx123 is already the app id of "default"/);
   });
 
@@ -123,7 +136,7 @@ describe("config: apps (APPS_FILE)", () => {
     const check = checkSettings({ ...production, INSTANCES: "1", APPS_FILE: file }, settingsDir);
     assert.ok(check.ok, check.ok ? "" : check.problems.join("; "));
     const text = formatCheck(check);
-    assert.match(text, /apps: default \(wechat wx123, douyin tt123\); puzzle \(wechat wx_puzzle\)/);
+    assert.match(text, /apps: default \(wechat wx123, payments off; douyin tt123, payments off\) \| puzzle \(wechat wx_puzzle, payments off\)/);
     assert.ok(!text.includes("puzzle-wechat-secret-value"));
   });
 

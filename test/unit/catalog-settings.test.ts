@@ -57,9 +57,11 @@ describe("catalog settings", () => {
     assert.ok(problems.startsWith(`CATALOG_FILE: ${name}`));
   });
 
-  it("reports shape problems with the item named, and unreadable or invalid JSON files", () => {
+  it("reports an entry's shape problems together with every other problem, and unreadable or invalid JSON files", () => {
     const problems = problemsOf({ CATALOG_FILE: file(broken) }).join("\n");
     assert.match(problems, /ads\[0\] \(ad-1\)\.dailyCap: /);
+    assert.match(problems, /items\[0\] \(sword\)\.prices\.silver: unknown currency/, "a bad entry hides no other problem");
+    assert.match(problems, /items\[1\] \(chest\): a bundle must say what it grants/);
     assert.match(problemsOf({ CATALOG_FILE: file("{oops") }).join(), /is not valid JSON/);
     assert.match(problemsOf({ CATALOG_FILE: path.join(dir, "missing.json") }).join(), /cannot read .*ENOENT/);
     assert.match(problemsOf({ CATALOG_FILE: file({ catalogs: { nosuchapp: { items: [] } } }) }).join(), /names app "nosuchapp", which is not served/);
@@ -74,6 +76,9 @@ describe("catalog settings", () => {
     const check = checkSettings({ NODE_ENV: "development", CATALOG_FILE: file({ items: [{ itemId: "z", name: "Z", kind: "consumable", prices: { gold: 1 } }] }) });
     assert.equal(check.ok, false);
     assert.match(formatCheck(check), /items\[0\] \(z\)\.prices\.gold: unknown currency/);
+    const ok = checkSettings({ NODE_ENV: "development", APPS_FILE: file({ apps: [{ key: "puzzle", wechat: { appId: "wx_puzzle", appSecret: "puzzle-secret-value-1234" } }] }) });
+    assert.ok(ok.ok, ok.ok ? "" : ok.problems.join("; "));
+    assert.match(formatCheck(ok), /catalogs: default \(7 items, 1 ad units, 1 gift packs\)/);
   });
 
   it("takes catalogs per app: the file's, the apps file's, else the example one outside production", () => {

@@ -36,6 +36,17 @@ describe("EconomyRewards (RewardGranter)", () => {
     assert.equal((await rewards.grant({ ...grant, source: "mail" })).balances.gold, 20);
   });
 
+  it("refuses a grant past its cap (reward_cap_reached), the same on a replay, and counts per key", async () => {
+    const cap = { key: "ad:adunit-example:2026-11-26", limit: 2 };
+    const view = (n: number) => ({ appId: "game", userId: "u3", source: "ad_reward" as const, sourceId: `view-${n}`, currencies: { gems: 5 }, cap });
+    assert.equal((await rewards.grant(view(1))).granted, true);
+    assert.equal((await rewards.grant(view(2))).balances.gems, 10);
+    for (let i = 0; i < 2; i++) await assert.rejects(rewards.grant(view(3)), (err: { code?: string }) => err.code === "reward_cap_reached");
+    assert.equal((await rewards.grant(view(1))).granted, false, "an earlier view replayed is still its grant");
+    assert.equal((await rewards.grant({ ...view(4), cap: { ...cap, key: "ad:adunit-example:2026-11-27" } })).balances.gems, 15);
+    await assert.rejects(rewards.grant({ ...view(5), cap: { key: "", limit: 1 } }), (err: { code?: string }) => err.code === "invalid_request");
+  });
+
   it("refuses malformed grants with nothing recorded", async () => {
     for (const bad of [
       { currencies: { gold: -5 } },

@@ -139,8 +139,8 @@ describe("room session guard", () => {
       { userId: b.user.id, sid: b.first.sid },
     ]);
     guard.register(room);
-    await core.cache.delete(`access_token:{${a.user.id}}`, `refresh_token:{${a.user.id}}`);
-    await core.cache.delete(`access_token:{${b.user.id}}`, `refresh_token:{${b.user.id}}`);
+    await core.cache.delete(`access_token:${a.user.id}`, `refresh_token:${a.user.id}`);
+    await core.cache.delete(`access_token:${b.user.id}`, `refresh_token:${b.user.id}`);
 
     presence.publish(SESSION_CHANGED_TOPIC, { batch: [a.user.id, { unknown: "shape" }, 42] });
     presence.publish(SESSION_CHANGED_TOPIC, userChangedMessage(b.user.id));

@@ -2,7 +2,7 @@
  * The cache for a single process. Every method body runs without an await, so each one is atomic
  * on Node's single thread exactly like the Redis scripts are atomic on the server.
  */
-import type { Cache, CacheEntry } from "../../core/ports/cache";
+import type { Cache, CacheEntry, HashTagUse } from "../../core/ports/cache";
 
 interface Slot {
   value: string;
@@ -49,6 +49,7 @@ interface Bounded {
 }
 
 export class MemoryCache implements Cache {
+  readonly hashTags: HashTagUse = "none";
   private readonly values: Bounded;
   private readonly counters: Bounded;
   private readonly now: () => number;

@@ -3,14 +3,15 @@
  * scripts so they are atomic on the server; every connection or timeout failure becomes
  * `service_unavailable` so a request fails fast with 503 instead of hanging while Redis is away.
  * On a cluster an atomic write (setMany, replaceIfEquals) must keep to one hash slot, which the
- * session keys do through their `{userId}` hash tag; reads and deletes of several keys are split
- * by slot.
+ * session keys do through their `{userId}` hash tag (there only: hashTags); reads and deletes of
+ * several keys are split by slot.
  */
-import type { Cache, CacheEntry } from "../../core/ports/cache";
+import type { Cache, CacheEntry, HashTagUse } from "../../core/ports/cache";
 import { AppError } from "../../core/errors";
 import { assertPositiveInteger } from "./memory-cache";
 import { groupBySlot } from "./hash-slot";
 import { connectRedis, describeTarget, isCluster, type RedisClient, type RedisTarget } from "./redis-connection";
+import { RedisWatchdog, type WatchdogTimings } from "./redis-watchdog";
 
 export interface CacheLogger {
   warn(obj: object, msg: string): void;
@@ -21,6 +22,8 @@ export interface RedisCacheOptions {
   keyPrefix?: string;
   logger?: CacheLogger;
   commandTimeoutMs?: number;
+  /** How soon a silent Redis is noticed (redis-watchdog.ts). */
+  watchdog?: WatchdogTimings;
 }
 
 const WARN_EVERY_MS = 10_000;
@@ -81,7 +84,9 @@ export class CrossSlotWriteError extends Error {
 
 export class RedisCache implements Cache {
   private readonly redis: ScriptedRedis;
+  private readonly watchdog: RedisWatchdog;
   private readonly cluster: boolean;
+  readonly hashTags: HashTagUse;
   private lastError: Error | undefined;
   private lastWarnAt = 0;
   private suppressedWarnings = 0;
@@ -92,6 +97,7 @@ export class RedisCache implements Cache {
   ) {
     const timeout = options.commandTimeoutMs ?? 2000;
     this.cluster = isCluster(target);
+    this.hashTags = this.cluster ? "required" : "legacy";
     const redis = connectRedis(target, {
       keyPrefix: options.keyPrefix ?? "",
       // Queue only until the first connect so boot-time commands wait; afterwards fail at once.
@@ -103,8 +109,10 @@ export class RedisCache implements Cache {
       maxRetriesPerRequest: 0,
       connectTimeout: 2000,
       commandTimeout: timeout,
-      // Never give up: the service recovers on its own when Redis comes back.
-      retryStrategy: (attempt) => Math.min(attempt * 200, 1000),
+      // Never give up: the service recovers on its own when Redis comes back, within a second
+      // (the fault suite asserts it), so a lost Redis is tried again every 100 ms (a connect to a
+      // Redis that refuses costs next to nothing; a silent one is given up by the watchdog).
+      retryStrategy: (attempt) => Math.min(attempt * 50, 100),
       // A command that already timed out for its caller must not run later behind its back
       // (e.g. a refresh-token rotation the client was told failed).
       autoResendUnfulfilledCommands: false,
@@ -113,6 +121,10 @@ export class RedisCache implements Cache {
       // system calls, which cost more here than the commands themselves. Each command keeps its own
       // result, error and timeout. Not on a cluster, whose batches split per node anyway.
       enableAutoPipelining: !this.cluster,
+      // A cluster's own ready check (CLUSTER INFO) goes to a node connection that may wait for a
+      // silent node for the whole command timeout; the watchdog's PING of every node checks instead,
+      // so a cluster that answers again is used within the second. Each node keeps its ready check.
+      ...(this.cluster ? { enableReadyCheck: false } : {}),
     }) as ScriptedRedis;
     redis.defineCommand("cacheDeleteIfEquals", { numberOfKeys: 1, lua: DELETE_IF_EQUALS });
     redis.defineCommand("cacheReplaceIfEquals", { lua: REPLACE_IF_EQUALS });
@@ -123,6 +135,7 @@ export class RedisCache implements Cache {
       redis.options.enableOfflineQueue = false;
     });
     this.redis = redis;
+    this.watchdog = new RedisWatchdog(redis, (err) => this.onError(err), options.watchdog);
   }
 
   /** Resolves once connected; rejects after `timeoutMs` so a wrong URL fails at boot. */
@@ -218,6 +231,7 @@ export class RedisCache implements Cache {
   }
 
   async close(): Promise<void> {
+    this.watchdog.stop();
     if (this.redis.status === "end") return;
     if (this.redis.status === "ready") {
       try {
@@ -237,10 +251,13 @@ export class RedisCache implements Cache {
   private async run<T>(command: () => Promise<T>): Promise<T> {
     const connection = this.connection();
     try {
-      return await command();
+      // While the watchdog finds Redis silent, fail at once; a command in flight fails at its verdict.
+      if (this.watchdog.silent) throw new Error("Redis is silent (no answer to the watchdog's PING)");
+      return await this.watchdog.failedOnSilence(command());
     } catch (err) {
       // A reply error is Redis answering (e.g. WRONGTYPE): a bug, not an outage.
-      if (err instanceof Error && err.name === "ReplyError") throw err;
+      // (CLUSTERDOWN, TRYAGAIN and LOADING are Redis saying it cannot serve yet: an outage.)
+      if (err instanceof Error && err.name === "ReplyError" && !/^(CLUSTERDOWN|TRYAGAIN|LOADING)\b/.test(err.message)) throw err;
       if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.reconnectAfterTimeout(connection);
       throw new AppError("service_unavailable", { message: "The cache is unavailable; retry later", cause: err });
     }
@@ -277,3 +294,4 @@ export class RedisCache implements Cache {
     this.suppressedWarnings = 0;
   }
 }
+

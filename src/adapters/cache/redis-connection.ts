@@ -5,6 +5,8 @@
  */
 import Redis, { Cluster, type RedisOptions } from "ioredis";
 
+const SLOTS_REFRESH_TIMEOUT_MS = 250;
+
 /** A Redis URL, or the seed nodes of a cluster. */
 export type RedisTarget = string | { readonly nodes: readonly string[] };
 
@@ -46,8 +48,9 @@ export function connectRedis(target: RedisTarget, options: RedisOptions): RedisC
     enableReadyCheck,
     clusterRetryStrategy: retryStrategy,
     redisOptions: { ...perNode, ...credentials },
-    // One slot-map refresh at a time, bounded: a node that is away must not stall the others.
-    slotsRefreshTimeout: options.connectTimeout ?? 2000,
+    // One slot-map refresh at a time, bounded: a node that is away must not stall the others, nor
+    // keep a cluster that answers again from reconnecting within the second (redis-watchdog.ts).
+    slotsRefreshTimeout: SLOTS_REFRESH_TIMEOUT_MS,
   });
 }
 

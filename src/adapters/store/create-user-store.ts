@@ -82,13 +82,6 @@ export function sharedSqliteEconomy(file: string, crashPoint?: EconomyCrashHook)
   return new KyselyEconomyStore(kysely as unknown as Kysely<EconomyDatabase>, "sqlite", undefined, crashPoint);
 }
 
-/** The user store's SQLite connection in this process, for another store on the same file (the console's operators). */
-export function sharedSqliteConnection(file: string): Kysely<unknown> {
-  const kysely = sqliteConnections.get(path.resolve(file));
-  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
-  return kysely as unknown as Kysely<unknown>;
-}
-
 /**
  * Kysely prepares every query anew; on SQLite preparing costs about as much as running a simple
  * lookup. Kysely only calls all/run/iterate synchronously, so one statement per SQL text can be
@@ -111,4 +104,14 @@ function cachePreparedStatements(database: SqliteDatabase.Database, max = 256): 
 function openPostgres(url: string, timeouts: PostgresTimeouts, options: KyselyUserStoreOptions, maxConnections?: number): KyselyUserStore {
   const pool = createPostgresPool(url, timeouts, maxConnections);
   return new KyselyUserStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres", options);
+}
+
+/**
+ * The user store's own SQLite connection of this process (opened by createUserStore for `file`),
+ * for another feature's store to share, for the reason given at sharedSqliteLedger.
+ */
+export function sharedSqliteConnection(file: string): Kysely<unknown> {
+  const kysely = sqliteConnections.get(path.resolve(file));
+  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
+  return kysely as unknown as Kysely<unknown>;
 }

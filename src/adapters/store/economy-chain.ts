@@ -64,6 +64,7 @@ export function decide(before: EconomyState, change: EconomyChange): { state: Ec
   for (const itemId of change.ownedOnce ?? []) {
     if ((before.items[itemId] ?? 0) > 0) return { state: before, reason: "already_owned" };
   }
+  if (change.cap && (before.counters?.[change.cap.key] ?? 0) >= change.cap.limit) return { state: before, reason: "cap_reached" };
   const purchase = change.purchase;
   if (purchase?.limit !== undefined && (before.purchased[purchase.itemId] ?? 0) + purchase.quantity > purchase.limit) {
     return { state: before, reason: "purchase_limit" };
@@ -83,7 +84,10 @@ export function decide(before: EconomyState, change: EconomyChange): { state: Ec
   }
   const purchased = { ...before.purchased };
   if (purchase) purchased[purchase.itemId] = (purchased[purchase.itemId] ?? 0) + purchase.quantity;
-  return { state: { balances, items, purchased }, reason: null };
+  const state: EconomyState = { balances, items, purchased };
+  if (before.counters || change.cap) state.counters = { ...before.counters };
+  if (change.cap) state.counters![change.cap.key] = (before.counters?.[change.cap.key] ?? 0) + 1;
+  return { state, reason: null };
 }
 
 /** One process's changes to one player run one after another: no contention inside a process. */

@@ -8,11 +8,13 @@ import type { PlatformDefinition } from "../../platforms/platform";
 import { packageVersion } from "../../server/package-version";
 import * as s from "../schemas";
 import { accountOperations } from "./account-operations";
-import { API_DESCRIPTION, errorCodeTable } from "./descriptions";
+import { API_DESCRIPTION } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
+import { economyOperations, registerEconomyComponents } from "./economy-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
+import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 
 export interface OpenApiOptions {
@@ -53,6 +55,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...socialOperations(options.platforms));
   registerPaymentComponents(register);
   operations.push(...paymentOperations(options.platforms));
+  registerEconomyComponents(register);
+  operations.push(...economyOperations());
+  registerLeaderboardComponents(register);
+  operations.push(...leaderboardOperations());
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
 
@@ -64,7 +70,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
 
   return {
     openapi: "3.1.0",
-    info: { title: "Mini-game login and room server", version: packageVersion(), description: API_DESCRIPTION + errorCodeTable() },
+    info: { title: "Mini-game login and room server", version: packageVersion(), description: API_DESCRIPTION },
+    externalDocs: { url: "/api-docs/reference", description: "The rules every route follows, and every error code" },
     // Relative, so "Try it out" calls whichever origin serves the page.
     servers: [{ url: "/", description: "This server" }],
     tags: [
@@ -74,6 +81,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Accounts", description: "Username/email accounts, token refresh and logout" },
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
+      { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
+      { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

@@ -4,7 +4,10 @@
  */
 import { ERROR_CODES } from "../../core/errors";
 
-/** Simulator codes for "Try it out": each works once, so edit the number before executing again. */
+/**
+ * Simulator codes for "Try it out": each works once, so edit the number before executing again.
+ * Swagger UI gets a fresh player per page load (docs-routes.ts); the JSON document keeps these.
+ */
 export const CODE_EXAMPLES: Record<string, string> = {
   jsCode: "alice.1",
   code: "bob.1",
@@ -31,7 +34,14 @@ works once** (like real codes), so change the number before executing again. Pre
 \`busy…\`, \`blocked…\`, \`ratelimited…\`, \`noid…\` (no usable identity). Copy \`data.token\` from a login into
 **Authorize → bearerAuth** to call the protected routes.
 
-### Envelope
+Every answer under \`/api\` is \`{ success, message, data }\`; on failure \`data.code\` is a stable machine code.
+**Reference** — status codes, hostile input, client addresses and rate limits, CORS, matchmaking, sessions and the
+cache keys, session grades, names and seats, and every error code: [/api-docs/reference](/api-docs/reference)
+(Markdown, from the same source as this page).
+`;
+
+/** The rules every route follows: a page of its own (/api-docs/reference), not a wall of text above the routes. */
+export const API_REFERENCE = `### Envelope
 Every answer under \`/api\` is \`{ success, message, data }\`. On failure \`success\` is \`false\`, \`message\` is
 human text and \`data.code\` a stable machine code; switch on the code, never on the message. Extra fields in \`data\`:
 \`fields\` (validation problems), \`retryAfterSec\` (rate limits), \`requestId\` (internal errors), and on mini-game login
@@ -88,6 +98,10 @@ refusals use that shape with the HTTP status as \`code\`: 400 (body not a JSON o
 - Logout, a new login, refresh-token reuse, a password change or disabling the user end the session. Room connections
   of that session are closed by the server.
 - \`user.id\` (the JWT's \`userId\` claim) is the local UUID, **not** the platform openid.
+- **Cache keys** (spec 5.5, for the studio's other services): \`access_token:<userId>\` and \`refresh_token:<userId>\`
+  hold the default app's current tokens, with the user's id and no braces; another app's add \`:<app>\`
+  (\`access_token:<userId>:puzzle\`), all under the server's CACHE_KEY_PREFIX. Only on a Redis Cluster
+  (REDIS_CLUSTER_NODES) is the id a hash tag, \`access_token:{<userId>}\`, so a user's keys share one slot.
 
 ### Session grades
 Every session has a grade, carried by both tokens as the \`grade\` claim and kept across refreshes (like the login
@@ -115,6 +129,11 @@ time):
 
 ### Error codes
 `;
+
+/** The reference as one Markdown page: the rules, then every error code. */
+export function apiReferenceMarkdown(): string {
+  return `# Mini-game login API: reference\n\n${API_REFERENCE}\n${errorCodeTable()}\n`;
+}
 
 /** Markdown table of every machine code, from the one error table the server maps errors with. */
 export function errorCodeTable(): string {

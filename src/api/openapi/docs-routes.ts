@@ -1,5 +1,7 @@
-import { Router } from "express";
+import crypto from "node:crypto";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import swaggerUi from "swagger-ui-express";
+import { apiReferenceMarkdown, CODE_EXAMPLES } from "./descriptions";
 
 const UI_OPTIONS: swaggerUi.SwaggerUiOptions = {
   customSiteTitle: "Mini-game login API",
@@ -11,15 +13,50 @@ const UI_OPTIONS: swaggerUi.SwaggerUiOptions = {
   },
 };
 
+type Json = Record<string, unknown>;
+
 /**
- * `/api-docs.json` and Swagger UI at `/api-docs`, outside `/api` (spec 4.7). `serveFiles` keeps
- * the document per router: the package's shared `serve` would hold whichever app booted last.
+ * The document with a new simulator player in every login code example: each code works once, so
+ * a page prefilled with the README's `alice.1` would fail on first "Execute". One player per page
+ * load (its codes `<name><id>.1`), the same in every login route of the page.
+ */
+export function withFreshCodes(document: object): object {
+  const copy = structuredClone(document) as { paths?: Record<string, Record<string, { parameters?: Json[] }>> };
+  const player = crypto.randomBytes(3).toString("hex");
+  for (const item of Object.values(copy.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      for (const parameter of operation.parameters ?? []) {
+        const example = CODE_EXAMPLES[String(parameter.name)];
+        if (example !== undefined && parameter.example === example) parameter.example = example.replace(/^([a-z]+)(\d*)\./, `$1$2${player}.`);
+      }
+    }
+  }
+  return copy;
+}
+
+/**
+ * `/api-docs.json`, Swagger UI at `/api-docs` and the reference at `/api-docs/reference`, outside
+ * `/api` (spec 4.7). The UI's document is given per request (swagger-ui-express's `req.swaggerDoc`),
+ * so each page load gets fresh codes; `serveFiles` keeps it per router, never the package's shared state.
  */
 export function apiDocsRoutes(document: object): Router {
   const router = Router();
+  const reference = apiReferenceMarkdown();
   router.get("/api-docs.json", (_req, res) => {
     res.json(document);
   });
-  router.use("/api-docs", swaggerUi.serveFiles(document, UI_OPTIONS), swaggerUi.setup(document, UI_OPTIONS));
+  router.get("/api-docs/reference", (_req, res) => {
+    res.type("text/markdown; charset=utf-8").send(reference);
+  });
+  router.use(
+    "/api-docs",
+    (req: Request, _res: Response, next: NextFunction) => {
+      // Only the page and its init script carry the document; the other assets are static.
+      if (req.path === "/" || req.path === "/swagger-ui-init.js") (req as { swaggerDoc?: object }).swaggerDoc = withFreshCodes(document);
+      next();
+    },
+    swaggerUi.serveFiles(undefined, UI_OPTIONS),
+    swaggerUi.setup(undefined, UI_OPTIONS),
+  );
   return router;
 }

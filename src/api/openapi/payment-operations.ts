@@ -56,7 +56,12 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
       tag: "Payments",
       summary: "Spend coins on an item, once per orderId",
       description:
-        `${PLAYER_NOTE} The order is recorded before the platform is asked, then the coins are deducted under a bill number ` +
+        `${PLAYER_NOTE} The server prices the order from the token's app's catalog: the item's \`prices.coins\` × \`quantity\` ` +
+        "(GET /api/catalog). A `coins` field is accepted for compatibility but must equal that price, else 409 `price_mismatch` " +
+        "with nothing deducted; an item not in the catalog, off sale or without a coin price → 404 `item_not_found`; past the " +
+        "item's per-player limit → 409 `purchase_limit` (a durable already owned → 409 `already_owned`). The delivered order " +
+        "grants what the catalog item grants into the player's wallet and inventory (once; a `reward` room message), then the " +
+        "game's hook runs. The order is recorded before the platform is asked, then the coins are deducted under a bill number " +
         "derived from it, then the game's delivery hook runs: 201 with the order, `state: delivered` once the hook returned " +
         "(`paid` if it failed: the server retries it). The same `orderId` again, also concurrently, answers 200 with the same " +
         "order and deducts nothing more; with another `itemId` or `coins` → 409 `order_conflict`. Not enough coins → 402 " +
@@ -69,9 +74,22 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "(RATE_LIMIT_USER_MAX per window; 429 `rate_limited` with Retry-After, nothing recorded: retry the same orderId " +
         "later); replays of an orderId already recorded are never limited.",
       security: "bearer",
-      body: { schema: p.spendBody, examples: { sword: { orderId: "order-20260101-0001", itemId: "sword", coins: 30 } } },
+      body: { schema: p.spendBody, examples: { sword: { orderId: "order-20260101-0001", itemId: "sword", quantity: 1 } } },
       success: { status: 201, component: "OrderResponse", description: "The new order", replay: "The order made earlier under this orderId: nothing deducted again" },
-      errors: [...AUTH_ERRORS, "payments_disabled", "session_key_missing", "order_conflict", "insufficient_balance", "payment_unconfirmed", "rate_limited", ...PLATFORM_ERRORS],
+      errors: [
+        ...AUTH_ERRORS,
+        "payments_disabled",
+        "session_key_missing",
+        "item_not_found",
+        "price_mismatch",
+        "purchase_limit",
+        "already_owned",
+        "order_conflict",
+        "insufficient_balance",
+        "payment_unconfirmed",
+        "rate_limited",
+        ...PLATFORM_ERRORS,
+      ],
       errorFields: p.paymentErrorFields,
     },
     {
@@ -103,7 +121,9 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "paid it, records and delivers it and answers 200 with the order. Every other case answers 404 " +
         "`order_not_found` — WeChat knows no such paid order for this player, the query was throttled, or WeChat could " +
         "not be asked (its failure is logged, never a 502 here) — so a client waiting for a purchase keeps polling on " +
-        "404 until its own deadline (the client's `waitForDelivery` does).",
+        "404 until its own deadline (the client's `waitForDelivery` does). A pushed item purchase the catalog refuses (an " +
+        "unknown item, a price below the item's `platformPrice` or `prices.coins`) is listed `failed` with `failure` " +
+        "`item_not_found` or `price_below_catalog` and never delivered; the platform's money is the operator's to refund.",
       security: "bearer",
       pathParams: { schema: p.orderParams, examples: { orderId: "order-20260101-0001" } },
       query: { schema: p.orderQuery, examples: {} },

@@ -12,17 +12,14 @@ import { checkCatalog, exampleCatalog, type Catalog } from "../../core/catalog";
 import { int } from "../config-types";
 
 export const economyShape = {
+  /**
+   * Read and checked here, and never failed here (like APPS_FILE): its problems go on to config.ts's
+   * rules between settings (catalogProblems), so they come in one message with every other problem.
+   */
   CATALOG_FILE: z
     .string()
     .min(1)
-    .transform((file, ctx) => {
-      const result = readCatalogFile(file);
-      if ("problems" in result) {
-        ctx.addIssue({ code: "custom", message: result.problems.join("; ") });
-        return z.NEVER;
-      }
-      return result.catalogs;
-    })
+    .transform((file) => readCatalogFile(file))
     .optional(),
   CATALOG_REFRESH_SEC: int(1, 3600).default(5),
   /** Test-only: `<step>:<source>` (e.g. after_claim:purchase): the process kills itself there. Refused in production. */
@@ -32,19 +29,19 @@ export const economyShape = {
     .optional(),
 };
 
-type EconomySettings = z.output<z.ZodObject<typeof economyShape>> & { NODE_ENV?: string; APPS_FILE?: Array<{ key: string; catalog?: Catalog }> };
+type EconomySettings = z.output<z.ZodObject<typeof economyShape>> & { NODE_ENV?: string; APPS_FILE?: { apps: Array<{ key: string; catalog?: Catalog }> } };
 
 /** The file's catalogs by app key, or every problem with it (each naming the file, the app and the item). */
-export function readCatalogFile(file: string): { catalogs: Record<string, Catalog> } | { problems: string[] } {
+export function readCatalogFile(file: string): { catalogs: Record<string, Catalog>; problems: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(fs.readFileSync(file, "utf8"));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return { problems: [e.code ? `cannot read ${file}: ${e.code}` : `${file} is not valid JSON: ${e.message}`] };
+    return { catalogs: {}, problems: [e.code ? `cannot read ${file}: ${e.code}` : `${file} is not valid JSON: ${e.message}`] };
   }
   const perApp = json && typeof json === "object" && "catalogs" in json ? (json as { catalogs: unknown }).catalogs : { [DEFAULT_APP]: json };
-  if (!perApp || typeof perApp !== "object" || Array.isArray(perApp)) return { problems: [`${file}: catalogs must be an object of app key → catalog`] };
+  if (!perApp || typeof perApp !== "object" || Array.isArray(perApp)) return { catalogs: {}, problems: [`${file}: catalogs must be an object of app key → catalog`] };
   const problems: string[] = [];
   const catalogs: Record<string, Catalog> = {};
   for (const [app, body] of Object.entries(perApp)) {
@@ -52,22 +49,29 @@ export function readCatalogFile(file: string): { catalogs: Record<string, Catalo
     if ("problems" in result) problems.push(...result.problems);
     else catalogs[app] = result.catalog;
   }
-  return problems.length > 0 ? { problems } : { catalogs };
+  return { catalogs, problems };
 }
 
-/** App keys named by CATALOG_FILE that this deployment does not serve. */
+/** CATALOG_FILE's own problems, and the app keys it names that this deployment does not serve. */
 export function catalogAppProblems(s: EconomySettings, appKeys: readonly string[]): string[] {
-  return Object.keys(s.CATALOG_FILE ?? {})
+  const unserved = Object.keys(s.CATALOG_FILE?.catalogs ?? {})
     .filter((key) => !appKeys.includes(key))
     .map((key) => `names app "${key}", which is not served (apps: ${appKeys.join(", ")})`);
+  return [...(s.CATALOG_FILE?.problems ?? []), ...unserved];
+}
+
+/** The catalogs for an operator (config:check): per app, how many items, ad units and gift packs. */
+export function describeCatalogs(catalogs: Readonly<Record<string, Catalog>>): string {
+  const each = Object.entries(catalogs).map(([app, c]) => `${app} (${c.items.length} items, ${c.ads.length} ad units, ${c.giftPacks.length} gift packs)`);
+  return `catalogs: ${each.join("; ") || "none (nothing on sale until an operator loads one)"}`;
 }
 
 export function economyConfig(s: EconomySettings) {
   const catalogs: Record<string, Catalog> = {};
   // Development and the embedded defaults sell the example game's shop; production sells what it is told.
   if (s.NODE_ENV !== "production") catalogs[DEFAULT_APP] = exampleCatalog();
-  for (const app of s.APPS_FILE ?? []) if (app.catalog) catalogs[app.key] = app.catalog;
-  Object.assign(catalogs, s.CATALOG_FILE ?? {});
+  for (const app of s.APPS_FILE?.apps ?? []) if (app.catalog) catalogs[app.key] = app.catalog;
+  Object.assign(catalogs, s.CATALOG_FILE?.catalogs ?? {});
   return {
     economy: {
       /** Each app's catalog from the settings (version 0); an operator's stored version replaces it. */

@@ -20,7 +20,10 @@ export const sessionsShape = {
 
   ACCESS_TOKEN_ROUTE_KEY: z.string().min(16, "must be at least 16 characters").optional(),
   ACCESS_TOKEN_ROUTE_PUBLIC: bool.default(false),
-  EXPOSE_SESSION_KEY: bool.default(true),
+  /** Unset: sent in development, not in production (docs/decisions.md, "The session key"). */
+  EXPOSE_SESSION_KEY: bool.optional(),
+  /** Production refuses EXPOSE_SESSION_KEY=true without this: sending it is a decision, not a default. */
+  EXPOSE_SESSION_KEY_CONFIRMED: bool.default(false),
   PLACEHOLDER_EMAIL_DOMAIN: z
     .string()
     .regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain name")
@@ -29,7 +32,7 @@ export const sessionsShape = {
 
 type SessionsSettings = z.output<z.ZodObject<typeof sessionsShape>>;
 
-export function sessionsConfig(s: SessionsSettings) {
+export function sessionsConfig(s: SessionsSettings & { NODE_ENV?: string }) {
   return {
     jwt: {
       secret: s.JWT_SECRET ?? DEV_JWT_SECRET,
@@ -58,7 +61,7 @@ export function sessionsConfig(s: SessionsSettings) {
       accountWindowSec: s.RATE_LIMIT_ACCOUNT_WINDOW_SEC,
     },
     accessTokenRoute: { key: s.ACCESS_TOKEN_ROUTE_KEY, public: s.ACCESS_TOKEN_ROUTE_PUBLIC },
-    exposeSessionKey: s.EXPOSE_SESSION_KEY,
+    exposeSessionKey: s.EXPOSE_SESSION_KEY ?? s.NODE_ENV !== "production",
     placeholderEmailDomain: s.PLACEHOLDER_EMAIL_DOMAIN,
   };
 }

@@ -9,7 +9,18 @@ export interface CacheEntry {
  * Keys are given without the configured prefix; implementations add it.
  * TTLs are always positive; implementations reject a non-positive TTL.
  */
+/**
+ * How a cache wants per-user keys spelled (perUserKey):
+ * - "required": Redis Cluster. Keys written in one atomic step must share a slot, so per-user keys
+ *   carry the user id as a `{hash tag}`.
+ * - "legacy": one shared Redis. Per-user keys are the spec's, without braces; earlier versions wrote
+ *   them hash-tagged here, so a session from before an upgrade is read from there too (SessionKeys).
+ * - "none": this process's memory, which holds nothing from before the process started.
+ */
+export type HashTagUse = "required" | "legacy" | "none";
+
 export interface Cache {
+  readonly hashTags: HashTagUse;
   get(key: string): Promise<string | null>;
   /** Several keys in one round trip (Redis MGET): the values in the order of `keys`, null where absent. */
   getMany(keys: readonly string[]): Promise<(string | null)[]>;

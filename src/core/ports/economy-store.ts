@@ -19,6 +19,8 @@ export interface EconomyState {
   items: Record<string, number>;
   /** How many of each item the player has bought, all purchase kinds together (per-player limits). */
   purchased: Record<string, number>;
+  /** Grants counted under a cap key (e.g. an ad unit's views of one day); absent until one is. */
+  counters?: Record<string, number>;
 }
 
 export interface EconomyChange {
@@ -36,13 +38,15 @@ export interface EconomyChange {
   purchase?: { itemId: string; quantity: number; limit?: number };
   /** Durable items: the change is refused if the player already owns one of these. */
   ownedOnce?: string[];
+  /** Counted under `key`; the change is refused once `limit` changes were counted there (daily caps). */
+  cap?: { key: string; limit: number };
   /** Kept with the entry (operator grants, season names). */
   reason?: string;
   /** ISO time of the change. */
   at: string;
 }
 
-export type RefusalReason = "insufficient_funds" | "purchase_limit" | "already_owned";
+export type RefusalReason = "insufficient_funds" | "purchase_limit" | "already_owned" | "cap_reached";
 
 export interface LedgerEntry {
   appId: string;

@@ -43,6 +43,8 @@ export interface Order {
   leaseUntil: string | null;
   /** Why the order failed or was refunded: a stable lower_snake code; null otherwise. */
   failure: string | null;
+  /** The operator's free text for a grant (`npm run admin -- grant --reason`); null otherwise. */
+  reason?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -62,6 +64,8 @@ export interface NewOrder {
   env: 0 | 1;
   /** `pending` unless the platform already took the money (an item purchase arrives `paid`). */
   state?: "pending" | "paid";
+  /** An operator grant's reason (Order.reason). */
+  reason?: string;
   /** ISO 8601 UTC, for both createdAt and updatedAt. */
   createdAt: string;
 }

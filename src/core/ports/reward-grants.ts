@@ -37,6 +37,12 @@ export interface RewardGrant {
   items?: ItemCount[];
   /** Free text kept with the ledger entry (operator grants, season names); never shown as an item. */
   reason?: string;
+  /**
+   * A per-player cap, decided in the same ledger step as the grant (race-free): the grant is refused
+   * (`reward_cap_reached`, nothing recorded in the wallet) once the player got `limit` grants under
+   * `key`, e.g. `ad:<adUnitId>:<UTC day>` for a rewarded ad's daily cap.
+   */
+  cap?: { key: string; limit: number };
 }
 
 export interface RewardGrantResult {

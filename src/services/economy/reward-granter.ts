@@ -49,9 +49,11 @@ export class EconomyRewards implements RewardGranter {
       currencies: grant.currencies,
       items,
       reason: grant.reason,
+      cap: grant.cap,
       at: new Date(this.now()).toISOString(),
     });
-    // A grant adds only, so it can be refused only if the key was used for a spend before.
+    if (entry.reason === "cap_reached") throw new AppError("reward_cap_reached", { data: { source: grant.source, sourceId: grant.sourceId, cap: grant.cap?.key } });
+    // A grant adds only, so it can be refused otherwise only if the key was used for a spend before.
     if (entry.outcome !== "applied") throw new AppError("source_conflict", { data: { source: grant.source, sourceId: grant.sourceId } });
     const result = grantResult(entry);
     if (first) this.announce(entry);
@@ -105,6 +107,9 @@ function checkGrant(grant: RewardGrant): FieldProblem[] {
   for (const [i, item] of (grant.items ?? []).entries()) {
     if (!ID.test(item.itemId ?? "")) problems.push({ field: `items[${i}].itemId`, message: "is not a valid item id" });
     if (!Number.isSafeInteger(item.count) || item.count <= 0) problems.push({ field: `items[${i}].count`, message: "must be a positive integer" });
+  }
+  if (grant.cap !== undefined && (typeof grant.cap.key !== "string" || !grant.cap.key || grant.cap.key.length > 200 || !Number.isSafeInteger(grant.cap.limit) || grant.cap.limit < 1)) {
+    problems.push({ field: "cap", message: "needs a key (1–200 characters) and a positive whole limit" });
   }
   if (Object.keys(grant.currencies ?? {}).length === 0 && (grant.items ?? []).length === 0) problems.push({ field: "", message: "a grant needs currencies or items" });
   return problems;

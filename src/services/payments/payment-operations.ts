@@ -80,7 +80,9 @@ export class PaymentOperations {
       openid: kept.openid,
       orderId: grantId,
       kind: "coin_grant",
-      itemId: reason,
+      // No item: coins. The reason is the operator's, kept as such.
+      itemId: "",
+      reason,
       coins,
       platformOrderId: billNumberOf(id),
       env: keys.env,

@@ -14,6 +14,8 @@ export interface OrderDoc {
   coins: number;
   platformOrderId: string;
   env: 0 | 1;
+  /** An operator grant's reason; absent otherwise. */
+  reason?: string;
   initialState: OrderState;
   createdAt: Date;
   settled?: boolean;
@@ -71,6 +73,7 @@ export function orderDoc(order: NewOrder): OrderDoc {
     coins: order.coins,
     platformOrderId: order.platformOrderId,
     env: order.env,
+    ...(order.reason !== undefined ? { reason: order.reason } : {}),
     initialState: order.state ?? "pending",
     createdAt: new Date(order.createdAt),
   };

@@ -251,6 +251,7 @@ export class MongoOrderLedger implements OrderLedger {
       attempts,
       leaseUntil: state === "paid" && lease ? lease.leaseUntil.toISOString() : null,
       failure,
+      reason: doc.reason ?? null,
       createdAt: doc.createdAt.toISOString(),
       updatedAt: updatedAt.toISOString(),
     };

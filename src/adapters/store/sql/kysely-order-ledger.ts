@@ -27,6 +27,8 @@ interface OrdersTable {
   attempts: ColumnType<number, number | undefined, number>;
   lease_until: ColumnType<Date | string | null, string | null | undefined, string | null>;
   failure: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Added by migration 0007 (null in older rows). */
+  reason: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -68,6 +70,7 @@ export class KyselyOrderLedger implements OrderLedger {
         platform_order_id: order.platformOrderId,
         env: order.env,
         state: order.state ?? "pending",
+        reason: order.reason ?? null,
         created_at: order.createdAt,
         updated_at: order.createdAt,
       })
@@ -211,6 +214,7 @@ function toOrder(row: OrderRow): Order {
     attempts: Number(row.attempts),
     leaseUntil: toIso(row.lease_until),
     failure: row.failure,
+    reason: row.reason ?? null,
     createdAt: toIso(row.created_at) as string,
     updatedAt: toIso(row.updated_at) as string,
   };

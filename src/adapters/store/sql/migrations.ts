@@ -97,6 +97,13 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await separateOrderKeysByKind(db, dialect);
       },
     },
+    // An operator grant's reason, apart from the item id (which it used to fill).
+    "0009_order_reason": {
+      async up(db: Kysely<any>) {
+        const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "orders")?.columns.map((c) => c.name));
+        if (!columns.has("reason")) await db.schema.alterTable("orders").addColumn("reason", "text").execute();
+      },
+    },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
         await refuseCaseCollisions(db);
@@ -143,6 +150,21 @@ async function refuseCaseCollisions(db: Kysely<any>): Promise<void> {
 export async function migrateToLatest(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
   const run = async () => {
     const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations(dialect) } });
+    const { error } = await migrator.migrateToLatest();
+    if (error) throw error;
+  };
+  if (dialect === "postgres") await withPgAdvisoryLock(db, run);
+  else await withSqliteWriteLock(db, run);
+}
+
+/**
+ * Runs a feature's own migrations (own bookkeeping table, e.g. the leaderboards'), under the same
+ * cross-process lock as the store's, so features ship schema changes without ordering against
+ * each other's migration names.
+ */
+export async function migrateFeatureToLatest(db: Kysely<any>, dialect: SqlDialect, table: string, feature: Record<string, Migration>): Promise<void> {
+  const run = async () => {
+    const migrator = new Migrator({ db, migrationTableName: table, migrationLockTableName: `${table}_lock`, provider: { getMigrations: async () => feature } });
     const { error } = await migrator.migrateToLatest();
     if (error) throw error;
   };

@@ -1,0 +1,44 @@
+/**
+ * Opens the leaderboards' store on the configured database. The server on SQLite passes the user
+ * store's connection (`sharedSqliteConnection`): better-sqlite3 waits for a lock synchronously, so
+ * a second connection to one file in one process could wait on the first forever.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import SqliteDatabase from "better-sqlite3";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import type { AppConfig } from "../../config/config";
+import type { LeaderboardStore } from "../../core/ports/leaderboard-store";
+import { MongoLeaderboardStore } from "./mongo/mongo-leaderboard-store";
+import { openMongoConnection } from "./mongo/open-mongo";
+import { KyselyLeaderboardStore } from "./sql/kysely-leaderboard-store";
+import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
+
+export async function createLeaderboardStore(config: AppConfig["store"], shared?: { sqlite?: Kysely<unknown> }): Promise<LeaderboardStore> {
+  let store: LeaderboardStore;
+  if (config.kind === "mongodb") {
+    const connection = await openMongoConnection(config.url, config, 10);
+    store = new MongoLeaderboardStore(connection, () => connection.close());
+  } else if (config.kind === "postgres") {
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: createPostgresPool((config as { url: string }).url, config as unknown as PostgresTimeouts, 10) }) });
+    store = new KyselyLeaderboardStore(db, "postgres", () => db.destroy());
+  } else if (shared?.sqlite) {
+    store = new KyselyLeaderboardStore(shared.sqlite, "sqlite");
+  } else {
+    const file = (config as { path: string }).path;
+    if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const database = new SqliteDatabase(file);
+    database.pragma("journal_mode = WAL");
+    database.pragma("busy_timeout = 5000");
+    database.pragma(`synchronous = ${(config as { synchronous?: string }).synchronous ?? "FULL"}`);
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
+    store = new KyselyLeaderboardStore(db, "sqlite", () => db.destroy());
+  }
+  try {
+    await store.migrate();
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  return store;
+}

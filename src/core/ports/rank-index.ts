@@ -1,0 +1,38 @@
+/**
+ * Ranks served from memory shared by every process (Redis sorted sets), kept in step with the
+ * leaderboard store and rebuilt from it when lost. Never the record of truth: a period whose index
+ * is not `ready` is read from the store while it is rebuilt.
+ */
+import type { LeaderboardRecord, PeriodKey, SortOrder } from "./leaderboard-store";
+
+export interface IndexedRecord {
+  rank: number;
+  record: LeaderboardRecord;
+}
+
+export interface RankIndex {
+  /** Whether the period's index is complete (built from the store and not lost since). */
+  ready(key: PeriodKey): Promise<boolean>;
+  /**
+   * Applies each record unless the index holds the same or a newer version of it. Given one record,
+   * answers its player's rank when the index is complete (null otherwise): a write and its rank in
+   * one round trip.
+   */
+  apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<number | null>;
+  remove(key: PeriodKey, userId: string): Promise<void>;
+  /** Records at ranks offset+1 … offset+limit; null while the period's index is not ready. */
+  range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null>;
+  /** The ranks and records of those of the players who have one; null while not ready. */
+  ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null>;
+  /**
+   * Starts a build: true when this caller should build (nobody else is), with a token that
+   * `finishBuild` checks, so a build that the index lost mid-way (a flush) is never marked ready.
+   */
+  startBuild(key: PeriodKey, ttlMs: number): Promise<string | null>;
+  /** Whether a ready index should be rebuilt in the background (served as it is meanwhile). */
+  stale?(key: PeriodKey): boolean;
+  /** Keeps a long build's claim alive; false when it was lost (the index was flushed): stop building. */
+  renewBuild(key: PeriodKey, token: string, ttlMs: number): Promise<boolean>;
+  finishBuild(key: PeriodKey, token: string): Promise<boolean>;
+  close(): Promise<void>;
+}

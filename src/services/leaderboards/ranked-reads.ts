@@ -1,0 +1,121 @@
+/**
+ * Ranked reads of one board period: from the rank index when it is ready, else from the store (the
+ * record of truth) while the index is rebuilt in the background. Both give the same ranks: the
+ * index's tie order is the store's (score, subscore, who reached it first, user id).
+ */
+import type { LeaderboardRecord, LeaderboardStore, PeriodKey, RankCursor, SortOrder } from "../../core/ports/leaderboard-store";
+import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
+
+const BUILD_PAGE = 2000;
+/** A build holds its claim this long past its last page; a dead builder's claim frees itself then. */
+const BUILD_LEASE_MS = 30_000;
+
+export interface PageCursor extends RankCursor {
+  /** How many records came before the next page. */
+  offset: number;
+}
+
+export interface ReadsLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export class RankedReads {
+  private readonly building = new Set<string>();
+
+  constructor(
+    private readonly store: LeaderboardStore,
+    private readonly index: RankIndex | undefined,
+    private readonly logger: ReadsLogger,
+  ) {}
+
+  async page(key: PeriodKey, order: SortOrder, limit: number, cursor?: PageCursor): Promise<IndexedRecord[]> {
+    const offset = cursor?.offset ?? 0;
+    const indexed = await this.fromIndex(key, order, (index) => index.range(key, offset, limit));
+    if (indexed) return indexed;
+    const records = await this.store.top(key, order, limit, cursor);
+    return records.map((record, i) => ({ rank: offset + i + 1, record }));
+  }
+
+  async ranksOf(key: PeriodKey, order: SortOrder, userIds: readonly string[]): Promise<IndexedRecord[]> {
+    const indexed = await this.fromIndex(key, order, (index) => index.ranksOf(key, userIds));
+    if (indexed) return indexed;
+    const records = await this.store.find(key, userIds);
+    return Promise.all(records.map(async (record) => ({ rank: (await this.store.countAhead(key, order, record)) + 1, record })));
+  }
+
+  /** The player's neighbours: about half the page above, the rest below. */
+  async around(key: PeriodKey, order: SortOrder, userId: string, limit: number): Promise<IndexedRecord[] | null> {
+    const [me] = await this.ranksOf(key, order, [userId]);
+    if (!me) return null;
+    const start = Math.max(0, me.rank - 1 - Math.floor((limit - 1) / 2));
+    const indexed = await this.fromIndex(key, order, (index) => index.range(key, start, limit));
+    if (indexed) return indexed;
+    const above = (await this.store.before(key, order, me.record, me.rank - 1 - start)).reverse();
+    const below = await this.store.top(key, order, limit - above.length - 1, cursorOf(me.record));
+    return [...above, me.record, ...below].map((record, i) => ({ rank: me.rank - above.length + i, record }));
+  }
+
+  /**
+   * Keeps the index in step after a write; answers the player's rank when the index had it (else
+   * null: ask `ranksOf`). A failure leaves the store right and is only logged.
+   */
+  async written(key: PeriodKey, order: SortOrder, record: LeaderboardRecord): Promise<number | null> {
+    if (!this.index) return null;
+    return this.index.apply(key, order, [record]).catch((err) => {
+      this.logger.warn({ err, board: key.board }, "rank index update failed");
+      return null;
+    });
+  }
+
+  async removed(key: PeriodKey, userId: string): Promise<void> {
+    if (!this.index) return;
+    await this.index.remove(key, userId).catch((err) => this.logger.warn({ err, board: key.board }, "rank index removal failed"));
+  }
+
+  /** Reads the index; when it is not ready (or fails), starts a rebuild and answers null (read the store). */
+  private async fromIndex<T>(key: PeriodKey, order: SortOrder, read: (index: RankIndex) => Promise<T | null>): Promise<T | null> {
+    if (!this.index) return null;
+    try {
+      const answer = await read(this.index);
+      if (answer !== null) {
+        if (this.index.stale?.(key)) void this.rebuild(key, order);
+        return answer;
+      }
+    } catch (err) {
+      this.logger.warn({ err, board: key.board }, "rank index read failed; reading the store");
+      return null;
+    }
+    void this.rebuild(key, order);
+    return null;
+  }
+
+  /** Rebuilds a period's index from the store, once across processes (a lease in Redis). */
+  async rebuild(key: PeriodKey, order: SortOrder): Promise<boolean> {
+    const index = this.index;
+    const id = `${key.app}:${key.board}:${key.seq}`;
+    if (!index || this.building.has(id)) return false;
+    this.building.add(id);
+    try {
+      const token = await index.startBuild(key, BUILD_LEASE_MS);
+      if (!token) return false;
+      let after: string | null = null;
+      for (;;) {
+        const page = await this.store.scan(key, after, BUILD_PAGE);
+        if (page.length === 0) break;
+        await index.apply(key, order, page);
+        after = page[page.length - 1].userId;
+        if (!(await index.renewBuild(key, token, BUILD_LEASE_MS))) return false;
+      }
+      return await index.finishBuild(key, token);
+    } catch (err) {
+      this.logger.warn({ err, board: key.board }, "rank index rebuild failed; reads use the store");
+      return false;
+    } finally {
+      this.building.delete(id);
+    }
+  }
+}
+
+export function cursorOf(r: LeaderboardRecord): RankCursor {
+  return { score: r.score, subscore: r.subscore, reachedAt: r.reachedAt, userId: r.userId };
+}

@@ -1,0 +1,128 @@
+/**
+ * A user's export (the data-access right, `npm run admin -- export`): one section per store port
+ * that holds data about a player. Each capability adds its section where it is wired (src/admin/admin-context.ts) (the account
+ * and sessions, the order ledger; the economy's wallet, inventory, mail and ledger and the
+ * leaderboards as they land), so the export walks every port without knowing them.
+ * `test/unit/user-export-coverage.test.ts` fails when a port in src/core/ports is neither covered by
+ * a section nor listed below as holding nothing per user.
+ */
+import { AppError } from "../core/errors";
+import type { EconomyStore } from "../core/ports/economy-store";
+import type { OrderLedger } from "../core/ports/order-ledger";
+import type { UserStore } from "../core/ports/user-store";
+import { exportEconomy } from "./economy/economy-export";
+import { presentOrder } from "./payments/order-view";
+import type { SessionService } from "./session-service";
+
+export interface ExportSection {
+  /** The section's name (`account`, `orders`, `wallet`…), for errors and the coverage test. */
+  name: string;
+  /** The ports (file names in src/core/ports, without `.ts`) whose per-user data this section carries. */
+  ports: readonly string[];
+  /**
+   * What the ports hold about the user, as top-level keys of the export (`orders: [...]`): JSON-ready,
+   * never secrets (password hashes, tokens, keys). The first section answers undefined for an unknown user.
+   */
+  collect(userId: string): Promise<Record<string, unknown> | undefined>;
+}
+
+/**
+ * Ports that hold nothing of a player to export, and why. A new port is either covered by a section
+ * or added here with its reason: the coverage test makes that a decision, not an omission.
+ */
+export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
+  cache: "sessions and platform session keys are secrets that expire; the export says in which apps a session is live (sessionApps)",
+  "coin-wallet": "the platform's wallet, asked live; what it moved is in the order ledger (orders)",
+  "item-order-query": "asks the platform; a purchase it finds is recorded in the order ledger (orders)",
+  "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
+};
+
+export class UserExport {
+  private readonly sections: ExportSection[] = [];
+
+  /** Adds a capability's section; a name may be used once. */
+  add(section: ExportSection): this {
+    if (this.sections.some((s) => s.name === section.name)) throw new Error(`export section "${section.name}" is added twice`);
+    this.sections.push(section);
+    return this;
+  }
+
+  /** The ports the sections cover. */
+  coveredPorts(): Set<string> {
+    return new Set(this.sections.flatMap((s) => s.ports));
+  }
+
+  sectionNames(): string[] {
+    return this.sections.map((s) => s.name);
+  }
+
+  /**
+   * Every section for the user. The first section decides whether the user exists (it must answer
+   * undefined for an unknown user); the others are read in parallel after it.
+   */
+  async collect(userId: string): Promise<Record<string, unknown>> {
+    const [first, ...rest] = this.sections;
+    if (!first) throw new Error("no export sections");
+    const head = await first.collect(userId);
+    if (head === undefined) throw new AppError("user_disabled", { message: "No such user" });
+    const parts = await Promise.all(rest.map((s) => s.collect(userId)));
+    const out: Record<string, unknown> = { ...head };
+    parts.forEach((part, i) => {
+      for (const [key, value] of Object.entries(part ?? {})) {
+        if (key in out) throw new Error(`export section "${rest[i].name}" repeats the key "${key}"`);
+        out[key] = value;
+      }
+    });
+    return out;
+  }
+}
+
+/** How many of a player's orders the export lists, newest first (a player with more is not a person). */
+export const EXPORT_ORDER_LIMIT = 10_000;
+
+export interface UserExportSources {
+  store: Pick<UserStore, "exportUser">;
+  sessions: Pick<SessionService, "liveApps">;
+  /** Opened on first use: the admin CLI opens the payment services only when a command needs them. */
+  ledger(): Promise<Pick<OrderLedger, "listByUser">>;
+  /** The economy's store, likewise opened on first use. */
+  economy(): Promise<Pick<EconomyStore, "appsOf" | "state" | "entries">>;
+  /** The player's records on every board of every app (leaderboard-store). */
+  leaderboardRecords(userId: string): Promise<unknown[]>;
+}
+
+/** The export as the server's stores hold it today; a new store port adds its section here. */
+export function buildUserExport(sources: UserExportSources): UserExport {
+  return new UserExport()
+    .add({
+      name: "account",
+      ports: ["user-store"],
+      collect: async (id) => {
+        const record = await sources.store.exportUser(id);
+        return record ? { user: record.user, identities: record.identities } : undefined;
+      },
+    })
+    .add({
+      name: "sessions",
+      ports: [],
+      collect: async (id) => {
+        const sessionApps = await sources.sessions.liveApps(id);
+        return { sessionLive: sessionApps.length > 0, sessionApps };
+      },
+    })
+    .add({
+      name: "orders",
+      ports: ["order-ledger"],
+      collect: async (id) => ({ orders: (await (await sources.ledger()).listByUser(id, { limit: EXPORT_ORDER_LIMIT })).map(presentOrder) }),
+    })
+    .add({
+      name: "economy",
+      ports: ["economy-store"],
+      collect: async (id) => ({ economy: await exportEconomy(await sources.economy(), id) }),
+    })
+    .add({
+      name: "leaderboards",
+      ports: ["leaderboard-store"],
+      collect: async (id) => ({ leaderboards: await sources.leaderboardRecords(id) }),
+    });
+}

@@ -1,0 +1,72 @@
+/**
+ * Two server processes on one database (PostgreSQL + Redis, MongoDB + Redis): 100 concurrent
+ * soft-currency purchases by one player who can afford 10, spread over both processes → exactly 10
+ * made, balance 0, 10 items, 90 × 402; 100 concurrent replays of one purchaseId → one purchase.
+ * (SQLite serves one process; its two-writer case is in the store's contract suite.)
+ */
+import assert from "node:assert/strict";
+import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
+import { runAdmin } from "../support/admin-cli";
+import { storeBackends } from "../support/backends";
+import { startServerProcess, type ServerProcess } from "../support/server-process";
+
+const JWT = "economy-two-process-tests-jwt-secret-0123456789";
+const backends = storeBackends.filter((b) => !b.name.startsWith("embedded"));
+
+for (const backend of backends) {
+  describe(`economy over two processes: ${backend.name}`, function () {
+    this.timeout(180_000);
+    let sim: RunningSimulator;
+    let env: Record<string, string>;
+    let release: () => Promise<void>;
+    let servers: ServerProcess[] = [];
+
+    before(async () => {
+      sim = await startSimulator({ port: 0 });
+      const prepared = await backend.prepare();
+      release = prepared.release;
+      env = { NODE_ENV: "test", JWT_SECRET: JWT, LOG_LEVEL: "warn", DATABASE_QUERY_TIMEOUT_MS: "10000", ...simulatorPlatformEnv(sim.url), ...prepared.env };
+      servers = [await startServerProcess(env), await startServerProcess(env)];
+    });
+    after(async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+      await sim?.close();
+      await release?.();
+    });
+
+    const call = (server: ServerProcess, token: string, method: string, route: string, body?: unknown) =>
+      fetch(`${server.baseUrl}${route}`, {
+        method,
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: any } }));
+
+    async function playerWithGems(gems: number) {
+      const res = await fetch(`${servers[0].baseUrl}/api/minigame/wechat/login?jsCode=two${Date.now().toString(36)}${Math.random()}`);
+      const { token, user } = ((await res.json()) as { data: { token: string; user: { id: string } } }).data;
+      const grant = await runAdmin({ ...process.env, ...env, NODE_ENV: "development" }, "grant", user.id, "--grant-id", `seed-${user.id}`, "--currency", `gems=${gems}`);
+      assert.equal(grant.status, 0, grant.stderr);
+      return token;
+    }
+
+    it("100 concurrent purchases by a player who can afford 10: exactly 10 made, balance 0, 10 items, 90 × 402", async () => {
+      const token = await playerWithGems(100);
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => call(servers[i % 2], token, "POST", "/api/economy/purchases", { purchaseId: `p-${i}`, itemId: "potion" })));
+      assert.equal(results.filter((r) => r.status === 201).length, 10, JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 402).map((r) => r.body)));
+      assert.equal(results.filter((r) => r.status === 402).length, 90);
+      for (const server of servers) {
+        assert.deepEqual((await call(server, token, "GET", "/api/economy/wallet")).body.data.balances, { gems: 0 });
+        assert.deepEqual((await call(server, token, "GET", "/api/economy/inventory")).body.data.items, [{ itemId: "potion", count: 10 }]);
+      }
+    });
+
+    it("100 concurrent replays of one purchaseId over both processes: one purchase", async () => {
+      const token = await playerWithGems(35);
+      const body = { purchaseId: "chest-1", itemId: "starter-chest" };
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => call(servers[i % 2], token, "POST", "/api/economy/purchases", body)));
+      assert.equal(results.filter((r) => r.status === 201).length, 1);
+      assert.equal(results.filter((r) => r.status === 200).length, 99);
+      assert.deepEqual((await call(servers[1], token, "GET", "/api/economy/wallet")).body.data.balances, { gems: 5 });
+    });
+  });
+}

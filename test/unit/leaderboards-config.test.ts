@@ -1,0 +1,95 @@
+/** Boards as configuration: LEADERBOARDS_FILE and APPS_FILE's `leaderboards`, every problem at once. */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ConfigError, parseConfig } from "../../src/config/config";
+import { BoardPeriods } from "../../src/services/leaderboards/board-periods";
+import type { LeaderboardStore } from "../../src/core/ports/leaderboard-store";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-boards-config-"));
+let n = 0;
+function file(content: unknown): string {
+  const name = path.join(dir, `f${n++}.json`);
+  fs.writeFileSync(name, typeof content === "string" ? content : JSON.stringify(content));
+  return name;
+}
+function problems(env: Record<string, string>): string {
+  try {
+    parseConfig({ NODE_ENV: "test", ...env });
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.problems.join("\n");
+  }
+  assert.fail("expected a ConfigError");
+}
+
+describe("leaderboards configuration", () => {
+  it("serves the example boards (highscores, a weekly tournament) in development without a file", () => {
+    const boards = parseConfig({ NODE_ENV: "test" }).leaderboards.default;
+    const highscores = boards.find((b) => b.id === "highscores")!;
+    assert.deepEqual([highscores.operator, highscores.order, highscores.clientSubmit], ["best", "desc", true]);
+    const weekly = boards.find((b) => b.id === "weekly")!;
+    assert.deepEqual([weekly.reset, weekly.timezone, weekly.tournament?.joinRequired], ["0 0 * * 1", "Asia/Shanghai", true]);
+  });
+
+  it("reads a file per app with defaults filled in", () => {
+    const config = parseConfig({ NODE_ENV: "test", LEADERBOARDS_FILE: file({ default: [{ id: "daily", reset: "0 5 * * *" }] }) });
+    assert.deepEqual(config.leaderboards.default, [
+      { id: "daily", reset: "0 5 * * *", order: "desc", operator: "best", timezone: "Asia/Shanghai", clientSubmit: false, clientSubmitsPerMinute: 30, rewards: [] },
+    ]);
+  });
+
+  it("reports every problem of every board at once, each naming where it is", () => {
+    const text = problems({
+      LEADERBOARDS_FILE: file({
+        default: [
+          { id: "Bad Id", order: "up" },
+          { id: "a", reset: "61 * * * *", minScore: 10, maxScore: 1 },
+          { id: "b", timezone: "Mars/Olympus", reset: "0 0 * * 1" },
+          { id: "c", rewards: [{ ranks: [1, 5], currencies: { gold: 1 } }, { ranks: [5, 9], currencies: { gold: 1 } }, { ranks: [3, 2] } ] },
+          { id: "d", tournament: { startsAt: "2026-02-01T00:00:00Z", endsAt: "2026-01-01T00:00:00Z" } },
+          { id: "e", rewards: [{ ranks: [1, 1], currencies: { "gold coins": 1 } }] },
+          { id: "a" },
+        ],
+        nosuchapp: [],
+      }),
+    });
+    for (const expected of [
+      "default[0].id",
+      "default[0].order",
+      "default[1].reset: not a cron pattern",
+      "default[1].maxScore: must be at least minScore",
+      'default[2].timezone: unknown time zone "Mars/Olympus"',
+      "default[3].rewards: rank ranges overlap",
+      "default[3].rewards[2].ranks",
+      "must give currencies or items",
+      "default[5].rewards[0].currencies.gold coins",
+      "default[4].tournament.endsAt: must end after it starts",
+      "nosuchapp: no such app",
+    ]) {
+      assert.ok(text.includes(expected), `missing "${expected}" in:\n${text}`);
+    }
+    assert.match(problems({ LEADERBOARDS_FILE: file({ default: [{ id: "a" }, { id: "a" }] }) }), /board "a" is listed twice/);
+  });
+
+  it("takes boards from an app's APPS_FILE entry too, and refuses one defined in both places", () => {
+    const apps = file({ apps: [{ key: "puzzle", wechat: { appId: "wx_puzzle", appSecret: "puzzle-secret" }, leaderboards: [{ id: "stars", operator: "increment" }] }] });
+    const config = parseConfig({ NODE_ENV: "test", APPS_FILE: apps, LEADERBOARDS_FILE: file({ default: [{ id: "x" }] }) });
+    assert.deepEqual(config.leaderboards.puzzle.map((b) => [b.id, b.operator]), [["stars", "increment"]]);
+    assert.deepEqual(config.leaderboards.default.map((b) => b.id), ["x"]);
+    const text = problems({ APPS_FILE: apps, LEADERBOARDS_FILE: file({ puzzle: [{ id: "stars" }] }) });
+    assert.match(text, /board "stars" of app "puzzle" is in both LEADERBOARDS_FILE and APPS_FILE/);
+    const bad = file({ apps: [{ key: "puzzle", wechat: { appId: "wx_puzzle", appSecret: "puzzle-secret" }, leaderboards: [{ id: "s", operator: "sum" }] }] });
+    assert.match(problems({ APPS_FILE: bad }), /APPS_FILE apps\[0\]\.leaderboards\[0\]\.operator/);
+  });
+
+  it("ends a weekly period at Monday midnight in the board's timezone, and a tournament's at its end", () => {
+    const periods = new BoardPeriods({} as LeaderboardStore, Date.now);
+    const weekly = parseConfig({ NODE_ENV: "test" }).leaderboards.default.find((b) => b.id === "weekly")!;
+    assert.equal(periods.periodEnd(weekly, Date.parse("2026-11-25T12:00:00+08:00")), Date.parse("2026-11-30T00:00:00+08:00"));
+    assert.equal(periods.periodEnd(weekly, Date.parse("2027-12-24T12:00:00+08:00")), Date.parse("2027-12-27T00:00:00+08:00"));
+    const utc = { ...weekly, timezone: "UTC", tournament: undefined };
+    assert.equal(periods.periodEnd(utc, Date.parse("2026-11-25T12:00:00Z")), Date.parse("2026-11-30T00:00:00Z"));
+  });
+});
