@@ -19,6 +19,7 @@ import { ORDER_STATES, type Order, type OrderState } from "../core/ports/order-l
 import { presentOrder } from "../services/payments/order-view";
 import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
+import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -44,6 +45,7 @@ commands:
 leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
 ${LEADERBOARD_USAGE}
   mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
+${OPERATOR_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
@@ -59,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
   // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
   if (argv[0] === "mail") return runMailCommand(argv.slice(1));
+  if (argv[0] === "operator") return operatorCommand(argv.slice(1));
   let parsed;
   try {
     parsed = parseArgs({
@@ -206,6 +209,7 @@ async function main(argv: string[]): Promise<number> {
       },
     };
     const result = await actions[command as Command]();
+    await recordCliCommand(config, logger, { by, command, target: reference, outcome: "ok", detail: cliDetail(command, extra[0], values) });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
@@ -214,6 +218,7 @@ async function main(argv: string[]): Promise<number> {
     const outcome = err instanceof AppError && err.status < 500 ? "refused" : "failed";
     // `error`, not `code`: the logger redacts `code` (a platform login code is a credential).
     audit.info({ event: "admin_action", by, action: command, reference, ...detail, outcome, error: code }, `admin ${command} ${outcome}`);
+    await recordCliCommand(config, logger, { by, command, target: reference, outcome, detail: { ...cliDetail(command, extra[0], values), code } });
     if (err instanceof AppError && err.status < 500) {
       process.stderr.write(`${err.message}\n`);
       return 1;
@@ -222,6 +227,34 @@ async function main(argv: string[]): Promise<number> {
   } finally {
     await context.close();
   }
+}
+
+/** The public facts of a command for its audit entry: never template data, which may be personal. */
+function cliDetail(command: string, argument: string | undefined, values: { reason?: string; until?: string; platform?: string; app?: string; state?: string; "grant-id"?: string; currency?: string[]; item?: string[] }): Record<string, unknown> {
+  const detail: Record<string, unknown> = {};
+  if (command === "refund") detail.orderId = argument;
+  if (command === "grant") Object.assign(detail, { coins: argument === undefined ? undefined : Number(argument), grantId: values["grant-id"], platform: values.platform, currency: values.currency, item: values.item, app: values.app });
+  if (command === "catalog") Object.assign(detail, { action: argument === undefined ? "show" : "load or check", app: values.app });
+  if (command === "notify") detail.templateId = argument;
+  if (values.reason) detail.reason = values.reason;
+  if (values.until) detail.until = values.until;
+  return detail;
+}
+
+async function operatorCommand(argv: string[]): Promise<number> {
+  let config;
+  try {
+    config = parseConfig(readSettings(adminEnvironment().env));
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const stderr = pino.destination({ fd: 2, sync: true });
+  const logger = createLogger({ level: "warn", destination: stderr, name: "admin" });
+  return runOperatorCommand(argv, config, logger, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
 }
 
 /** What is wrong with a payment command's arguments, or undefined. */

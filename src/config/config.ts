@@ -19,6 +19,7 @@ import { DEFAULT_APP } from "../core/apps";
 import { splitList, type Env } from "./config-types";
 import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
+import { consoleConfig, consoleProductionProblems, consoleShape } from "./settings/console";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
@@ -33,7 +34,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...consoleShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -82,6 +83,7 @@ function toAppConfig(s: Settings) {
     /** Boards per app key (docs/leaderboards.md). */
     leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
     leaderboardTickMs: s.LEADERBOARD_TICK_MS,
+    ...consoleConfig(s),
   };
 }
 
@@ -100,6 +102,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
+  problems.push(...consoleProductionProblems(s));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 

@@ -38,6 +38,7 @@ import { deliverItem } from "../../rooms/deliver-item";
 import { PurchaseNotices } from "../../rooms/purchase-notices";
 import { RewardNotices } from "../../rooms/reward-notices";
 import { publicOrder } from "../services/payments/payment-service";
+import { mountConsole } from "../console/console-wiring";
 
 /** WebSocket messages above this size are refused by the transport. */
 export const MAX_WS_PAYLOAD_BYTES = 16 * 1024;
@@ -62,6 +63,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let rewardNotices: RewardNotices | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
+  let closeConsole: (() => Promise<void>) | undefined;
   // With Redis, rooms and presence are shared by every process, and dead or returning hosts are
   // handled in the background (shared-rooms.ts, host-health.ts: what Colyseus 0.16 leaves to players).
   const sharedRooms = createSharedRooms(settings, logger);
@@ -119,6 +121,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         if (services.simulator) app.use(playgroundSimulatorRoutes({ sessions: services.sessions, controls: simulatorControls(services, services.simulator.url) }));
         app.use(playgroundRoutes(services.platformDefinitions, services.platformApps));
       }
+      // The operator console (docs/console.md): its own accounts, sessions and audit trail.
+      if (settings.console.enabled) closeConsole = await mountConsole(app, services);
       answerTheRestWithEnvelope(app, logger);
       logger.info(`ready: ${describeStartup(services)}`);
     },
@@ -177,6 +181,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       });
       gameServer.onShutdown(async () => {
         setRoomServices(undefined);
+        await closeConsole?.();
         await services?.close();
       });
     },

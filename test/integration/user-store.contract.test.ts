@@ -385,6 +385,22 @@ for (const impl of implementations) {
       });
     });
 
+    describe("findByNickname", () => {
+      it("finds users by their current nickname exactly, oldest first, up to the limit", async () => {
+        const nick = `Nick${crypto.randomBytes(3).toString("hex")}`;
+        const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
+        const b = await store.createUser(draft({ createdAt: at(2) }), []);
+        const a = await store.createUser(draft({ createdAt: at(1) }), []);
+        const c = await store.createUser(draft({ createdAt: at(3) }), []);
+        for (const u of [a, b, c]) assertUser(await store.updateProfile(u.id, { nickname: nick }, 1));
+        assertUser(await store.updateProfile(c.id, { nickname: `${nick}-renamed` }, 2));
+        assert.deepEqual((await store.findByNickname(nick, 10)).map((u) => u.id), [a.id, b.id]);
+        assert.equal((await store.findByNickname(nick, 1)).length, 1);
+        assert.deepEqual(await store.findByNickname(nick.toLowerCase(), 10), [], "exact, case included");
+        assert.deepEqual((await store.findByNickname(`${nick}-renamed`, 10)).map((u) => u.id), [c.id]);
+      });
+    });
+
     describe("updateProfile", () => {
       it("changes only the given fields and bumps version and updatedAt", async () => {
         const user = await store.createUser(draft(), []);

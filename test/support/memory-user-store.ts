@@ -114,6 +114,10 @@ export class MemoryUserStore implements UserStore {
   findCredentialsByUsername(): never {
     return notNeeded("findCredentialsByUsername");
   }
+  findByNickname(): never {
+    return notNeeded("findByNickname");
+  }
+
   findCredentialsByEmail(): never {
     return notNeeded("findCredentialsByEmail");
   }

@@ -75,7 +75,9 @@ describe("README honesty", () => {
       const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: "players.invalid" }) as {
         paths: Record<string, Record<string, unknown>>;
       };
+      // The console's routes (/console/api) are checked against the document by console-openapi.test.ts.
       const documented = Object.entries(document.paths)
+        .filter(([route]) => route.startsWith("/api/"))
         .flatMap(([route, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${route}`))
         .sort();
       assert.deepEqual(served, documented);

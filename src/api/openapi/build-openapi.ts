@@ -16,6 +16,7 @@ import { paymentOperations, registerPaymentComponents } from "./payment-operatio
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
+import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -61,6 +62,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...leaderboardOperations());
   registerRewardComponents(register);
   operations.push(...rewardOperations(options.platforms));
+  registerConsoleComponents(register);
+  operations.push(...consoleOperations());
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -84,6 +87,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
+      { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,
     components: {
@@ -94,6 +98,18 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
           scheme: "bearer",
           bearerFormat: "JWT",
           description: "`data.token` of any login, register, refresh or password change. Only the latest session's token works.",
+        },
+        consoleSession: {
+          type: "apiKey",
+          in: "cookie",
+          name: "arena_console",
+          description: "The console's session cookie, set by POST /console/api/session (HttpOnly: a browser sends it, scripts cannot read it)",
+        },
+        consoleCsrf: {
+          type: "apiKey",
+          in: "header",
+          name: "X-CSRF-Token",
+          description: "The session's `csrfToken` (from sign-in or GET /console/api/session), required on every console change",
         },
         internalKey: {
           type: "apiKey",

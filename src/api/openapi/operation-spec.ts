@@ -14,7 +14,7 @@ export interface OperationSpec {
   tag: string;
   summary: string;
   description: string;
-  security?: "bearer" | "internalKey";
+  security?: "bearer" | "internalKey" | "console" | "consoleChange";
   /** `also`: parameters every platform's route shares (the app id), beside the platform's own. */
   query?: { schema?: z.ZodType; also?: z.ZodType; examples: Record<string, string> };
   body?: { schema: z.ZodType; examples: Record<string, unknown> };
@@ -66,6 +66,8 @@ export function operationObject(op: OperationSpec): Json {
   if (op.security === "bearer") result.security = [{ bearerAuth: [] }];
   // `{}` makes the key optional: it is required only when the server sets one.
   if (op.security === "internalKey") result.security = [{ internalKey: [] }, {}];
+  if (op.security === "console") result.security = [{ consoleSession: [] }];
+  if (op.security === "consoleChange") result.security = [{ consoleSession: [], consoleCsrf: [] }];
   if (op.query) {
     const schemas = [op.query.schema, op.query.also].filter((q): q is z.ZodType => q !== undefined);
     result.parameters = schemas.flatMap((schema) => queryParameters(schema, op.query!.examples));

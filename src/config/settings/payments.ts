@@ -14,7 +14,9 @@ import { int, type SettingProblem } from "../config-types";
 
 /** Steps of a coin spend a test can crash the process at (SIGKILL fault tests). Test-only. */
 export const PAYMENT_CRASH_POINTS = ["after_pay_sent", "after_paid", "during_delivery"] as const;
-export type PaymentCrashPoint = (typeof PAYMENT_CRASH_POINTS)[number];
+/** Steps of an operator's refund or grant (console, CLI): the platform was asked, the ledger not yet told. Test-only. */
+export const OPERATOR_CRASH_POINTS = ["after_refund_sent", "after_grant_sent"] as const;
+export type PaymentCrashPoint = (typeof PAYMENT_CRASH_POINTS)[number] | (typeof OPERATOR_CRASH_POINTS)[number];
 
 const key = z.string().trim().min(1).optional();
 const payEnv = z.enum(["sandbox", "live"]).default("sandbox");
@@ -36,7 +38,7 @@ export const paymentsShape = {
   PAYMENT_DELIVERY_LEASE_MS: int(1000, 600_000).default(30_000),
   PAYMENT_SETTLE_AFTER_MS: int(0, 3_600_000).default(15_000),
   /** Test-only: the process kills itself (SIGKILL) at this step of a coin spend. Refused in production. */
-  PAYMENT_CRASH_POINT: z.enum(PAYMENT_CRASH_POINTS).optional(),
+  PAYMENT_CRASH_POINT: z.enum([...PAYMENT_CRASH_POINTS, ...OPERATOR_CRASH_POINTS]).optional(),
 };
 
 type PaymentsSettings = z.output<z.ZodObject<typeof paymentsShape>>;

@@ -84,6 +84,8 @@ export interface UserStore {
   /** Every platform identity that leads to the user, oldest first; empty for an unknown user. */
   listIdentities(userId: string): Promise<PlatformIdentityKey[]>;
   findCredentialsByUsername(username: string): Promise<UserCredentials | null>;
+  /** Users whose nickname is exactly this, oldest first, at most `limit` (an operator's search; no index, a scan). */
+  findByNickname(nickname: string, limit: number): Promise<User[]>;
   findCredentialsByEmail(email: string): Promise<UserCredentials | null>;
   findCredentialsById(id: string): Promise<UserCredentials | null>;
   /**

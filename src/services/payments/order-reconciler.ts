@@ -23,7 +23,16 @@ import type { PaymentService } from "./payment-service";
 const BATCH = 100;
 const MAX_PAGES = 100;
 
+/** One sweep as the console's health screen shows it. */
+export interface ReconcilerRun {
+  startedAt: string;
+  finishedAt: string;
+  ok: boolean;
+}
+
 export class OrderReconciler {
+  /** The last few sweeps of this process, newest first. */
+  readonly runs: ReconcilerRun[] = [];
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private readonly now: () => number;
@@ -53,9 +62,18 @@ export class OrderReconciler {
   /** One pass over the unsettled orders; resolves when it is done (tests call it directly). */
   sweep(): Promise<void> {
     if (!this.running) {
+      const startedAt = new Date(this.now()).toISOString();
+      let ok = true;
       this.running = this.sweepOnce()
-        .catch((err: unknown) => this.deps.logger.error({ err, event: "order_reconcile_failed" }, "order reconciliation failed; the next sweep retries"))
-        .finally(() => (this.running = undefined));
+        .catch((err: unknown) => {
+          ok = false;
+          this.deps.logger.error({ err, event: "order_reconcile_failed" }, "order reconciliation failed; the next sweep retries");
+        })
+        .finally(() => {
+          this.runs.unshift({ startedAt, finishedAt: new Date(this.now()).toISOString(), ok });
+          this.runs.length = Math.min(this.runs.length, 10);
+          this.running = undefined;
+        });
     }
     return this.running;
   }

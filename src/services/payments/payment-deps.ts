@@ -62,7 +62,7 @@ export interface PaymentDeps {
   logger: Logger;
   events?: PaymentEvents;
   /** Test-only (PAYMENT_CRASH_POINT): called at each step a fault test may kill the process at. */
-  crashPoint?: (step: "after_pay_sent" | "after_paid" | "during_delivery") => void;
+  crashPoint?: (step: "after_pay_sent" | "after_paid" | "during_delivery" | "after_refund_sent" | "after_grant_sent") => void;
   now?: () => number;
 }
 

@@ -52,6 +52,7 @@ export class PaymentOperations {
         amount: order.coins,
       }),
     );
+    this.deps.crashPoint?.("after_refund_sent");
     // A delivery may finish between the read and this change: then it is refunded from delivered.
     for (let i = 0; i < 3 && order.state !== "refunded"; i++) {
       const at = new Date(this.now()).toISOString();
@@ -102,6 +103,7 @@ export class PaymentOperations {
     await this.deps.withAccessToken(order.platform, order.appId, (token) =>
       wallet.present(walletCall(player, { ...keys, env: order.env }, kept, token), { billNo: order.platformOrderId, amount: order.coins }),
     );
+    this.deps.crashPoint?.("after_grant_sent");
     const delivered = await this.deps.ledger.transition(order.id, "pending", "delivered", { at: new Date(this.now()).toISOString() });
     if (delivered) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(delivered);
     return delivered ?? (await this.deps.ledger.findById(order.id)) ?? order;

@@ -85,6 +85,13 @@ export class MongoUserStore implements UserStore {
     return claim ? this.toUser(await this.readActive(claim.userId)) : null;
   }
 
+  /** Candidates by their head document, each confirmed on its newest version (a head may lag one write). */
+  async findByNickname(nickname: string, limit: number): Promise<User[]> {
+    const heads = await this.models.collections.users.find({ nickname }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray();
+    const newest = await Promise.all(heads.map((head) => this.readActive(head._id)));
+    return newest.filter((u): u is UserDoc => u !== null && u.nickname === nickname).map((u) => this.toUser(u)!);
+  }
+
   /**
    * Claims every identity, the username and the email, then writes the user. Until the user's own
    * insert is sent, any failure removes the claims made (no user can exist that needs them; one whose

@@ -103,6 +103,11 @@ export class KyselyUserStore implements UserStore {
     return rows.length > 0;
   }
 
+  async findByNickname(nickname: string, limit: number): Promise<User[]> {
+    const rows = await this.db.selectFrom("users").select(USER_COLUMNS).where("users.nickname", "=", nickname).orderBy("users.created_at").orderBy("users.id").limit(limit).execute();
+    return rows.map((row) => this.toUser(row));
+  }
+
   async attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null> {
     const at = this.now().toISOString();
     try {

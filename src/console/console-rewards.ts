@@ -1,0 +1,58 @@
+/**
+ * The console's reward screen: an operator's grant of soft currencies and items through the one
+ * RewardGranter (source `operator`, keyed by the operator's grant id, so a repeat grants nothing
+ * more). It plugs in wherever the economy is wired (`services.economy.rewards`) and is absent
+ * otherwise; the economy's wallet, inventory, catalog and mail screens join it the same way.
+ */
+import type { Router } from "express";
+import { z } from "zod";
+import { AppError } from "../core/errors";
+import type { RewardGranter } from "../core/ports/reward-grants";
+import { parseInput } from "../api/validate";
+import type { Services } from "../server/container";
+import type { ConsoleScreen } from "./console-screens";
+import { userIdParam } from "./console-schemas";
+
+/** The economy's granter when this build wires one (the economy adds `services.economy.rewards`). */
+export function rewardGranterOf(services: Services): RewardGranter | undefined {
+  const economy = (services as unknown as { economy?: { rewards?: RewardGranter } }).economy;
+  return typeof economy?.rewards?.grant === "function" ? economy.rewards : undefined;
+}
+
+const amount = z.int().min(1).max(999_999_999);
+export const rewardGrantBody = z
+  .object({
+    app: z.string().min(1).max(64).default("default"),
+    currencies: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/), amount).default({}),
+    items: z.array(z.object({ itemId: z.string().min(1).max(64), count: amount })).max(50).default([]),
+    grantId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 of A-Z a-z 0-9 _ -: the same id again is the same grant"),
+    reason: z.string().trim().min(1).max(64).default("operator grant"),
+  })
+  .refine((b) => Object.keys(b.currencies).length + b.items.length > 0, "give at least one currency or item");
+
+export const rewardsScreen: ConsoleScreen = {
+  id: "rewards",
+  title: "Rewards",
+  role: "support",
+  available: (services) => rewardGranterOf(services) !== undefined,
+  routes(router: Router, { services, guard }) {
+    router.post(
+      "/rewards/players/:userId",
+      ...guard.change("reward.grant", "support", async (req, session) => {
+        const granter = rewardGranterOf(services);
+        if (!granter) throw new AppError("route_not_found", { message: "The economy is not part of this server" });
+        const { userId } = parseInput(userIdParam, req.params);
+        const body = parseInput(rewardGrantBody, req.body ?? {});
+        if (!services.platformApps.appKeys.includes(body.app)) throw new AppError("unknown_app", { message: `No app ${body.app} here` });
+        if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
+        const total = Object.values(body.currencies).reduce((sum, n) => sum + n, 0) + body.items.reduce((sum, i) => sum + i.count, 0);
+        const max = services.config.console.supportGrantMax;
+        if (session.operator.role === "support" && total > max) {
+          throw new AppError("console_role_forbidden", { message: `A support operator may grant at most ${max} in all at once`, data: { needs: "admin" } });
+        }
+        const result = await granter.grant({ appId: body.app, userId, source: "operator", sourceId: body.grantId, currencies: body.currencies, items: body.items, reason: body.reason });
+        return { target: userId, detail: { app: body.app, grantId: body.grantId, currencies: body.currencies, items: body.items, reason: body.reason, granted: result.granted }, result };
+      }, { recordAttempt: true }),
+    );
+  },
+};

@@ -1,0 +1,131 @@
+/**
+ * The console's JSON shapes: what its routes validate and what they answer, one source for the
+ * routes and for the API description's `console` tag (src/api/openapi/console-operations.ts).
+ */
+import { z } from "zod";
+import { AUDIT_OUTCOMES, OPERATOR_ROLES } from "../core/ports/operator-store";
+import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
+import { userSchema } from "../api/schemas";
+
+const iso = () => z.string().meta({ description: "ISO 8601 UTC", example: "2026-01-31T08:00:00.000Z" });
+
+// Requests
+export const signInBody = z.object({
+  name: z.string().max(64).meta({ description: "Operator name", example: "dana" }),
+  password: z.string().max(200),
+  totp: z.string().max(16).optional().meta({ description: "The 6-digit code of the authenticator, when the operator has one", example: "123456" }),
+});
+export const passwordBody = z.object({ currentPassword: z.string().max(200), newPassword: z.string().max(400).describe("At least 12 characters") });
+export const userIdParam = z.object({ userId: z.string().min(1).max(128).meta({ example: "019ab4f1-2c3d-7e4f-8a5b-6c7d8e9f0a1b" }) });
+export const orderParams = userIdParam.extend({ orderId: z.string().min(1).max(128).meta({ example: "sword-1" }) });
+export const operatorParam = z.object({ name: z.string().min(1).max(64).meta({ example: "dana" }) });
+export const searchQuery = z.object({
+  q: z.string().trim().min(1, "type a user id, openid, unionid, username or email").max(256).meta({ description: "A user id, username, email, exact nickname, or any platform id (openid, unionid); `platform:id` narrows to one platform", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
+});
+export const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional(), app: z.string().min(1).max(64).optional().meta({ description: "Only this app's orders (its key)", example: "default" }) });
+export const disableBody = z.object({
+  reason: z.string().trim().min(1, "a reason is required").max(500),
+  until: z.iso.datetime({ offset: true }).nullable().optional().describe("End of the ban; absent or null: until enabled again"),
+});
+export const eraseBody = z.object({ confirm: z.string().max(256).describe("The player's username (or id), typed: the confirmation") });
+export const grantBody = z.object({
+  platform: z.string().min(1).max(32).meta({ example: "wechat" }),
+  app: z.string().min(1).max(64).default("default"),
+  coins: z.int().min(1).max(999_999_999).meta({ description: "Coins to give; a support operator at most CONSOLE_SUPPORT_GRANT_MAX", example: 25 }),
+  grantId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 of A-Z a-z 0-9 _ -: the same id again is the same grant").meta({ example: "outage-2026-01-31" }),
+  reason: z.string().trim().min(1).max(64).default("operator grant"),
+});
+export const auditQuery = z.object({
+  actor: z.string().max(64).optional(),
+  action: z.string().max(64).optional().meta({ example: "order.refund" }),
+  target: z.string().max(128).optional(),
+  outcome: z.enum(AUDIT_OUTCOMES).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional().meta({ example: 100 }),
+  format: z.enum(["json", "csv"]).optional().describe("csv: the same entries as a CSV download"),
+});
+export const roleBody = z.object({ role: z.enum(OPERATOR_ROLES) });
+
+// Answers
+export const operatorViewSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  role: z.enum(OPERATOR_ROLES),
+  disabled: z.boolean(),
+  mustChangePassword: z.boolean().describe("A one-time password is still in use: only POST /console/api/password is allowed"),
+  totp: z.boolean().describe("Whether a second factor is set up"),
+  createdAt: iso(),
+  updatedAt: iso(),
+});
+export const consoleSessionSchema = z.strictObject({
+  operator: operatorViewSchema,
+  csrfToken: z.string().describe("Send it as X-CSRF-Token on every change"),
+  expiresAt: iso(),
+});
+export const playerOverviewSchema = z.strictObject({
+  user: userSchema,
+  restriction: z.strictObject({ reason: z.string().nullable(), until: z.string().nullable() }).nullable(),
+  identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), app: z.string().nullable().describe("The app of an app's own id; null for a studio-wide one") })),
+  sessionApps: z.array(z.string()).describe("The apps in which the player has a live session"),
+});
+export const consoleOrderSchema = z.strictObject({
+  id: z.string(),
+  platform: z.string(),
+  appId: z.string(),
+  userId: z.string(),
+  openid: z.string(),
+  orderId: z.string(),
+  kind: z.enum(ORDER_KINDS),
+  itemId: z.string(),
+  coins: z.int().min(0).max(2_000_000_000).meta({ example: 30 }),
+  platformOrderId: z.string(),
+  env: z.int().min(0).max(1).meta({ description: "0 live, 1 sandbox", example: 1 }),
+  state: z.enum(ORDER_STATES),
+  attempts: z.int().min(0).max(1_000_000).meta({ example: 1 }),
+  leaseUntil: z.string().nullable(),
+  failure: z.string().nullable(),
+  createdAt: iso(),
+  updatedAt: iso(),
+});
+export const playerExportSchema = z.strictObject({
+  user: z.record(z.string(), z.unknown()).describe("Every stored column of the user but the password hash"),
+  identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), createdAt: z.string() })),
+  sessionApps: z.array(z.string()),
+});
+export const auditEntrySchema = z.strictObject({
+  id: z.string(),
+  at: iso(),
+  actor: z.string(),
+  via: z.enum(["console", "cli"]),
+  action: z.string(),
+  target: z.string().nullable(),
+  outcome: z.enum(AUDIT_OUTCOMES),
+  detail: z.record(z.string(), z.unknown()),
+});
+export const screenSchema = z.strictObject({ id: z.string(), title: z.string(), role: z.enum(OPERATOR_ROLES) });
+export const healthSchema = z.strictObject({
+  thisProcess: z.record(z.string(), z.unknown()),
+  processes: z.array(z.record(z.string(), z.unknown())),
+  rooms: z.array(z.record(z.string(), z.unknown())),
+  logins: z.record(z.string(), z.unknown()),
+  requests: z.record(z.string(), z.unknown()),
+  orders: z.array(z.record(z.string(), z.unknown())),
+  reconcilerRuns: z.array(z.record(z.string(), z.unknown())),
+});
+export const appsSchema = z.strictObject({ apps: z.array(z.record(z.string(), z.unknown())), settings: z.record(z.string(), z.unknown()) });
+export const rewardGrantResultSchema = z.strictObject({
+  granted: z.boolean().describe("False when this grant id was granted before: nothing changed this time"),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 100 })),
+  items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) })),
+});
+export const erasedSchema = z.strictObject({ erased: z.string() });
+export const signedOutSchema = z.strictObject({ signedOut: z.literal(true) });
+
+/** `data` fields of console failures beside `code`. */
+export const consoleErrorFields = {
+  needs: z.enum(OPERATOR_ROLES).optional().describe("console_role_forbidden: the least role that may"),
+  totp: z.boolean().optional().describe("console_totp_required: the operator has a second factor"),
+  platform: z.string().optional(),
+  orderId: z.string().optional(),
+};

@@ -1,0 +1,24 @@
+/**
+ * Turns the console on in the server process (app.config.ts) when CONSOLE_ENABLED says so: its
+ * operator store on the configured database, and in production the refusal to start without an
+ * operator who could sign in (create one first: npm run admin -- operator add <name> --role admin).
+ */
+import type express from "express";
+import { createOperatorStore } from "../adapters/store/create-operator-store";
+import type { Services } from "../server/container";
+import { consoleRoutes } from "./console-router";
+
+export async function mountConsole(app: express.Express, services: Services): Promise<() => Promise<void>> {
+  const { config } = services;
+  const operators = await createOperatorStore(config.store, { shareSqlite: true });
+  try {
+    if (config.env === "production" && !(await operators.list()).some((op) => !op.disabled)) {
+      throw new Error("CONSOLE_ENABLED=true but no operator can sign in: create one with npm run admin -- operator add <name> --role admin");
+    }
+    app.use(consoleRoutes(services, operators).router);
+  } catch (err) {
+    await operators.close().catch(() => undefined);
+    throw err;
+  }
+  return () => operators.close();
+}

@@ -1,0 +1,118 @@
+/**
+ * The operator console in a real headless Chromium against the booted app (SQLite + memory cache):
+ * an admin signs in with the one-time password and a TOTP code, picks a new password, finds a
+ * player by openid, sees their orders, refunds one (on the memory cache: the server holds the key),
+ * and disables the player, whose room socket closes with 4401. Nothing is loaded from another host.
+ */
+import assert from "node:assert/strict";
+import path from "node:path";
+import { Client } from "colyseus.js";
+import type { Page } from "playwright-core";
+import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
+import { startSimulator } from "../../src/simulator/simulator-server";
+import { startHarness, type Harness } from "../support/app-harness";
+import { addOperator, OPERATOR_PASSWORD } from "../support/console";
+import { simulatorPaymentEnv } from "../support/payments";
+import { launchChromium, requireChromium, RESULTS, unique, type Browser } from "./chromium";
+
+describe("operator console in headless Chromium", function () {
+  this.timeout(120_000);
+  let h: Harness;
+  let browser: Browser;
+  const requested: string[] = [];
+
+  before(async function () {
+    requireChromium(this);
+    const simulator = await startSimulator({ port: 0 });
+    h = await startHarness({ simulator, env: simulatorPaymentEnv(simulator.url) });
+    browser = await launchChromium();
+    browser.context.on("request", (req) => requested.push(req.url()));
+  });
+  after(async () => {
+    await browser?.close();
+    await h?.close();
+    await h?.simulator.close();
+  });
+
+  async function signIn(page: Page, name: string, password: string, totp?: string) {
+    await page.fill("#signin-name", name);
+    await page.fill("#signin-password", password);
+    if (totp) await page.fill("#signin-totp", totp);
+    await page.click("#signin-submit");
+  }
+
+  it("admin: TOTP sign-in, new password, player by openid, orders, refund, disable (socket 4401)", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cb")}.1`);
+    const { token, openid, user } = login.body.data;
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, balance: 100 }) });
+    for (const [orderId, coins] of [["sword-1", 30], ["shield-2", 20]] as const) {
+      const bought = await h.request("POST", "/api/payments/orders", { orderId, itemId: orderId.split("-")[0], coins }, { authorization: `Bearer ${token}` });
+      assert.equal(bought.status, 201);
+    }
+    const room = await new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: token });
+    const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));
+
+    const admin = await addOperator(h.config, unique("chief"), "admin", { totp: true });
+    const page = await browser.open(h.baseUrl, "/console");
+    await signIn(page, admin.name, admin.password, admin.totp());
+    await page.fill("#current-password", admin.password);
+    await page.fill("#new-password", OPERATOR_PASSWORD);
+    await page.fill("#repeat-password", OPERATOR_PASSWORD);
+    await page.keyboard.press("Enter"); // the form works from the keyboard
+    await page.locator("#operator", { hasText: `${admin.name} (admin)` }).waitFor();
+
+    await page.getByLabel(/Find a player/).fill(openid);
+    await page.getByRole("button", { name: "Find", exact: true }).click();
+    await page.locator("#player-profile", { hasText: user.id }).waitFor();
+    await page.locator("#player-orders td", { hasText: "sword-1" }).waitFor();
+    assert.equal(await page.locator("#player-orders tbody tr").count(), 2);
+
+    await page.getByRole("button", { name: "Refund sword-1" }).click();
+    await page.locator("#status", { hasText: "Refund sword-1: done" }).waitFor({ timeout: 10_000 }).catch(async (err) => {
+      throw new Error(`${err.message}\nstatus: ${await page.textContent("#status")}`);
+    });
+    await page.locator("#player-orders tr", { hasText: "sword-1" }).locator(".state", { hasText: "refunded" }).waitFor();
+    const coins = (await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number };
+    assert.equal(coins.balance, 80, "30 of the 50 spent came back");
+
+    await page.getByLabel("Reason").first().fill("chargeback abuse");
+    await page.click("#disable-submit");
+    await page.locator("#player-status", { hasText: "disabled: chargeback abuse" }).waitFor();
+    assert.equal(await closed, SESSION_ENDED_CLOSE_CODE);
+    await page.locator("#player-detail").scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(RESULTS, "console.png"), fullPage: true });
+
+    // The audit screen shows what was done.
+    await page.click('nav button[data-screen="audit"]');
+    await page.locator("#audit-list td", { hasText: "order.refund" }).first().waitFor();
+    await page.locator("#audit-list td", { hasText: "player.disable" }).first().waitFor();
+    await page.close();
+  });
+
+  it("a viewer sees the players screen but a change is refused in the page", async () => {
+    const viewer = await addOperator(h.config, unique("intern"), "viewer");
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cv")}.1`);
+    await browser.context.clearCookies(); // another operator on this browser
+    const page = await browser.open(h.baseUrl, "/console");
+    await signIn(page, viewer.name, viewer.password);
+    await page.fill("#current-password", viewer.password);
+    await page.fill("#new-password", OPERATOR_PASSWORD);
+    await page.fill("#repeat-password", OPERATOR_PASSWORD);
+    await page.click("#password-form button[type=submit]");
+    assert.equal(await page.locator('nav button[data-screen="operators"]').count(), 0, "no operators screen for a viewer");
+    await page.locator("#player-query").fill(login.body.data.user.id);
+    await page.keyboard.press("Enter");
+    await page.locator("#player-profile").waitFor();
+    await page.click("#kick");
+    await page.locator("#status", { hasText: "console_role_forbidden" }).waitFor();
+    await page.click("#signout");
+    await page.locator("#signin-name").waitFor();
+    await page.close();
+  });
+
+  it("loaded nothing from another host and raised no script errors", () => {
+    assert.ok(requested.length > 5);
+    assert.deepEqual(requested.filter((url) => !url.startsWith(h.baseUrl) && !url.startsWith("blob:")), []);
+    assert.deepEqual(browser.pageErrors, []);
+  });
+});

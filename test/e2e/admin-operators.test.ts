@@ -1,0 +1,60 @@
+/**
+ * `npm run admin -- operator add|list|disable|enable|reset` as an operator runs it (a child process
+ * on the server's settings), and every CLI command recorded in the console's audit trail.
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createOperatorStore } from "../../src/adapters/store/create-operator-store";
+import { TEST_JWT_SECRET } from "../support/app-harness";
+import { runAdmin } from "../support/admin-cli";
+
+describe("admin operator commands and the CLI's audit trail", function () {
+  this.timeout(90_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-admin-ops-"));
+  const sqlitePath = path.join(dir, "users.sqlite");
+  const env = { ...process.env, NODE_ENV: "development", JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: "warn", SQLITE_PATH: sqlitePath };
+  const admin = (...args: string[]) => runAdmin(env, ...args);
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("adds with a one-time password and TOTP link, lists, disables, enables and resets; refusals are audited", async () => {
+    const added = await admin("operator", "add", "Dana", "--role", "support", "--totp", "--by", "lead");
+    assert.equal(added.status, 0, added.stderr);
+    const created = JSON.parse(added.stdout);
+    assert.equal(created.operator.name, "dana");
+    assert.equal(created.operator.mustChangePassword, true);
+    assert.match(created.initialPassword, /^[A-Za-z0-9]{20}$/);
+    assert.match(created.totpUri, /^otpauth:\/\/totp\/Arena%20console%3Adana\?secret=[A-Z2-7]+&/);
+    assert.equal("passwordHash" in created.operator || "totpSecret" in created.operator, false);
+
+    assert.equal((await admin("operator", "add", "dana", "--role", "viewer")).status, 1, "the name is taken");
+    assert.equal((await admin("operator", "add", "erin")).status, 2, "a role is required");
+    assert.equal((await admin("operator", "fly", "erin")).status, 2);
+
+    const list = JSON.parse((await admin("operator", "list")).stdout);
+    assert.deepEqual(list.map((o: { name: string; role: string; totp: boolean }) => [o.name, o.role, o.totp]), [["dana", "support", true]]);
+    assert.equal(JSON.parse((await admin("operator", "disable", "dana")).stdout).disabled, true);
+    assert.equal(JSON.parse((await admin("operator", "enable", "dana")).stdout).disabled, false);
+    const reset = JSON.parse((await admin("operator", "reset", "dana")).stdout);
+    assert.notEqual(reset.initialPassword, created.initialPassword);
+    assert.equal(reset.totpUri, undefined, "the seed stays unless --totp asks for a new one");
+
+    // A player command is recorded too, with its outcome (no such user: refused).
+    assert.equal((await admin("find", "nobody-at-all", "--by", "lead")).status, 1);
+
+    const store = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
+    try {
+      const entries = await store.searchAudit({});
+      const seen = entries.map((e) => `${e.via} ${e.actor} ${e.action} ${e.target} ${e.outcome}`);
+      assert.ok(seen.includes("cli lead operator.add dana ok"), seen.join("\n"));
+      assert.ok(seen.some((s) => /^cli \S+ operator\.add dana refused$/.test(s)));
+      assert.ok(seen.some((s) => /^cli \S+ operator\.disable dana ok$/.test(s)));
+      assert.ok(seen.some((s) => /^cli \S+ operator\.reset dana ok$/.test(s)));
+      assert.ok(seen.includes("cli lead cli.find nobody-at-all refused"));
+      assert.equal(JSON.stringify(entries).includes(created.initialPassword), false, "no password in the audit");
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * The console's JSON routes against the API description (tag `console`): every answer, success and
+ * failure, matches what the document says for its route and status, and every documented console
+ * route is exercised with a success and a failure.
+ */
+import assert from "node:assert/strict";
+import { startSimulator } from "../../src/simulator/simulator-server";
+import { startHarness, type Harness } from "../support/app-harness";
+import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
+import { Conformance } from "../support/openapi-conformance";
+import { simulatorPaymentEnv } from "../support/payments";
+
+let seq = 0;
+const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
+
+describe("console routes in the API description", function () {
+  this.timeout(90_000);
+  let h: Harness;
+  let conformance: Conformance;
+
+  before(async () => {
+    const simulator = await startSimulator({ port: 0 });
+    h = await startHarness({ simulator, env: simulatorPaymentEnv(simulator.url) });
+    conformance = new Conformance((await h.get("/api-docs.json")).body);
+  });
+  after(async () => {
+    await h?.close();
+    await h?.simulator.close();
+  });
+
+  it("documents the console under its own tag with the cookie and CSRF schemes", () => {
+    const doc = conformance.doc;
+    assert.ok(doc.tags.some((t: { name: string }) => t.name === "console"));
+    assert.deepEqual(doc.paths["/console/api/players/{userId}/disable"].post.security, [{ consoleSession: [], consoleCsrf: [] }]);
+    assert.deepEqual(doc.paths["/console/api/players"].get.security, [{ consoleSession: [] }]);
+    assert.equal(doc.paths["/console/api/session"].post.security, undefined);
+    assert.equal(doc.components.securitySchemes.consoleSession.in, "cookie");
+  });
+
+  it("answers every console route as documented, success and failure", async () => {
+    const admin = new ConsoleClient(h.baseUrl);
+    const viewer = new ConsoleClient(h.baseUrl);
+    const anonymous = new ConsoleClient(h.baseUrl);
+    const adminOp = await addOperator(h.config, unique("doc-admin"), "admin");
+    const viewerOp = await addOperator(h.config, unique("doc-viewer"), "viewer");
+    const call = async (client: ConsoleClient, method: string, route: string, path = route, body?: unknown, options?: { csrf?: boolean }) =>
+      conformance.check(method, `/console/api${route}`, await client.call(method, path, body, options));
+
+    assert.equal((await call(anonymous, "GET", "/session")).status, 401);
+    assert.equal((await call(anonymous, "POST", "/session", "/session", { name: adminOp.name, password: "wrong-password" })).status, 401);
+    assert.equal((await call(admin, "POST", "/session", "/session", { name: adminOp.name, password: adminOp.password })).status, 200);
+    assert.equal((await call(admin, "GET", "/screens")).status, 403, "password change first");
+    assert.equal((await call(admin, "POST", "/password", "/password", { currentPassword: "wrong-password", newPassword: OPERATOR_PASSWORD })).status, 401);
+    assert.equal((await call(admin, "POST", "/password", "/password", { currentPassword: adminOp.password, newPassword: OPERATOR_PASSWORD })).status, 200);
+    assert.equal((await call(admin, "GET", "/session")).status, 200);
+    assert.equal((await viewer.signIn(viewerOp, OPERATOR_PASSWORD)).status, 200);
+    assert.equal((await call(anonymous, "GET", "/screens")).status, 401);
+    assert.equal((await call(admin, "GET", "/screens")).status, 200);
+
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("doc")}.1`);
+    const { user, openid, token } = login.body.data;
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, balance: 100 }) });
+    assert.equal((await h.request("POST", "/api/payments/orders", { orderId: "doc-1", itemId: "gem", coins: 10 }, { authorization: `Bearer ${token}` })).status, 201);
+    const p = `/players/${user.id}`;
+    const none = "/players/no-such-player";
+
+    assert.equal((await call(admin, "GET", "/players", `/players?q=${openid}`)).status, 200);
+    assert.equal((await call(admin, "GET", "/players", "/players?q=")).status, 400);
+    assert.equal((await call(admin, "GET", "/players/{userId}", p)).status, 200);
+    assert.equal((await call(admin, "GET", "/players/{userId}", none)).status, 403);
+    assert.equal((await call(admin, "GET", "/players/{userId}/export", `${p}/export`)).status, 200);
+    assert.equal((await call(viewer, "GET", "/players/{userId}/export", `${p}/export`)).status, 403);
+    assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=delivered`)).status, 200);
+    assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=lost`)).status, 400);
+    assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=default`)).body.data.length, 1);
+    assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=no-such-game`)).status, 400);
+    assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/doc-1/refund`)).status, 200);
+    assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/nope/refund`)).status, 404);
+    assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/redeliver", `${p}/orders/doc-1/redeliver`)).status, 400, "a refunded order is not redelivered");
+    assert.equal((await call(admin, "POST", "/players/{userId}/grants", `${p}/grants`, { platform: "wechat", coins: 3, grantId: "doc-grant" })).status, 200);
+    assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/redeliver", `${p}/orders/doc-grant/redeliver`)).status, 200, "a delivered grant answers as it is");
+    assert.equal((await call(admin, "POST", "/players/{userId}/grants", `${p}/grants`, { platform: "wechat", coins: 4, grantId: "doc-grant" })).status, 409);
+    assert.equal((await call(admin, "GET", "/orders/unsettled")).status, 200);
+    assert.equal((await call(anonymous, "GET", "/orders/unsettled")).status, 401);
+    assert.equal((await call(admin, "POST", "/players/{userId}/kick", `${p}/kick`)).status, 200);
+    assert.equal((await call(admin, "POST", "/players/{userId}/kick", `${p}/kick`, undefined, { csrf: false })).status, 403);
+    assert.equal((await call(admin, "POST", "/players/{userId}/disable", `${p}/disable`, { reason: "doc" })).status, 200);
+    assert.equal((await call(admin, "POST", "/players/{userId}/disable", `${p}/disable`, {})).status, 400);
+    assert.equal((await call(admin, "POST", "/players/{userId}/enable", `${p}/enable`)).status, 200);
+    assert.equal((await call(viewer, "POST", "/players/{userId}/enable", `${p}/enable`)).status, 403);
+    assert.equal((await call(admin, "GET", "/health")).status, 200);
+    assert.equal((await call(anonymous, "GET", "/health")).status, 401);
+    assert.equal((await call(admin, "GET", "/apps")).status, 200);
+    assert.equal((await call(anonymous, "GET", "/apps")).status, 401);
+    assert.equal((await call(admin, "GET", "/audit", "/audit?action=order.refund")).status, 200);
+    assert.equal((await call(viewer, "GET", "/audit")).status, 403);
+    assert.equal((await call(admin, "GET", "/operators")).status, 200);
+    assert.equal((await call(viewer, "GET", "/operators")).status, 403);
+    assert.equal((await call(viewer, "POST", "/operators/{name}/end-sessions", `/operators/${viewerOp.name}/end-sessions`)).status, 403);
+    assert.equal((await call(admin, "POST", "/operators/{name}/end-sessions", `/operators/${viewerOp.name}/end-sessions`)).status, 200);
+    assert.equal((await viewer.call("GET", "/session")).status, 401, "the viewer's session ended");
+    assert.equal((await call(admin, "POST", "/operators/{name}/role", `/operators/${viewerOp.name}/role`, { role: "support" })).status, 200);
+    assert.equal((await call(admin, "POST", "/operators/{name}/role", `/operators/${viewerOp.name}/role`, { role: "root" })).status, 400);
+    assert.equal((await call(admin, "POST", "/operators/{name}/disable", `/operators/${viewerOp.name}/disable`)).status, 200);
+    assert.equal((await call(admin, "POST", "/operators/{name}/disable", `/operators/${adminOp.name}/disable`)).status, 400, "not yourself");
+    assert.equal((await call(admin, "POST", "/operators/{name}/enable", `/operators/${viewerOp.name}/enable`)).status, 200);
+    assert.equal((await call(admin, "POST", "/operators/{name}/enable", "/operators/nobody/enable")).status, 400);
+    const rewards = "/rewards/players/{userId}";
+    const rewardPath = `/rewards/players/${user.id}`;
+    const gift = { currencies: { gold: 100 }, items: [{ itemId: "sword", count: 1 }], grantId: "doc-reward" };
+    assert.ok((await admin.call("GET", "/screens")).body.data.some((x: { id: string }) => x.id === "rewards"), "the economy is wired: its screen is listed");
+    assert.equal((await call(admin, "POST", rewards, "/rewards/players/no-such-player", gift)).status, 403);
+    const first = await call(admin, "POST", rewards, rewardPath, gift);
+    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gold: 100 }]);
+    const again = await call(admin, "POST", rewards, rewardPath, gift);
+    assert.deepEqual([again.body.data.granted, again.body.data.balances], [false, { gold: 100 }], "once per grant id");
+    assert.equal((await call(admin, "POST", rewards, rewardPath, { grantId: "empty" })).status, 400);
+    assert.equal((await call(anonymous, "POST", rewards, rewardPath, gift)).status, 401);
+    const audit = await admin.call("GET", `/audit?action=reward.grant&target=${user.id}&outcome=ok`);
+    assert.deepEqual(audit.body.data.map((e: { detail: { granted?: boolean } }) => e.detail.granted), [false, true]);
+    assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
+    assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
+    assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);
+    assert.equal((await call(admin, "DELETE", "/session")).status, 200);
+
+    assert.deepEqual(conformance.unexercised("/console/"), []);
+  });
+});

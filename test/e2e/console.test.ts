@@ -1,0 +1,222 @@
+/**
+ * The operator console's JSON routes over HTTP on every store (SQLite + memory cache, PostgreSQL + Redis, MongoDB + Redis):
+ * sign-in with a one-time password and TOTP, CSRF, roles, lockout, audit, the cookie's flags, the
+ * player's disable closing their room socket with 4401, and refunds and grants from the server process (on the memory cache too).
+ */
+import assert from "node:assert/strict";
+import { Client } from "colyseus.js";
+import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
+import { sessionCookie } from "../../src/console/console-guard";
+import { startSimulator } from "../../src/simulator/simulator-server";
+import { startHarness, type Harness } from "../support/app-harness";
+import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
+import { storeBackends } from "../support/backends";
+import { simulatorPaymentEnv } from "../support/payments";
+
+let seq = 0;
+const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
+
+for (const backend of storeBackends) describe(`operator console over HTTP — ${backend.name}`, function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let release: (() => Promise<void>) | undefined;
+
+  before(async () => {
+    const prepared = await backend.prepare();
+    release = prepared.release;
+    const simulator = await startSimulator({ port: 0 });
+    h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url) } });
+  });
+  after(async () => {
+    await h?.close();
+    await h?.simulator.close();
+    await release?.();
+  });
+
+  const balance = async (openid: string) => ((await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number }).balance;
+  async function player() {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("con")}.1`);
+    assert.equal(login.status, 200);
+    return login.body.data as { token: string; openid: string; user: { id: string; username: string } };
+  }
+  async function signedIn(role: "viewer" | "support" | "admin", totp = false) {
+    const op = await addOperator(h.config, unique(role), role, { totp });
+    const client = new ConsoleClient(h.baseUrl);
+    const res = await client.signIn(op, OPERATOR_PASSWORD);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return { op, client };
+  }
+
+  it("serves the page from this process only, with a strict content security policy", async () => {
+    const page = await fetch(`${h.baseUrl}/console`);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(page.headers.get("content-security-policy") ?? "", /default-src 'self'/);
+    assert.equal(page.headers.get("x-frame-options"), "DENY");
+    for (const asset of ["/console/app.js", "/console/console.css", "/console/screens/players.js"]) {
+      const res = await fetch(h.baseUrl + asset);
+      assert.equal(res.status, 200, asset);
+      assert.doesNotMatch(await res.text(), /(src|href)=["']https?:\/\//, `${asset} loads nothing from another host`);
+    }
+    assert.doesNotMatch(html, /(src|href)=["'](https?:)?\/\//);
+    const crossSite = await fetch(`${h.baseUrl}/console/api/session`, { headers: { origin: "https://evil.example" } });
+    assert.equal(crossSite.headers.get("access-control-allow-origin"), null, "no other origin may read the console's answers");
+  });
+
+  it("admin with TOTP: one-time password first, then the code; the cookie is HttpOnly, SameSite=Strict, scoped", async () => {
+    const op = await addOperator(h.config, unique("adm"), "admin", { totp: true });
+    const client = new ConsoleClient(h.baseUrl);
+    const noCode = await client.call("POST", "/session", { name: op.name, password: op.password });
+    assert.equal(noCode.status, 401);
+    assert.equal(noCode.body.data.code, "console_totp_required");
+    const wrongCode = await client.call("POST", "/session", { name: op.name, password: op.password, totp: op.totp() === "000000" ? "111111" : "000000" });
+    assert.equal(wrongCode.body.data.code, "console_totp_required");
+
+    const signedIn = await client.call("POST", "/session", { name: op.name, password: op.password, totp: op.totp() });
+    assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
+    const cookie = signedIn.headers.get("set-cookie") ?? "";
+    assert.match(cookie, /HttpOnly/);
+    assert.match(cookie, /SameSite=Strict/);
+    assert.match(cookie, /Path=\/console/);
+    assert.doesNotMatch(cookie, /Secure/, "plain HTTP in development");
+    assert.equal(signedIn.body.data.operator.mustChangePassword, true);
+    assert.equal("totpSecret" in signedIn.body.data.operator, false);
+
+    const blocked = await client.call("GET", `/players?q=x`);
+    assert.equal(blocked.status, 403);
+    assert.equal(blocked.body.data.code, "console_password_change_required");
+    const weak = await client.call("POST", "/password", { currentPassword: op.password, newPassword: "short" });
+    assert.equal(weak.status, 400);
+    const oldCookie = client.cookie;
+    const changed = await client.call("POST", "/password", { currentPassword: op.password, newPassword: OPERATOR_PASSWORD });
+    assert.equal(changed.status, 200);
+    assert.notEqual(client.cookie, oldCookie, "a new session after the password change");
+    assert.equal((await client.call("GET", "/players?q=x")).status, 200);
+    // The replaced session is gone.
+    const stale = new ConsoleClient(h.baseUrl);
+    stale.cookie = oldCookie;
+    assert.equal((await stale.call("GET", "/session")).status, 401);
+
+    assert.match(sessionCookie("t", 60, { secure: true }), /; Secure/, "Secure in production");
+  });
+
+  it("a change without the CSRF token, or from another origin, is refused and audited", async () => {
+    const { op, client } = await signedIn("admin");
+    const p = await player();
+    const noToken = await client.call("POST", `/players/${p.user.id}/kick`, undefined, { csrf: false });
+    assert.equal(noToken.status, 403);
+    assert.equal(noToken.body.data.code, "console_csrf_invalid");
+    const foreign = await client.call("POST", `/players/${p.user.id}/kick`, undefined, { headers: { origin: "https://evil.example" } });
+    assert.equal(foreign.status, 403);
+    const audit = await client.call("GET", `/audit?actor=${op.name}&action=player.kick`);
+    assert.equal(audit.body.data[0].outcome, "refused");
+    assert.equal(audit.body.data[0].target, p.user.id);
+    assert.equal(audit.body.data[0].detail.code, "console_csrf_invalid");
+  });
+
+  it("a viewer reads but every change is refused with 403 and audited", async () => {
+    const { op, client } = await signedIn("viewer");
+    const p = await player();
+    const found = await client.call("GET", `/players?q=${p.openid}`);
+    assert.equal(found.status, 200);
+    assert.deepEqual(found.body.data.map((x: { user: { id: string } }) => x.user.id), [p.user.id]);
+    const nickname = unique("Nick");
+    assert.equal((await h.request("PATCH", "/api/users/me", { nickname, version: 1 }, { authorization: `Bearer ${p.token}` })).status, 200);
+    const byNickname = await client.call("GET", `/players?q=${nickname}`);
+    assert.deepEqual(byNickname.body.data.map((x: { user: { nickname: string } }) => x.user.nickname), [nickname]);
+    for (const [path, body] of [[`/players/${p.user.id}/disable`, { reason: "cheat" }], [`/players/${p.user.id}/kick`, undefined], [`/players/${p.user.id}/orders/x/refund`, undefined]] as const) {
+      const res = await client.call("POST", path, body);
+      assert.equal(res.status, 403, path);
+      assert.equal(res.body.data.code, "console_role_forbidden");
+    }
+    assert.equal((await client.call("GET", "/audit")).status, 403, "the audit is for support and admins");
+    const { client: admin } = await signedIn("admin");
+    const audit = await admin.call("GET", `/audit?actor=${op.name}&outcome=refused`);
+    assert.deepEqual(audit.body.data.map((e: { action: string }) => e.action).sort(), ["order.refund", "player.disable", "player.kick"]);
+    const csv = await admin.call("GET", `/audit?actor=${op.name}&format=csv`);
+    assert.match(csv.headers.get("content-type") ?? "", /text\/csv/);
+    assert.match(csv.body, /^at,actor,via,action,target,outcome,detail\r\n/);
+    assert.match(csv.body, /player\.disable,[^,]+,refused/);
+  });
+
+  it("10 wrong passwords lock the name, even for the right password, and the lock is audited", async () => {
+    const op = await addOperator(h.config, unique("lock"), "support");
+    const client = new ConsoleClient(h.baseUrl);
+    for (let i = 0; i < 10; i++) {
+      const res = await client.call("POST", "/session", { name: op.name, password: `wrong-${i}` }, { headers: { "x-forwarded-for": `10.0.0.${i}` } });
+      assert.equal(res.status, 401);
+      assert.equal(res.body.data.code, "invalid_credentials");
+    }
+    const locked = await client.call("POST", "/session", { name: op.name, password: op.password });
+    assert.equal(locked.status, 429);
+    assert.equal(locked.body.data.code, "operator_locked");
+    assert.ok(Number(locked.headers.get("retry-after")) > 0);
+    const { client: admin } = await signedIn("admin");
+    const audit = await admin.call("GET", `/audit?target=${op.name}&action=operator.lock`);
+    assert.equal(audit.body.data.length, 1);
+  });
+
+  it("admin finds a player by openid, refunds an order and grants coins through the server process; disabling closes the room with 4401", async () => {
+    const { client } = await signedIn("admin");
+    const p = await player();
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: p.openid, balance: 100 }) });
+    const bought = await h.request("POST", "/api/payments/orders", { orderId: "sword-1", itemId: "sword", coins: 30 }, { authorization: `Bearer ${p.token}` });
+    assert.equal(bought.status, 201, JSON.stringify(bought.body));
+    assert.equal(await balance(p.openid), 70);
+
+    const found = await client.call("GET", `/players?q=${encodeURIComponent(`wechat:${p.openid}`)}`);
+    assert.equal(found.body.data[0].user.id, p.user.id);
+    assert.ok(found.body.data[0].identities.some((i: { platformId: string; app: string }) => i.platformId === p.openid && i.app === "default"));
+    const orders = await client.call("GET", `/players/${p.user.id}/orders`);
+    assert.deepEqual(orders.body.data.map((o: { orderId: string }) => o.orderId), ["sword-1"]);
+
+    for (let i = 0; i < 2; i++) {
+      const refund = await client.call("POST", `/players/${p.user.id}/orders/sword-1/refund`);
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+      assert.equal(refund.body.data.state, "refunded");
+    }
+    assert.equal(await balance(p.openid), 100, "refunded once");
+    for (let i = 0; i < 2; i++) {
+      const grant = await client.call("POST", `/players/${p.user.id}/grants`, { platform: "wechat", coins: 25, grantId: "outage-1", reason: "outage" });
+      assert.equal(grant.status, 200, JSON.stringify(grant.body));
+      assert.equal(grant.body.data.state, "delivered");
+    }
+    assert.equal(await balance(p.openid), 125, "granted once");
+
+    const room = await new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: p.token });
+    const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));
+    const disabled = await client.call("POST", `/players/${p.user.id}/disable`, { reason: "chargeback abuse", until: "2099-01-01T00:00:00Z" });
+    assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
+    assert.equal(disabled.body.data.restriction.reason, "chargeback abuse");
+    assert.equal(await closed, SESSION_ENDED_CLOSE_CODE);
+    const me = await h.get("/api/users/me", { authorization: `Bearer ${p.token}` });
+    assert.ok([401, 403].includes(me.status), `the player's token no longer opens the API (${me.status})`);
+  });
+
+  it("a support operator's grant is capped; erase needs the typed username", async () => {
+    const { client } = await signedIn("support");
+    const p = await player();
+    const big = await client.call("POST", `/players/${p.user.id}/grants`, { platform: "wechat", coins: 100_000, grantId: "big-1" });
+    assert.equal(big.status, 403);
+    const { client: admin } = await signedIn("admin");
+    const wrong = await admin.call("POST", `/players/${p.user.id}/erase`, { confirm: "nope" });
+    assert.equal(wrong.status, 400);
+    const erased = await admin.call("POST", `/players/${p.user.id}/erase`, { confirm: p.user.username });
+    assert.equal(erased.status, 200);
+    assert.equal((await admin.call("GET", `/players/${p.user.id}`)).status, 403);
+  });
+
+  it("signing out ends the session; health and apps show no secret", async () => {
+    const { client } = await signedIn("viewer");
+    const health = await client.call("GET", "/health");
+    assert.equal(health.status, 200);
+    assert.ok(health.body.data.thisProcess.pid > 0);
+    const apps = await client.call("GET", "/apps");
+    assert.equal(apps.status, 200);
+    const text = JSON.stringify(apps.body) + JSON.stringify(health.body);
+    assert.doesNotMatch(text, /secret|appKey|password|sessionKey/i);
+    const out = await client.call("DELETE", "/session");
+    assert.equal(out.status, 200);
+    assert.equal((await client.call("GET", "/session")).status, 401);
+  });
+});
