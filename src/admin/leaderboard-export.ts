@@ -1,6 +1,9 @@
 import { createLeaderboardStore } from "../adapters/store/create-leaderboard-store";
 import { sharedSqliteConnection } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
+import { createCache } from "../adapters/cache/create-cache";
+import type { Logger } from "../logging/logger";
+import { buildLeaderboards } from "../server/leaderboard-wiring";
 
 /** The player's records on every board of every app, for `export` (the data-access right). */
 export async function exportLeaderboards(config: AppConfig, userId: string): Promise<Array<{ app: string; board: string; period: number; score: number; subscore: number; name: string; updatedAt: string; metadata: Record<string, unknown> | null }>> {
@@ -15,5 +18,21 @@ export async function exportLeaderboards(config: AppConfig, userId: string): Pro
     return out;
   } finally {
     await store.close();
+  }
+}
+
+/** Removes the player's records on every board (erase), keeping the servers' rank index in step. */
+export async function eraseLeaderboardRecords(config: AppConfig, logger: Logger, userId: string): Promise<void> {
+  const cache = await createCache(config.cache, config.cacheKeyPrefix, logger);
+  try {
+    const users = { findById: async () => null };
+    const built = await buildLeaderboards({ config, users, cache, logger, tick: false });
+    try {
+      await built.leaderboards.eraseUser(userId);
+    } finally {
+      await built.close();
+    }
+  } finally {
+    await cache.close();
   }
 }

@@ -20,6 +20,7 @@ import { presentOrder } from "../services/payments/order-view";
 import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
+import { eraseLeaderboardRecords } from "./leaderboard-export";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -165,6 +166,7 @@ async function main(argv: string[]): Promise<number> {
         const { store } = await openEconomy();
         context.onErase((userId) => store.erase(userId));
         context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
+        context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

@@ -192,7 +192,10 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       moderation,
     );
 
+    // Every store that keeps something of a player forgets it with the account (DELETE /api/users/me, console, admin erase).
     accounts.onErase((userId) => economy.store.erase(userId));
+    accounts.onErase((userId) => rewardSources.stores.eraseUser(userId));
+    accounts.onErase((userId) => boards.leaderboards.eraseUser(userId));
 
     return {
       config,

@@ -125,6 +125,18 @@ for (const backend of storeBackends) {
       assert.deepEqual([me.body.data.rank, me.body.data.score], [4, 903]);
     });
 
+    it("a player who deletes their account leaves no record on any board, nor in the ranks others read", async () => {
+      const [gone, stays] = [await login(), await login()];
+      await h.services.leaderboards.submit("default", gone.user.id, "server-only", 77);
+      await h.services.leaderboards.submit("default", stays.user.id, "server-only", 5);
+      assert.equal((await submit(gone, "highscores", { score: 999 })).status, 200);
+      assert.equal((await h.request("DELETE", "/api/users/me", undefined, bearer(gone.token))).status, 200);
+      assert.deepEqual(await h.services.leaderboards.recordsOf("default", gone.user.id), []);
+      const top = await get(stays, "/api/leaderboards/server-only/records?limit=100");
+      assert.ok(!top.body.data.records.some((r: { userId: string }) => r.userId === gone.user.id), "the erased player still ranks");
+      assert.equal((await get(stays, "/api/leaderboards/server-only/me")).body.data.score, 5);
+    });
+
     it("keeps the last period as previous after a manual reset", async () => {
       const p = await login();
       await h.services.leaderboards.submit("default", p.user.id, "server-only", 42);

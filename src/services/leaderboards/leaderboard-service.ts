@@ -197,6 +197,17 @@ export class LeaderboardService {
     return { period: periodView(period), started };
   }
 
+  /** Removes every record of the player, on every board and period of every app (erase). */
+  async eraseUser(userId: string): Promise<void> {
+    for (const app of Object.keys(this.deps.boards)) {
+      for (const { board, seq } of await this.deps.store.recordsOf(app, userId)) {
+        const key = { app, board, seq };
+        await this.deps.store.remove(key, userId);
+        await this.reads.removed(key, userId);
+      }
+    }
+  }
+
   async removeRecord(app: string, boardId: string, userId: string, period: PeriodChoice = "current"): Promise<boolean> {
     const { key } = await this.readKey(app, boardId, period);
     if (!key) return false;
