@@ -10,6 +10,7 @@ import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import * as economy from "./economy";
 import * as payments from "./payments";
 import { Leaderboard } from "./leaderboards";
+import * as rewards from "./rewards";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
 import { SessionKeeper } from "./session-keeper";
@@ -242,6 +243,29 @@ export class GameClient {
   /** The player's items with their counts. */
   inventory(): Promise<economy.ItemCount[]> {
     return economy.inventory(this.authed);
+  }
+
+  /** The player's mail, newest first (`GET /api/mail`). */
+  mail(): Promise<rewards.Mail[]> {
+    return rewards.mail(this.authed);
+  }
+
+  /** Claims a mail's attachments once; a repeat answers `granted: false` (`POST /api/mail/{mailId}/claim`). */
+  claim(mailId: string): Promise<rewards.RewardResult & { mailId: string }> {
+    return rewards.claim(this.authed, mailId);
+  }
+
+  /**
+   * Shows a rewarded ad (WeChat, with server-side verification) and resolves once the server has
+   * granted its reward; call it from a tap handler. `options.show` replaces the runtime's ad (the
+   * playground's simulator).
+   */
+  async watchAd(adUnitId: string, options: rewards.WatchAdOptions = {}): Promise<rewards.AdRewardResult> {
+    const show = options.show ?? this.runtime.showRewardedAd;
+    if (!show) throw new Error(`${this.runtime.platform}: this runtime has no rewarded ads with server verification`);
+    const openid = this.session?.user.openid;
+    if (typeof openid !== "string" || !openid) throw new Error("watchAd needs a platform login (the player's openid)");
+    return rewards.watchAd(this.authed, openid, adUnitId, show, options);
   }
 
   private readonly authed: payments.AuthedRequest = (method, path, body) => this.request(method, path, body);

@@ -2,6 +2,7 @@
  * The one port between the client and where it runs. A mini-game runtime (wx, tt, qq, ks) and
  * the browser each implement it; nothing else in the client touches a global.
  */
+import type { ShowRewardedAd } from "./rewards";
 import type { SubscribeGrants } from "./subscribe";
 
 /** The codes a platform's login gives; the server exchanges them for the player's identity. */
@@ -68,6 +69,8 @@ export interface Runtime {
   requestSubscribe?(templateIds: string[]): Promise<SubscribeGrants>;
   /** The platform's payment UI (payment-ui.ts) with the platform's own options; absent where there is none. */
   requestPayment?(options: Record<string, unknown>): Promise<void>;
+  /** The platform's rewarded video ad with server-side verification data (rewards.ts); absent where there is none. */
+  showRewardedAd?: ShowRewardedAd;
   /** The game came back to the foreground (`wx.onShow`…; a page becoming visible): rooms reconnect now. */
   onShow?(listener: () => void): void;
   /** The game went to the background (`wx.onHide`…, also while a rewarded video ad plays). */

@@ -13,7 +13,8 @@ import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
 import { buildUserExport } from "../services/user-export";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
-import { exportLeaderboards } from "./admin-leaderboards";
+import { exportLeaderboards } from "./leaderboard-export";
+import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
 import { TokenSigner } from "../services/token-signer";
@@ -80,7 +81,16 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   const openPayments = () => (payments ??= openAdminPayments(platforms, store, logger));
   let economy: Promise<AdminEconomy> | undefined;
   const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
-  const userExport = buildUserExport({ store, sessions, ledger: async () => (await openPayments()).ledger, economy: async () => (await openEconomy()).store, leaderboardRecords: (id) => exportLeaderboards(config, id) });
+  let rewards: Promise<RewardStores> | undefined;
+  const openRewards = () => (rewards ??= createRewardStores(config.store));
+  const userExport = buildUserExport({
+    store,
+    sessions,
+    ledger: async () => (await openPayments()).ledger,
+    economy: async () => (await openEconomy()).store,
+    leaderboardRecords: (id) => exportLeaderboards(config, id),
+    rewards: openRewards,
+  });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
@@ -91,6 +101,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();
       await (await economy?.catch(() => undefined))?.close();
+      await (await rewards?.catch(() => undefined))?.close();
       await Promise.all(announcements);
       presence?.shutdown();
       await cache.close();

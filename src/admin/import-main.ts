@@ -15,6 +15,9 @@ import { loadImportState, runImport, type ImportState } from "../services/migrat
 import { parsePlatformMap } from "../services/migration/leancloud-users";
 import { PlayerImporter } from "../services/migration/player-importer";
 import { importAppOf } from "./import-app";
+import { importStatisticsFile, parseBoardMap } from "./import-statistics";
+import pino from "pino";
+import { createLogger } from "../logging/logger";
 import { ImportProgress } from "./import-progress";
 
 const USAGE = `usage: npm run import -- leancloud <export> [options]
@@ -27,6 +30,10 @@ options:
   --restart              ignore the checkpoint of an earlier run and read the export from its start
   --report <file>        where the per-player lines go (default: <export>.import-report.jsonl)
   --window <n>           players imported at once (default 64)
+  --statistics <file>    LeanCloud leaderboard statistics ({statisticName, statisticValue, user: {objectId}} rows,
+                         as its REST API answers them), imported after the players as records of the boards of
+                         the same id; repeatable. Each is the player's best: running it again changes nothing
+  --board <name>=<id>,…  statistic names whose board here has another id (e.g. world=highscores)
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
 
 const PASSWORD_NOTE =
@@ -45,6 +52,8 @@ async function main(argv: string[]): Promise<number> {
         restart: { type: "boolean" },
         report: { type: "string" },
         window: { type: "string" },
+        statistics: { type: "string", multiple: true },
+        board: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -84,7 +93,13 @@ async function main(argv: string[]): Promise<number> {
   const platforms = parsePlatformMap(values.platform, Object.keys(config.platforms));
   if (typeof platforms === "string") return usageError(platforms);
 
+  const boardMap = parseBoardMap(values.board);
+  if (typeof boardMap === "string") return usageError(boardMap);
+  const statisticsFiles = values.statistics ?? [];
+  const missing = statisticsFiles.find((f) => !fs.existsSync(f));
+  if (missing) return usageError(`--statistics: ${missing} does not exist`);
   const dryRun = values["dry-run"] === true;
+  if (dryRun && statisticsFiles.length > 0) return usageError("--statistics writes records: leave out --dry-run");
   const store = await createUserStore(config.store);
   try {
     await store.migrate();
@@ -92,6 +107,9 @@ async function main(argv: string[]): Promise<number> {
     const totals: ImportState[] = [];
     const started = Date.now();
     for (const file of files) totals.push(await importFile(file, importer, platforms, { dryRun, restart: values.restart === true, window, report: values.report }));
+    const logger = createLogger({ level: "warn", destination: pino.destination({ fd: 2, sync: true }), name: "import" });
+    const statistics = [];
+    for (const file of statisticsFiles) statistics.push(await importStatisticsFile(file, { config, appKey, store, importer, boards: boardMap, logger }));
     const seconds = (Date.now() - started) / 1000;
     const counts = sumCounts(totals);
     const summary = {
@@ -100,6 +118,7 @@ async function main(argv: string[]): Promise<number> {
       dryRun,
       files: totals.map((t) => ({ file: t.file, done: t.done })),
       counts,
+      ...(statistics.length > 0 ? { statistics } : {}),
       seconds: Number(seconds.toFixed(1)),
       playersPerSecond: seconds > 0 ? Math.round(counts.read / seconds) : counts.read,
       cpuSeconds: Number(((process.cpuUsage().user + process.cpuUsage().system) / 1e6).toFixed(1)),

@@ -18,6 +18,7 @@ import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type Order, type OrderState } from "../core/ports/order-ledger";
 import { presentOrder } from "../services/payments/order-view";
 import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
+import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -43,6 +44,7 @@ commands:
                                                the app's live catalog; store a new version (every server takes it)
 leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
 ${LEADERBOARD_USAGE}
+  mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
 ${OPERATOR_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
@@ -57,6 +59,8 @@ type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
+  // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
+  if (argv[0] === "mail") return runMailCommand(argv.slice(1));
   if (argv[0] === "operator") return operatorCommand(argv.slice(1));
   let parsed;
   try {
@@ -84,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n${MAIL_USAGE}\n`);
     return 0;
   }
   const [command, reference, ...extra] = positionals;
@@ -160,6 +164,7 @@ async function main(argv: string[]): Promise<number> {
       erase: async () => {
         const { store } = await openEconomy();
         context.onErase((userId) => store.erase(userId));
+        context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

@@ -9,6 +9,8 @@ import { playerDataRoutes } from "./player-data-routes";
 import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
 import { pushRoutes } from "./push-routes";
+import { rewardPushRoutes } from "./reward-push-routes";
+import { adRoutes, mailRoutes } from "./reward-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
@@ -22,6 +24,11 @@ export function createApiRouter(services: Services): Router {
   api.use(requestContext(services.logger, services.metrics, api));
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
   api.use("/minigame", pushRoutes({ platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
+  // So are the reward sources' callbacks (rewarded ads, gift pushes): their own bodies, their platform's answers.
+  api.use(
+    "/minigame",
+    rewardPushRoutes({ platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts, logger: services.logger }),
+  );
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
@@ -109,6 +116,15 @@ export function createApiRouter(services: Services): Router {
   );
 
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
+  const rewardDeps = {
+    sessions: services.sessions,
+    mail: services.rewardSources.mail,
+    ads: services.rewardSources.ads,
+    limiter: services.limiter,
+    limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+  };
+  api.use(mailRoutes(rewardDeps));
+  api.use(adRoutes(rewardDeps));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

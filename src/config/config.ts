@@ -24,6 +24,7 @@ import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
+import { rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
@@ -32,7 +33,8 @@ import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...consoleShape };
+
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...consoleShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -75,6 +77,7 @@ function toAppConfig(s: Settings) {
     ...platforms,
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
+    ...rewardsConfig(s),
     ...socialConfig(s),
     ...economyConfig(s),
     /** Boards per app key (docs/leaderboards.md). */
@@ -97,7 +100,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     exposeSessionKey: s.EXPOSE_SESSION_KEY,
     exposeSessionKeyConfirmed: s.EXPOSE_SESSION_KEY_CONFIRMED,
   });
-  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder));
+  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
   problems.push(...consoleProductionProblems(s));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });

@@ -22,6 +22,11 @@ const itemPurchaseBody = z.strictObject({
   outTradeNo: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "must be 1–64 of A-Z a-z 0-9 _ -").optional(),
 });
 
+const adBody = z.strictObject({
+  adUnitId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1–128 of A-Z a-z 0-9 _ . : -"),
+  watchId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1–128 of A-Z a-z 0-9 _ . : -"),
+});
+
 /**
  * What the playground's Payments panel does on the platform's side, for the player of the Bearer
  * token: top up their coins, or buy an item in the platform's payment UI. Mounted only with the
@@ -42,6 +47,13 @@ export function playgroundSimulatorRoutes(deps: PlaygroundSimulatorRouteDeps): R
     const purchase = parseInput(itemPurchaseBody, req.body);
     const { userId, app } = authOf(res).auth;
     sendOk(res, await deps.controls.purchaseItem(userId, app, purchase), "Item bought; the platform pushes its delivery");
+  });
+
+  // The Rewards panel's ad: the player "watches" it to the end; WeChat's ad server then calls back.
+  router.post("/playground/simulator/ad-reward", auth, async (req: Request, res: Response) => {
+    const ad = parseInput(adBody, req.body);
+    const { userId, app } = authOf(res).auth;
+    sendOk(res, await deps.controls.watchAd(userId, app, ad), "Ad watched; the platform calls back");
   });
   return router;
 }

@@ -33,6 +33,7 @@ import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
 import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
+import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -65,6 +66,8 @@ export interface Services {
   payments: PaymentServices;
   /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
   economy: EconomyServices;
+  /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
+  rewardSources: RewardServices;
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
@@ -173,6 +176,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     deliverThroughEconomy(payments, economy, platformApps, logger);
     const boards = await buildLeaderboards({ config, users: store, cache, logger, granter: economy.rewards, now: overrides.now });
     cleanups.push(() => boards.close());
+    const rewardSources = await buildRewardServices({ config, apps, platformApps, store, rewards: economy.rewards, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now });
+    cleanups.push(() => rewardSources.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -210,6 +215,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       subscribeMessages: social.subscribeMessages,
       payments,
       economy,
+      rewardSources,
       metrics,
       leaderboards: boards.leaderboards,
       simulator,

@@ -23,6 +23,8 @@ export interface LeaderboardWiringInput {
   /** The economy's reward ledger; without one, ended periods wait unpaid (logged) until there is. */
   granter?: RewardGranter;
   now?: () => number;
+  /** Whether this process rolls periods over and pays seasons (servers do; a one-off tool does not). */
+  tick?: boolean;
 }
 
 export async function buildLeaderboards(input: LeaderboardWiringInput): Promise<{ leaderboards: LeaderboardService; close(): Promise<void> }> {
@@ -46,7 +48,7 @@ export async function buildLeaderboards(input: LeaderboardWiringInput): Promise<
     logger: input.logger,
     now: input.now,
   });
-  leaderboards.start(config.leaderboardTickMs);
+  if (input.tick ?? true) leaderboards.start(config.leaderboardTickMs);
   return {
     leaderboards,
     close: async () => {

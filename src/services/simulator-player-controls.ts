@@ -61,6 +61,18 @@ export class SimulatorPlayerControls {
     return { platform: player.platform, appId: player.appId, outTradeNo: answer.outTradeNo };
   }
 
+  /**
+   * The player watches a rewarded ad to its end, as the simulator plays it: WeChat's ad server
+   * calls this server's ad-reward route with the verification data the client set (openid, and
+   * the ad unit and watch id in customData). WeChat only: Douyin has no such callback.
+   */
+  async watchAd(userId: string, app: string, ad: { adUnitId: string; watchId: string }): Promise<{ platform: string; transactionId: string }> {
+    const player = await this.player(userId, app);
+    const answer = await this.control("/__simulator/ad-reward", { platform: player.platform, app: player.appId, openid: player.openid, ...ad });
+    if (typeof answer.transactionId !== "string") throw new AppError("platform_unavailable", { data: { platform: "simulator", reason: "no transactionId in the answer" } });
+    return { platform: player.platform, transactionId: answer.transactionId };
+  }
+
   /** A refusal (the simulator's 400: e.g. no item purchases on that platform) is the request's fault; anything else the simulator's. */
   private async control(path: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
     let response: Response;

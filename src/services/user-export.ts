@@ -34,6 +34,7 @@ export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
   cache: "sessions and platform session keys are secrets that expire; the export says in which apps a session is live (sessionApps)",
   "coin-wallet": "the platform's wallet, asked live; what it moved is in the order ledger (orders)",
   "item-order-query": "asks the platform; a purchase it finds is recorded in the order ledger (orders)",
+  "rank-index": "a copy of the leaderboard store's records, kept only to serve ranks fast and rebuilt from it; the leaderboards section exports the records",
   "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
 };
 
@@ -89,6 +90,8 @@ export interface UserExportSources {
   economy(): Promise<Pick<EconomyStore, "appsOf" | "state" | "entries">>;
   /** The player's records on every board of every app (leaderboard-store). */
   leaderboardRecords(userId: string): Promise<unknown[]>;
+  /** The reward sources' stores (ad views, mail: docs/economy-rewards.md), opened on first use; absent: the section is empty. */
+  rewards?(): Promise<{ recordsOf(userId: string): Promise<{ mail: unknown[]; claims: unknown[]; adViews: unknown[] }> }>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -124,5 +127,14 @@ export function buildUserExport(sources: UserExportSources): UserExport {
       name: "leaderboards",
       ports: ["leaderboard-store"],
       collect: async (id) => ({ leaderboards: await sources.leaderboardRecords(id) }),
+    })
+    .add({
+      name: "rewards",
+      ports: ["ad-views", "mail-store"],
+      collect: async (id) => {
+        if (!sources.rewards) return {};
+        const { mail, claims, adViews } = await (await sources.rewards()).recordsOf(id);
+        return { mail, mailClaims: claims, adViews };
+      },
     });
 }

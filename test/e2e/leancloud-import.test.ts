@@ -11,6 +11,7 @@ import path from "node:path";
 import { importAppOf } from "../../src/admin/import-app";
 import { runImport, type ImportState, type ReportLine } from "../../src/services/migration/import-run";
 import { LEANCLOUD_AUTH_PLATFORMS } from "../../src/services/migration/leancloud-users";
+import { importStatistic } from "../../src/services/migration/leancloud-statistics";
 import { PlayerImporter } from "../../src/services/migration/player-importer";
 import { useHarness, type Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
@@ -30,7 +31,7 @@ async function login(h: Harness, platform: string, player: string, n: number) {
   const param = platform === "wechat" ? "jsCode" : "code";
   const res = await h.get(`/api/minigame/${platform}/login?${param}=${player}.${n}`);
   assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.data as { user: { id: string; nickname: string | null; username: string; createdAt: string } };
+  return res.body.data as { token: string; user: { id: string; nickname: string | null; username: string; createdAt: string } };
 }
 
 async function importRows(h: Harness, rows: object[], options: { dryRun?: boolean } = {}): Promise<{ state: ImportState; lines: ReportLine[] }> {
@@ -91,6 +92,21 @@ for (const backend of backends) {
       assert.equal(after.user.nickname, "Cat");
     });
 
+    it("LeanCloud leaderboard statistics become the players' records on the boards of the same id (or mapped), kept as their best on a second run", async () => {
+      const eve = playerName("lceve");
+      const { openid } = await simulatedIds(h, "wechat", eve);
+      await importRows(h, [leanCloudUserRow({ objectId: `${eve}oid`, authKey: "lc_weapp", openid })]);
+      const rows = [statistic(`${eve}oid`, "world", 4321), statistic("unknown-object", "world", 5), statistic(`${eve}oid`, "nosuchboard", 1), statistic(`${eve}oid`, "weekly", 9)];
+      const first = await importStatistics(h, rows, { world: "highscores" });
+      assert.deepEqual(first.map((o) => (o.kind === "recorded" ? o.boardId : o.reason)), ["highscores", "player_not_imported", "no_board:nosuchboard", "tournament:weekly"]);
+      const token = await login(h, "wechat", eve, 1);
+      const me = await h.get("/api/leaderboards/highscores/me", { authorization: `Bearer ${token.token}` });
+      assert.equal(me.status, 200, JSON.stringify(me.body));
+      assert.equal(me.body.data.score, 4321);
+      await importStatistics(h, [statistic(`${eve}oid`, "world", 100)], { world: "highscores" });
+      assert.equal((await h.get("/api/leaderboards/highscores/me", { authorization: `Bearer ${token.token}` })).body.data.score, 4321);
+    });
+
     it("a nickname that breaks the text rule and a username that breaks ours are reported, not stored; a row without authData is skipped", async () => {
       const dan = playerName("lcdan");
       const rows = [
@@ -107,6 +123,23 @@ for (const backend of backends) {
     });
   });
 }
+
+/** LeanCloud's statistic rows (its REST answers) into the harness's boards, as the CLI's --statistics does. */
+async function importStatistics(h: Harness, rows: Array<Record<string, unknown>>, boards: Record<string, string> = {}) {
+  const importer = new PlayerImporter(h.services.store, importAppOf(h.config, "default"));
+  const target = {
+    appKey: "default",
+    boards: new Map(h.services.leaderboards.boards("default").map((b) => [b.id, { tournament: b.tournament !== undefined }])),
+    findUser: (key: { platform: string; platformId: string }) => h.services.store.findByIdentity(key),
+    sourceKey: (objectId: string) => importer.sourceKey(objectId),
+    submit: (app: string, userId: string, boardId: string, score: number) => h.services.leaderboards.submit(app, userId, boardId, score, { keepBest: true }),
+  };
+  const outcomes = [];
+  for (const row of rows) outcomes.push(await importStatistic(row, target, boards));
+  return outcomes;
+}
+
+const statistic = (objectId: string, statisticName: string, statisticValue: number) => ({ statisticName, statisticValue, version: 3, user: { __type: "Pointer", className: "_User", objectId } });
 
 function pick<T extends object, K extends keyof T>(object: T, ...keys: K[]): Pick<T, K> {
   return Object.fromEntries(keys.map((k) => [k, object[k]])) as Pick<T, K>;

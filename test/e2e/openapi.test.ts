@@ -16,6 +16,10 @@ import { simulatorPaymentEnv } from "../support/payments";
 import { pushSignature } from "../../src/platforms/wechat/wechat-push";
 import { callbackSignature, signCallback } from "../../src/platforms/douyin/douyin-push";
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
+import { adSignature, encryptAdReward } from "../../src/platforms/wechat/wechat-ad-reward";
+import { signDouyinPush } from "../../src/platforms/douyin/douyin-gift";
+import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
+import { simulatorRewardEnv } from "../support/rewards";
 
 interface Res {
   status: number;
@@ -75,7 +79,7 @@ describe("OpenAPI description", () => {
   before(async () => {
     h = await startHarness({
       // Payments with the simulator's keys (WeChat's wallet at the harness's simulator; Douyin's is not called here).
-      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1", ...simulatorPaymentEnv("http://127.0.0.1:9") },
+      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1", ...simulatorPaymentEnv("http://127.0.0.1:9"), ...simulatorRewardEnv() },
       overrides: { now: () => clock },
     });
     const res = await h.get("/api-docs.json");
@@ -161,6 +165,14 @@ describe("OpenAPI description", () => {
       "GET /api/leaderboards/{boardId}/me",
       "POST /api/leaderboards/{boardId}/scores",
       "POST /api/leaderboards/{boardId}/join",
+      "GET /api/mail",
+      "POST /api/mail/{mailId}/claim",
+      "GET /api/ads/views/{watchId}",
+      "GET /api/minigame/wechat/ad-reward",
+      "POST /api/minigame/wechat/ad-reward",
+      "GET /api/minigame/wechat/gift-push",
+      "POST /api/minigame/wechat/gift-push",
+      "POST /api/minigame/douyin/gift-push",
     ].sort());
     assert.deepEqual(doc.paths["/api/minigame/wechat/access_token/invalidate"].post.security, [{ internalKey: [] }, {}]);
     assert.deepEqual(doc.paths["/api/minigame/douyin/decrypt"].post.security, [{ bearerAuth: [] }]);
@@ -323,6 +335,52 @@ describe("OpenAPI description", () => {
     assert.equal((await buy({ purchaseId: "bad id", itemId: "potion" })).status, 400);
     const mismatch = await call("POST", "/api/payments/orders", { body: { orderId: unique("ord"), itemId: "sword", coins: 1 }, headers: auth });
     assert.deepEqual([mismatch.status, mismatch.body.data.code], [409, "price_mismatch"]);
+  });
+
+  it("reward routes: mail, ad views and the platforms' reward callbacks match the document", async () => {
+    const login = (await wechatLogin()).body.data;
+    const auth = bearer(login.token);
+    const { mail } = await h.services.rewardSources.mail.send({ app: "default", userId: null, title: "Sorry", attachments: { currencies: { gems: 5 } }, sender: "ops" });
+    assert.equal((await call("GET", "/api/mail", { headers: auth })).status, 200);
+    assert.equal((await call("GET", "/api/mail")).status, 401);
+    const claim = "/api/mail/{mailId}/claim";
+    assert.equal((await call("POST", claim, { path: `/api/mail/${mail.mailId}/claim`, headers: auth })).body.data.granted, true);
+    assert.equal((await call("POST", claim, { path: `/api/mail/${mail.mailId}/claim`, headers: auth })).body.data.granted, false);
+    assert.equal((await call("POST", claim, { path: "/api/mail/no-such-mail/claim", headers: auth })).status, 404);
+
+    const wechatApp = platformDefinitions.find((p) => p.name === "wechat")!.simulatorApp.appId;
+    const ad = simulatorRewardKeys("wechat", wechatApp);
+    const adRoute = "/api/minigame/wechat/ad-reward";
+    const ts = String(clock);
+    const encrypt = encryptAdReward(ad.adAesKey, { transaction_id: unique("tx"), user_id: login.openid, reward_item: "x", reward_amount: 1, custom_data: JSON.stringify({ adUnitId: "adunit-example", watchId: "w-doc" }) });
+    const adCheck = (token: string) => `${adRoute}?${new URLSearchParams({ signature: adSignature(token, ts, "1"), timestamp: ts, nonce: "1", echostr: "e3" })}`;
+    assert.equal((await call("GET", adRoute, { path: adCheck(ad.adToken) })).body.echostr, "e3");
+    assert.equal((await call("GET", adRoute, { path: adCheck("forged") })).status, 401);
+    const views = "/api/ads/views/{watchId}";
+    assert.equal((await call("GET", views, { path: "/api/ads/views/w-doc", headers: auth })).status, 404);
+    assert.equal((await call("POST", adRoute, { body: { signature: adSignature(ad.adToken, ts, "1", encrypt), timestamp: ts, nonce: "1", encrypt } })).body.is_valid, true);
+    assert.equal((await call("POST", adRoute, { body: { signature: "0".repeat(64), timestamp: ts, nonce: "1", encrypt } })).body.is_valid, false);
+    assert.equal((await call("POST", adRoute, { path: adCheck("forged") })).status, 401);
+    assert.equal((await call("GET", views, { path: "/api/ads/views/w-doc", headers: auth })).body.data.granted, true);
+
+    const gift = simulatorRewardKeys("wechat", wechatApp);
+    const giftRoute = "/api/minigame/wechat/gift-push";
+    const seconds = String(Math.floor(Date.now() / 1000));
+    const giftCheck = (token: string) => `${giftRoute}?${new URLSearchParams({ signature: pushSignature(token, seconds, "n"), timestamp: seconds, nonce: "n", echostr: "e4" })}`;
+    assert.equal((await call("GET", giftRoute, { path: giftCheck(gift.giftPushToken) })).status, 200);
+    assert.equal((await call("GET", giftRoute, { path: giftCheck("forged") })).status, 401);
+    const event = { MsgType: "event", Event: "minigame_deliver_goods", MiniGame: { OrderId: unique("gift"), IsPreview: 0, ToUserOpenid: login.openid, GiftId: "gift-example", GoodsList: [] } };
+    assert.equal((await call("POST", giftRoute, { path: giftCheck(gift.giftPushToken), body: event })).body.ErrCode, 0);
+    assert.equal((await call("POST", giftRoute, { path: giftCheck(gift.giftPushToken), body: "x".repeat(70_000) })).status, 413);
+
+    const douyinApp = platformDefinitions.find((p) => p.name === "douyin")!.simulatorApp.appId;
+    const dy = simulatorRewardKeys("douyin", douyinApp);
+    const dyRoute = "/api/minigame/douyin/gift-push";
+    const dyPlayer = (await call("GET", "/api/minigame/douyin/login", { path: `/api/minigame/douyin/login?code=${unique("dygift")}` })).body.data;
+    const text = JSON.stringify({ gift_id: "gift-example", gift_code: unique("cdk"), open_id: dyPlayer.openid, prop_list: [], env_type: "production", send_time: 1 });
+    const dyCall = async (token: string, body: string) => conformance.check("POST", dyRoute, await h.request("POST", dyRoute, body, signDouyinPush(token, douyinApp, "gift_delivery", body, Date.now())));
+    assert.equal((await dyCall(dy.giftPushToken, text)).status, 200);
+    assert.equal((await dyCall("forged", text)).status, 401);
   });
 
   it("social routes: player storage and subscribe messages, success and failures match the document", async () => {

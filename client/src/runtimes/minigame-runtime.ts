@@ -1,4 +1,5 @@
 import { openPaymentUi, type PaymentUiApi } from "../payment-ui";
+import { showWithRuntime, type RewardedAdApi } from "../rewards";
 import { promptSubscribe, type SubscribePromptApi } from "../subscribe";
 import { NetworkError, parseBody, type HttpRequest, type HttpResponse, type LoginCodes, type PlatformName, type Runtime, type RuntimeSocket } from "../runtime";
 
@@ -7,7 +8,7 @@ import { NetworkError, parseBody, type HttpRequest, type HttpResponse, type Logi
  * (callback objects with `success` / `fail`); the tests type their fakes against the published
  * WeChat and Douyin typings and check they fit this.
  */
-export interface MiniGameApi extends SubscribePromptApi, PaymentUiApi {
+export interface MiniGameApi extends SubscribePromptApi, PaymentUiApi, RewardedAdApi {
   login(options: {
     force?: boolean;
     success?(result: { code?: string; anonymousCode?: string; isLogin?: boolean }): void;
@@ -97,6 +98,7 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
     connectSocket: (url, headers) => wrapSocketTask(api, url, headers),
     requestSubscribe: (templateIds) => promptSubscribe(api, platform, templateIds),
     requestPayment: (options) => openPaymentUi(api, platform, options),
+    showRewardedAd: api.createRewardedVideoAd ? showWithRuntime(api) : undefined,
     onShow: (listener) => api.onShow?.(() => listener()),
     onHide: (listener) => api.onHide?.(() => listener()),
     storage: {

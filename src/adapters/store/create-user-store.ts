@@ -75,6 +75,15 @@ export function sharedSqliteLedger(file: string): KyselyOrderLedger {
   return failFastWhenUnavailable(new KyselyOrderLedger(kysely as unknown as Kysely<OrderDatabase>, "sqlite"), "The order ledger");
 }
 
+/**
+ * The user store's own SQLite connection of this process on `file` (opened by createUserStore), for
+ * another feature's store to share, for the reason given at sharedSqliteLedger; undefined when this
+ * process has not opened it (that store then opens the file itself).
+ */
+export function sharedSqliteConnection(file: string): Kysely<unknown> | undefined {
+  return sqliteConnections.get(path.resolve(file)) as Kysely<unknown> | undefined;
+}
+
 /** The economy store on the user store's own SQLite connection, for the reason given above. */
 export function sharedSqliteEconomy(file: string, crashPoint?: EconomyCrashHook): KyselyEconomyStore {
   const kysely = sqliteConnections.get(path.resolve(file));
@@ -106,12 +115,3 @@ function openPostgres(url: string, timeouts: PostgresTimeouts, options: KyselyUs
   return new KyselyUserStore(new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), "postgres", options);
 }
 
-/**
- * The user store's own SQLite connection of this process (opened by createUserStore for `file`),
- * for another feature's store to share, for the reason given at sharedSqliteLedger.
- */
-export function sharedSqliteConnection(file: string): Kysely<unknown> {
-  const kysely = sqliteConnections.get(path.resolve(file));
-  if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
-  return kysely as unknown as Kysely<unknown>;
-}

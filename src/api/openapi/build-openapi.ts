@@ -13,6 +13,7 @@ import { clean, componentName, operationObject, type Json, type OperationSpec } 
 import { platformOperations } from "./platform-operations";
 import { economyOperations, registerEconomyComponents } from "./economy-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
+import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
@@ -59,6 +60,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...economyOperations());
   registerLeaderboardComponents(register);
   operations.push(...leaderboardOperations());
+  registerRewardComponents(register);
+  operations.push(...rewardOperations(options.platforms));
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
 
@@ -83,6 +86,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
+      { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

@@ -52,6 +52,11 @@ export const appPaymentsSchema = z.strictObject({
   sandboxAppKey: z.string().trim().min(1).optional(),
   pushToken: z.string().trim().min(1).optional(),
   pushAesKey: z.string().regex(/^[A-Za-z0-9+/]{43}$/).optional(),
+  /** Reward sources' keys (settings/rewards.ts): the ad console's Token and EncodingAESKey, the message push's. */
+  adToken: z.string().trim().min(1).optional(),
+  adAesKey: z.string().regex(/^[A-Za-z0-9+/]{43}$/).optional(),
+  giftPushToken: z.string().trim().min(1).optional(),
+  giftPushAesKey: z.string().regex(/^[A-Za-z0-9+/]{43}$/).optional(),
 });
 export type AppPaymentsSettings = z.output<typeof appPaymentsSchema>;
 
@@ -141,7 +146,7 @@ export function paymentProductionProblems(s: PaymentsSettings, isPlaceholder: (v
 /** Every key of an APPS_FILE entry's payments, named `<app>.<platform>.payments.<field>`, for the placeholder rule. */
 export function appPaymentSecrets(where: string, p: AppPaymentsSettings | undefined): Array<{ where: string; value: string }> {
   if (!p) return [];
-  return (["offerId", "appKey", "sandboxAppKey", "pushToken"] as const)
+  return (["offerId", "appKey", "sandboxAppKey", "pushToken", "adToken", "giftPushToken"] as const)
     .filter((field) => p[field] !== undefined)
     .map((field) => ({ where: `${where}.payments.${field}`, value: p[field] as string }));
 }

@@ -50,6 +50,11 @@ export interface LeaderboardDeps {
 export interface SubmitOptions {
   subscore?: number;
   metadata?: Record<string, unknown> | null;
+  /**
+   * Applies `best` whatever the board's operator: a value that may be submitted again (an import
+   * run twice) then changes nothing the second time, even on an `increment` board.
+   */
+  keepBest?: boolean;
 }
 
 export class LeaderboardService {
@@ -99,7 +104,7 @@ export class LeaderboardService {
     await this.admit(board, key, userId);
     const name = await this.nameOf(userId);
     const at = this.now();
-    const { record, changed } = await this.deps.store.submit(key, board.order, board.operator, { userId, name, score, subscore, metadata: options.metadata ?? null, at });
+    const { record, changed } = await this.deps.store.submit(key, board.order, options.keepBest ? "best" : board.operator, { userId, name, score, subscore, metadata: options.metadata ?? null, at });
     const rank = changed ? await this.reads.written(key, board.order, record) : null;
     if (rank !== null) return view(rank, record);
     const [ranked] = await this.reads.ranksOf(key, board.order, [userId]);

@@ -9,6 +9,8 @@
  *   gives one) and pushes; `POST /xpay/query_order` (item-order-query-sim.ts) answers those trades, and
  *   `orderQueries(orderId)` counts the queries made for an order id (tests of the server's throttle).
  * Every app's keys are `simulatorPaymentKeys(platform, appId)`.
+ * The reward sources' controls (`/__simulator/ad-reward`, `/__simulator/gift`: rewards/reward-sim.ts)
+ * are served here too, and sent to the same server's routes beside the push route by default.
  */
 import type http from "node:http";
 import { CoinBook, type Env } from "./coin-book";
@@ -20,6 +22,7 @@ import { handleWechatCoins, WECHAT_COIN_SIM_PATHS, type WalletSimContext } from 
 import type { PlatformSimContext, SimReply } from "../platform-simulator";
 import { parseJsonObject } from "../../platforms/shared/json-object";
 import { readRawBody } from "../request-body";
+import { RewardSim } from "../rewards/reward-sim";
 
 export interface PaymentSimulatorOptions {
   /** Multiplies the item-purchase push retry schedule (1: WeChat's; tests compress it). */
@@ -41,6 +44,7 @@ const MAX_COUNTED_ORDERS = 10_000;
 export class PaymentSimulator {
   readonly book: CoinBook;
   readonly itemPurchases: ItemPurchaseSim;
+  readonly rewards: RewardSim;
   private notifyUrl: ((platform: string) => string | undefined) | undefined;
   private readonly queries = new Map<string, number>();
 
@@ -53,6 +57,13 @@ export class PaymentSimulator {
       keys: simulatorPaymentKeys,
       defaultAppId: (platform) => host.defaultAppId(platform),
       defaultNotifyUrl: (platform) => this.notifyUrl?.(platform),
+      retryScale: options.pushRetryScale,
+      now: host.now,
+    });
+    this.rewards = new RewardSim({
+      defaultAppId: (platform) => host.defaultAppId(platform),
+      // The reward routes sit beside the item-purchase push route: /api/minigame/<platform>/<route>.
+      defaultUrl: (platform, route) => this.notifyUrl?.(platform)?.replace(/\/push$/, `/${route}`),
       retryScale: options.pushRetryScale,
       now: host.now,
     });
@@ -71,6 +82,7 @@ export class PaymentSimulator {
   owns(method: string, path: string): boolean {
     const apis = [...WECHAT_COIN_SIM_PATHS, ...DOUYIN_WALLET_SIM_PATHS, ...ITEM_ORDER_QUERY_SIM_PATHS];
     if (method === "POST" && apis.includes(path)) return true;
+    if (method === "POST" && (path === "/__simulator/ad-reward" || path === "/__simulator/gift")) return true;
     return path === "/__simulator/coins" || (method === "POST" && path === "/__simulator/item-purchase");
   }
 
@@ -84,6 +96,10 @@ export class PaymentSimulator {
     if (ITEM_ORDER_QUERY_SIM_PATHS.includes(path)) return { status: 200, reply: this.queryOrder(url.searchParams, raw ?? "") };
     if (path === "/__simulator/item-purchase") {
       const { status, body } = this.itemPurchases.purchase(parseJsonObject(raw));
+      return json(status, body);
+    }
+    if (path === "/__simulator/ad-reward" || path === "/__simulator/gift") {
+      const { status, body } = path === "/__simulator/gift" ? this.rewards.gift(parseJsonObject(raw)) : this.rewards.adReward(parseJsonObject(raw));
       return json(status, body);
     }
     if (req.method === "GET") {
@@ -108,6 +124,7 @@ export class PaymentSimulator {
 
   close(): void {
     this.itemPurchases.close();
+    this.rewards.close();
   }
 
   private queryOrder(query: URLSearchParams, raw: string): SimReply {

@@ -1,0 +1,73 @@
+/**
+ * `--statistics <file>` of `npm run import -- leancloud`: LeanCloud leaderboard statistics (REST
+ * answers saved as JSON Lines or JSON) become records of this server's boards, after the players
+ * are imported. Submitted as `best`, so running it again changes nothing.
+ */
+import { createCache } from "../adapters/cache/create-cache";
+import type { AppConfig } from "../config/config";
+import type { UserStore } from "../core/ports/user-store";
+import type { Logger } from "../logging/logger";
+import { buildLeaderboards } from "../server/leaderboard-wiring";
+import { MalformedRecord, readExportRecords } from "../services/migration/export-reader";
+import { importStatistic, type StatisticOutcome } from "../services/migration/leancloud-statistics";
+import type { PlayerImporter } from "../services/migration/player-importer";
+
+export interface StatisticsSummary {
+  file: string;
+  read: number;
+  recorded: number;
+  skipped: Record<string, number>;
+}
+
+const WINDOW = 32;
+
+export async function importStatisticsFile(
+  file: string,
+  options: { config: AppConfig; appKey: string; store: UserStore; importer: PlayerImporter; boards: Record<string, string>; logger: Logger },
+): Promise<StatisticsSummary> {
+  const { config, appKey, store, importer } = options;
+  const cache = await createCache(config.cache, config.cacheKeyPrefix, options.logger);
+  const built = await buildLeaderboards({ config, users: store, cache, logger: options.logger, tick: false });
+  const summary: StatisticsSummary = { file, read: 0, recorded: 0, skipped: {} };
+  const count = (outcome: StatisticOutcome) => {
+    if (outcome.kind === "recorded") summary.recorded++;
+    else summary.skipped[outcome.reason] = (summary.skipped[outcome.reason] ?? 0) + 1;
+  };
+  try {
+    const boards = new Map(built.leaderboards.boards(appKey).map((b) => [b.id, { tournament: b.tournament !== undefined }]));
+    const target = {
+      appKey,
+      boards,
+      findUser: store.findByIdentity.bind(store),
+      sourceKey: (objectId: string) => importer.sourceKey(objectId),
+      submit: (app: string, userId: string, boardId: string, score: number) => built.leaderboards.submit(app, userId, boardId, score, { keepBest: true }),
+    };
+    const running = new Set<Promise<void>>();
+    for await (const item of readExportRecords(file)) {
+      summary.read++;
+      const task =
+        item instanceof MalformedRecord
+          ? Promise.resolve(count({ kind: "skipped", reason: `malformed_record: ${item.reason}` }))
+          : importStatistic(item.record, target, options.boards).then(count);
+      const tracked = task.finally(() => running.delete(tracked));
+      running.add(tracked);
+      if (running.size >= WINDOW) await Promise.race(running);
+    }
+    await Promise.all(running);
+    return summary;
+  } finally {
+    await built.close();
+    await cache.close();
+  }
+}
+
+/** `--board wins=highscores,…`: LeanCloud statistic names → board ids (unlisted names keep theirs). */
+export function parseBoardMap(spec: string | undefined): Record<string, string> | string {
+  const map: Record<string, string> = {};
+  for (const part of (spec ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [name, board] = part.split("=").map((p) => p.trim());
+    if (!name || !board) return `--board: "${part}" is not <statisticName>=<boardId>`;
+    map[name] = board;
+  }
+  return map;
+}

@@ -1,0 +1,152 @@
+/**
+ * The reward sources' platform callbacks, mounted at `/minigame` before the JSON parser (each reads
+ * its own body and answers in its platform's shape, not our envelope):
+ *   GET|POST /wechat/ad-reward   WeChat's rewarded-ad server-side verification (wechat-ad-reward.ts)
+ *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts)
+ *   POST     /douyin/gift-push   Douyin's message push: gift codes (douyin-gift.ts)
+ * The app is the one whose Token verifies the signature, so one URL serves every app. A refusal
+ * (forged, stale, another app's, malformed) records nothing.
+ */
+import express, { Router, type Request, type Response } from "express";
+import { AppError } from "../core/errors";
+import type { Logger } from "../logging/logger";
+import { adCallbackFields, readAdCallback, verifiesAdUrl, signedAdCallback, type AdCallbackKeys } from "../platforms/wechat/wechat-ad-reward";
+import { GIFT_UNKNOWN_PLAYER_SUBCODE, readGiftPush } from "../platforms/wechat/wechat-gift-push";
+import { verifiesUrl, type PushKeys } from "../platforms/wechat/wechat-push";
+import { pushHeaders, readDouyinPush, signedPush } from "../platforms/douyin/douyin-gift";
+import { parseJsonObject } from "../platforms/shared/json-object";
+import type { AdRewards } from "../services/rewards/ad-rewards";
+import type { GiftRewards } from "../services/rewards/gift-rewards";
+
+/** One app's keys for the reward callbacks of one platform. */
+export interface RewardApp {
+  /** Our app's key. */
+  app: string;
+  /** The platform's app id. */
+  appId: string;
+  ad?: AdCallbackKeys;
+  giftPush?: PushKeys;
+}
+
+export interface RewardPushDeps {
+  platforms: readonly { name: string }[];
+  rewardApps(platform: string): RewardApp[];
+  ads: AdRewards;
+  gifts: GiftRewards;
+  logger: Logger;
+  nowMs?: () => number;
+}
+
+const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, unknown_gift: 40010 };
+const DOUYIN_REFUSALS: Record<string, number> = { bad_signature: 401, stale_timestamp: 400, malformed: 400, wrong_app: 400, unknown_gift: 409 };
+
+export function rewardPushRoutes(deps: RewardPushDeps): Router {
+  const router = Router();
+  const nowMs = deps.nowMs ?? Date.now;
+  const served = (name: string) => deps.platforms.some((p) => p.name === name);
+  if (served("wechat")) {
+    mountWechatAds(router, deps, nowMs);
+    mountWechatGifts(router, deps, nowMs);
+  }
+  if (served("douyin")) mountDouyinGifts(router, deps, nowMs);
+  return router;
+}
+
+const queryOf = (req: Request) => new URL(req.originalUrl, "http://push.invalid").searchParams;
+const bodyText = express.text({ type: () => true, limit: "64kb" });
+const textOf = (req: Request) => (typeof req.body === "string" ? req.body : "");
+
+function mountWechatAds(router: Router, deps: RewardPushDeps, nowMs: () => number): void {
+  const handle = async (req: Request, res: Response) => {
+    const raw = textOf(req);
+    const body = parseJsonObject(raw) ?? (raw.includes("=") ? Object.fromEntries(new URLSearchParams(raw)) : undefined);
+    const fields = adCallbackFields(queryOf(req), body);
+    const invalid = (reason: string, app?: string) => {
+      deps.logger.warn({ event: "ad_reward_refused", platform: "wechat", app, reason }, "a rewarded-ad callback was refused");
+      res.status(200).json({ is_valid: false });
+    };
+    if (!fields) return invalid("malformed");
+    const apps = deps.rewardApps("wechat").filter((a) => a.ad);
+    // The console's URL check: no `encrypt`, answered {"echostr"} (the guide's shape).
+    if (!fields.encrypt) {
+      const app = apps.find((a) => verifiesAdUrl(a.ad!.token, fields));
+      // A URL check no app's Token signs: refused like the payment push's (the console shows the failure).
+      if (!app || fields.echostr === undefined) throw new AppError("push_signature_invalid");
+      return res.status(200).json({ echostr: fields.echostr });
+    }
+    const app = apps.find((a) => signedAdCallback(a.ad!.token, fields));
+    if (!app) return invalid("bad_signature");
+    const outcome = readAdCallback(app.ad!, fields, nowMs());
+    if (outcome.kind === "refused") return invalid(outcome.reason, app.app);
+    try {
+      const result = await deps.ads.verified("wechat", app.app, outcome.reward, Number(fields.timestamp));
+      if (!result.valid) deps.logger.info({ event: "ad_reward_not_granted", platform: "wechat", app: app.app, reason: result.reason }, "a verified ad view was not granted");
+      res.status(200).json({ is_valid: result.valid, ...(fields.echostr ? { echostr: fields.echostr } : {}) });
+    } catch (err) {
+      // Not recorded or not granted: no answer in time makes WeChat call again (15 s, 22.5 s, 33.75 s).
+      deps.logger.error({ err, event: "ad_reward_not_recorded", platform: "wechat", app: app.app }, "a rewarded-ad callback could not be recorded; WeChat will call again");
+      res.status(503).json({ is_valid: false });
+    }
+  };
+  router.get("/wechat/ad-reward", bodyText, handle);
+  router.post("/wechat/ad-reward", bodyText, handle);
+}
+
+function mountWechatGifts(router: Router, deps: RewardPushDeps, nowMs: () => number): void {
+  const reply = (res: Response, errCode: number, errMsg: string, subErrCode?: number) => res.status(200).json({ ErrCode: errCode, ErrMsg: errMsg, ...(subErrCode ? { SubErrCode: subErrCode } : {}) });
+  const apps = () => deps.rewardApps("wechat").filter((a) => a.giftPush);
+  router.get("/wechat/gift-push", (req: Request, res: Response) => {
+    const q = queryOf(req);
+    const app = apps().find((a) => verifiesUrl(a.giftPush!.token, q));
+    if (!app) throw new AppError("push_signature_invalid");
+    res.status(200).type("text/plain").send(q.get("echostr") ?? "");
+  });
+  router.post("/wechat/gift-push", bodyText, async (req: Request, res: Response) => {
+    const q = queryOf(req);
+    const refuse = (reason: string, app?: string) => {
+      deps.logger.warn({ event: "gift_push_refused", platform: "wechat", app, reason }, "a gift push was refused");
+      reply(res, REFUSAL_CODES[reason] ?? 40003, reason);
+    };
+    const app = apps().find((a) => verifiesUrl(a.giftPush!.token, q));
+    if (!app) return refuse("bad_signature");
+    const outcome = readGiftPush(app.appId, app.giftPush!, q, textOf(req), Math.floor(nowMs() / 1000));
+    if (outcome.kind === "refused") return refuse(outcome.reason, app.app);
+    if (outcome.kind === "other" || outcome.delivery.preview) return reply(res, 0, "Success");
+    const { delivery } = outcome;
+    try {
+      const result = await deps.gifts.deliver({ platform: "wechat", app: app.app, openid: delivery.openid, giftId: delivery.giftId, deliveryId: delivery.orderId });
+      if (!result.delivered) return result.reason === "unknown_player" ? reply(res, 1, "unknown player", GIFT_UNKNOWN_PLAYER_SUBCODE) : refuse(result.reason, app.app);
+      reply(res, 0, "Success");
+    } catch (err) {
+      deps.logger.error({ err, event: "gift_not_granted", platform: "wechat", app: app.app, orderId: delivery.orderId }, "a gift pack could not be granted; WeChat will push it again");
+      reply(res, 1, "internal_error");
+    }
+  });
+}
+
+function mountDouyinGifts(router: Router, deps: RewardPushDeps, nowMs: () => number): void {
+  const reply = (res: Response, status: number, errNo: number, errTips: string) => res.status(status).json({ err_no: errNo, err_tips: errTips });
+  router.post("/douyin/gift-push", bodyText, async (req: Request, res: Response) => {
+    const raw = textOf(req);
+    const refuse = (reason: string, app?: string) => {
+      deps.logger.warn({ event: "gift_push_refused", platform: "douyin", app, reason }, "a gift push was refused");
+      reply(res, DOUYIN_REFUSALS[reason] ?? 400, REFUSAL_CODES[reason] ?? 40003, reason);
+    };
+    const headers = pushHeaders((name) => req.header(name));
+    if (!headers) return refuse("malformed");
+    const app = deps.rewardApps("douyin").find((a) => a.giftPush && signedPush(a.giftPush.token, headers, raw));
+    if (!app) return refuse("bad_signature");
+    const outcome = readDouyinPush(app.appId, app.giftPush!.token, headers, raw, nowMs());
+    if (outcome.kind === "refused") return refuse(outcome.reason, app.app);
+    if (outcome.kind !== "gift" || outcome.gift.test) return reply(res, 200, 0, "success");
+    const { gift } = outcome;
+    try {
+      const result = await deps.gifts.deliver({ platform: "douyin", app: app.app, openid: gift.openid, giftId: gift.giftId, deliveryId: gift.giftCode });
+      if (!result.delivered) return result.reason === "unknown_player" ? reply(res, 409, 1, "unknown_player") : refuse(result.reason, app.app);
+      reply(res, 200, 0, "success");
+    } catch (err) {
+      deps.logger.error({ err, event: "gift_not_granted", platform: "douyin", app: app.app }, "a gift code could not be granted; Douyin will push it again");
+      reply(res, 500, 1, "internal_error");
+    }
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The reward sources' part of the composition root (container.ts): their stores on the configured
+ * database, the ad, gift and mail services over the economy's RewardGranter and catalog, and each
+ * app's callback keys per platform (the settings', else the simulator's when it is embedded).
+ */
+import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
+import type { AppConfig } from "../config/config";
+import type { AppSettings } from "../config/settings/apps";
+import type { AppRewardKeys, RewardCrashPoint } from "../config/settings/rewards";
+import { DEFAULT_APP } from "../core/apps";
+import type { RewardGranter } from "../core/ports/reward-grants";
+import type { UserStore } from "../core/ports/user-store";
+import type { Logger } from "../logging/logger";
+import type { RewardApp } from "../api/reward-push-routes";
+import { AdRewards, type PlayerLookup } from "../services/rewards/ad-rewards";
+import { GiftRewards } from "../services/rewards/gift-rewards";
+import { MailService } from "../services/rewards/mail-service";
+import type { RewardCatalog } from "../services/rewards/reward-catalog";
+import type { PlatformApps } from "../services/platform-apps";
+import type { CatalogService } from "../services/economy/catalog-service";
+import { simulatorRewardKeys } from "../simulator/rewards/reward-keys";
+
+export interface RewardServices {
+  stores: RewardStores;
+  ads: AdRewards;
+  gifts: GiftRewards;
+  mail: MailService;
+  rewardApps(platform: string): RewardApp[];
+  close(): Promise<void>;
+}
+
+export interface RewardWiringInput {
+  config: AppConfig;
+  apps: readonly AppSettings[];
+  platformApps: PlatformApps;
+  store: Pick<UserStore, "findByIdentity">;
+  rewards: RewardGranter;
+  catalog: RewardCatalog;
+  logger: Logger;
+  now?: () => number;
+}
+
+export async function buildRewardServices(input: RewardWiringInput): Promise<RewardServices> {
+  const { config, platformApps, logger } = input;
+  const stores = await createRewardStores(config.store);
+  const userIdFor: PlayerLookup = async (platform, app, openid) => {
+    const found = platformApps.find(platform, app);
+    const user = found ? await input.store.findByIdentity({ platform: platformApps.namespaceOf(found), platformId: openid }) : null;
+    return user?.id;
+  };
+  const crash = crashPointFor(config.rewards.crashPoint);
+  const common = { rewards: input.rewards, catalog: input.catalog, userIdFor, logger };
+  const ads = new AdRewards({ ...common, views: stores, dayOffsetHours: config.rewards.dayOffsetHours, now: input.now, crashPoint: crash });
+  const gifts = new GiftRewards({ ...common, crashPoint: crash });
+  const mail = new MailService({ store: stores, rewards: input.rewards, defaultExpiryDays: config.rewards.mailDefaultExpiryDays, now: input.now, crashPoint: crash });
+  const embedded = config.simulator === "embedded";
+
+  const perPlatform = new Map<string, RewardApp[]>();
+  for (const platform of ["wechat", "douyin"]) {
+    const list: RewardApp[] = [];
+    for (const app of input.apps) {
+      const settings = app.platforms[platform];
+      if (!settings || !platformApps.find(platform, app.key)) continue;
+      const given = app.key === DEFAULT_APP ? defaultKeys(config, platform) : (app.payments?.[platform] ?? {});
+      const keys: AppRewardKeys = embedded ? { ...simulatorRewardKeys(platform, settings.appId), ...defined(given) } : given;
+      const ad = platform === "wechat" && keys.adToken && keys.adAesKey ? { token: keys.adToken, encodingAesKey: keys.adAesKey } : undefined;
+      const giftPush = keys.giftPushToken ? { token: keys.giftPushToken, encodingAesKey: platform === "wechat" ? keys.giftPushAesKey : undefined } : undefined;
+      list.push({ app: app.key, appId: settings.appId, ad, giftPush });
+    }
+    perPlatform.set(platform, list);
+  }
+
+  return {
+    stores,
+    ads,
+    gifts,
+    mail,
+    rewardApps: (platform) => perPlatform.get(platform) ?? [],
+    close: () => stores.close(),
+  };
+}
+
+/** The reward sources' view of the live catalogs (every process follows an operator's new version). */
+export function catalogRewards(catalogs: Pick<CatalogService, "get">): RewardCatalog {
+  return {
+    adUnit: async (app, adUnitId) => catalogs.get(app).catalog.ads.find((a) => a.adUnitId === adUnitId),
+    giftPack: async (app, giftId) => catalogs.get(app).catalog.giftPacks.find((g) => g.giftId === giftId),
+  };
+}
+
+/** The default app's keys: the reward settings, the WeChat gift push falling back to the payment push's Token. */
+function defaultKeys(config: AppConfig, platform: string): AppRewardKeys {
+  const set = config.rewards.defaultApp[platform] ?? {};
+  const pay = config.payments.defaultApp[platform];
+  if (platform !== "wechat" || set.giftPushToken || !pay?.pushToken) return set;
+  return { ...set, giftPushToken: pay.pushToken, giftPushAesKey: pay.pushAesKey };
+}
+
+function defined(keys: AppRewardKeys): AppRewardKeys {
+  return Object.fromEntries(Object.entries(keys).filter(([, v]) => v !== undefined)) as AppRewardKeys;
+}
+
+/** Test-only: kills the process at the configured step (SIGKILL: nothing is flushed or closed). */
+function crashPointFor(point: RewardCrashPoint | undefined): ((step: RewardCrashPoint) => void) | undefined {
+  if (!point) return undefined;
+  return (step) => {
+    if (step === point) process.kill(process.pid, "SIGKILL");
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The reward sources as the simulator plays them:
+ * - `POST /__simulator/ad-reward {platform, app?, openid, adUnitId, watchId?, transactionId?, notifyUrl?}`:
+ *   a player finished a rewarded ad; WeChat's ad server calls the studio's URL with the reward,
+ *   encrypted and signed as wechat-ad-reward.ts reads it, and calls again after 15 s, 22.5 s and
+ *   33.75 s while no answer comes within 1 s (the guide's schedule). Douyin has no such callback.
+ * - `POST /__simulator/gift {platform, app?, openid, giftId, orderId?, notifyUrl?}`: a player claimed
+ *   a gift pack; WeChat sends `minigame_deliver_goods` on the message push (sha1 query signature,
+ *   wechat-gift-push.ts) until `{"ErrCode":0}`, Douyin its gift push (x-signature, douyin-gift.ts)
+ *   until HTTP 200. Both retry schedules are unconfirmed (see the platform modules): WeChat's as one
+ *   integration quotes it (2^n minutes, 2 to 1024), Douyin's as its payment callback's.
+ * Schedules are multiplied by `retryScale` so tests can compress them. `app` is the platform's app
+ * id (default: the platform's simulator app); keys are simulatorRewardKeys(platform, app).
+ */
+import crypto from "node:crypto";
+import { encryptAdReward, adSignature } from "../../platforms/wechat/wechat-ad-reward";
+import { GIFT_EVENT } from "../../platforms/wechat/wechat-gift-push";
+import { pushSignature } from "../../platforms/wechat/wechat-push";
+import { signDouyinPush } from "../../platforms/douyin/douyin-gift";
+import { DOUYIN_CALLBACK_RETRY_MS } from "../payments/item-purchase-sim";
+import { simulatorRewardKeys } from "./reward-keys";
+
+export const WECHAT_AD_RETRY_MS: readonly number[] = [15_000, 22_500, 33_750];
+export const WECHAT_AD_TIMEOUT_MS = 1_000;
+export const WECHAT_GIFT_RETRY_MS: readonly number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => 2 ** n * 60_000);
+const PUSH_TIMEOUT_MS = 5_000;
+
+export interface RewardSimOptions {
+  defaultAppId(platform: string): string | undefined;
+  /** Where a request without `notifyUrl` is sent: the embedded server's own route (`ad-reward`, `gift-push`). */
+  defaultUrl?: (platform: string, route: "ad-reward" | "gift-push") => string | undefined;
+  retryScale?: number;
+  now?: () => number;
+}
+
+/** One simulated delivery: how many times it was sent and whether one was answered success. */
+export interface RewardDelivery {
+  kind: "ad" | "gift";
+  platform: string;
+  appId: string;
+  id: string;
+  attempts: number;
+  acknowledged: boolean;
+  /** WeChat's answer to an ad callback: whether the studio judged the reward valid. */
+  valid?: boolean;
+}
+
+type Reply = { status: number; body: Record<string, unknown> };
+type Sent = { ok: boolean; valid?: boolean };
+
+const ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+export class RewardSim {
+  private readonly deliveries = new Map<string, RewardDelivery>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly now: () => number;
+
+  constructor(private readonly options: RewardSimOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  adReward(body: Record<string, unknown> | undefined): Reply {
+    const bad = (errmsg: string): Reply => ({ status: 400, body: { errcode: 400, errmsg } });
+    if (!body) return bad("expected a JSON object");
+    if (body.platform === "douyin") return bad("Douyin documents no server-side verification of rewarded ads");
+    if (body.platform !== "wechat") return bad("rewarded-ad callbacks are simulated for wechat only");
+    const { openid, adUnitId } = body;
+    if (typeof openid !== "string" || !openid || typeof adUnitId !== "string" || !ID.test(adUnitId)) return bad("openid and adUnitId are required strings");
+    const target = this.target(body, "wechat", "ad-reward");
+    if (typeof target === "string") return bad(target);
+    const transactionId = typeof body.transactionId === "string" && ID.test(body.transactionId) ? body.transactionId : `sim-ad-${this.now()}-${crypto.randomBytes(6).toString("hex")}`;
+    const watchId = typeof body.watchId === "string" && ID.test(body.watchId) ? body.watchId : undefined;
+    const keys = simulatorRewardKeys("wechat", target.appId);
+    const reward = { transaction_id: transactionId, user_id: openid, reward_item: adUnitId, reward_amount: 1, custom_data: JSON.stringify({ adUnitId, ...(watchId ? { watchId } : {}) }), extra: "" };
+    const delivery: RewardDelivery = { kind: "ad", platform: "wechat", appId: target.appId, id: transactionId, attempts: 0, acknowledged: false };
+    this.deliveries.set(`ad:${transactionId}`, delivery);
+    const send = async (): Promise<Sent> => {
+      const timestamp = String(this.now());
+      const nonce = String(crypto.randomInt(1e8, 1e9));
+      const encrypt = encryptAdReward(keys.adAesKey, reward);
+      const payload = { signature: adSignature(keys.adToken, timestamp, nonce, encrypt), timestamp, nonce, encrypt };
+      const response = await fetch(target.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload), signal: AbortSignal.timeout(WECHAT_AD_TIMEOUT_MS) });
+      const answer = (await response.json().catch(() => undefined)) as { is_valid?: unknown } | undefined;
+      return { ok: response.ok && typeof answer?.is_valid === "boolean", valid: answer?.is_valid === true };
+    };
+    void this.deliver(delivery, send, WECHAT_AD_RETRY_MS, 0);
+    return { status: 200, body: { transactionId } };
+  }
+
+  gift(body: Record<string, unknown> | undefined): Reply {
+    const bad = (errmsg: string): Reply => ({ status: 400, body: { errcode: 400, errmsg } });
+    if (!body) return bad("expected a JSON object");
+    const { platform, openid, giftId } = body;
+    if (platform !== "wechat" && platform !== "douyin") return bad("gift pushes are simulated for wechat and douyin only");
+    if (typeof openid !== "string" || !openid || typeof giftId !== "string" || !ID.test(giftId)) return bad("openid and giftId are required strings");
+    const target = this.target(body, platform, "gift-push");
+    if (typeof target === "string") return bad(target);
+    const given = typeof body.orderId === "string" && ID.test(body.orderId) ? body.orderId : undefined;
+    const id = given ?? `sim-gift-${this.now()}-${crypto.randomBytes(6).toString("hex")}`;
+    const keys = simulatorRewardKeys(platform, target.appId);
+    const delivery: RewardDelivery = { kind: "gift", platform, appId: target.appId, id, attempts: 0, acknowledged: false };
+    this.deliveries.set(`gift:${platform}:${id}`, delivery);
+    const sendAt = Math.floor(this.now() / 1000);
+    const send =
+      platform === "wechat"
+        ? async (): Promise<Sent> => {
+            const event = {
+              ToUserName: `gh_${target.appId}`,
+              FromUserName: openid,
+              CreateTime: sendAt,
+              MsgType: "event",
+              Event: GIFT_EVENT,
+              MiniGame: { OrderId: id, IsPreview: 0, ToUserOpenid: openid, Zone: 2001, GiftTypeId: 1, GiftId: giftId, SendTime: sendAt, GoodsList: [] },
+            };
+            const timestamp = String(Math.floor(this.now() / 1000));
+            const nonce = crypto.randomBytes(6).toString("hex");
+            const url = new URL(target.url);
+            url.searchParams.set("signature", pushSignature(keys.giftPushToken, timestamp, nonce));
+            url.searchParams.set("timestamp", timestamp);
+            url.searchParams.set("nonce", nonce);
+            const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event), signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+            const answer = (await response.json().catch(() => undefined)) as { ErrCode?: unknown } | undefined;
+            return { ok: response.ok && answer?.ErrCode === 0 };
+          }
+        : async (): Promise<Sent> => {
+            const text = JSON.stringify({ gift_id: giftId, play_type: 3, gift_code: id, open_id: openid, prop_list: [], env_type: "production", send_time: sendAt });
+            const headers = signDouyinPush(keys.giftPushToken, target.appId, "gift_delivery", text, this.now());
+            const response = await fetch(target.url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: text, signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+            await response.arrayBuffer().catch(() => undefined);
+            return { ok: response.status === 200 };
+          };
+    void this.deliver(delivery, send, platform === "wechat" ? WECHAT_GIFT_RETRY_MS : DOUYIN_CALLBACK_RETRY_MS, 0);
+    return { status: 200, body: platform === "wechat" ? { orderId: id } : { giftCode: id } };
+  }
+
+  delivery(kind: "ad" | "gift", id: string, platform = "wechat"): RewardDelivery | undefined {
+    return this.deliveries.get(kind === "ad" ? `ad:${id}` : `gift:${platform}:${id}`);
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private target(body: Record<string, unknown>, platform: string, route: "ad-reward" | "gift-push"): { appId: string; url: string } | string {
+    const given = typeof body.app === "string" ? body.app : typeof body.appId === "string" ? body.appId : undefined;
+    const appId = given ?? this.options.defaultAppId(platform);
+    const url = typeof body.notifyUrl === "string" ? body.notifyUrl : this.options.defaultUrl?.(platform, route);
+    if (!appId) return "app is required: no default app";
+    if (!url || !/^https?:\/\//.test(url)) return "notifyUrl is required (an http(s) URL)";
+    return { appId, url };
+  }
+
+  private async deliver(delivery: RewardDelivery, send: () => Promise<Sent>, schedule: readonly number[], retry: number): Promise<void> {
+    delivery.attempts += 1;
+    let sent: Sent = { ok: false };
+    try {
+      sent = await send();
+    } catch {
+      sent = { ok: false };
+    }
+    if (sent.ok) {
+      delivery.acknowledged = true;
+      if (sent.valid !== undefined) delivery.valid = sent.valid;
+      return;
+    }
+    if (retry >= schedule.length) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.deliver(delivery, send, schedule, retry + 1);
+    }, schedule[retry] * (this.options.retryScale ?? 1));
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
