@@ -85,6 +85,7 @@ export const consoleOrderSchema = z.strictObject({
   attempts: z.int().min(0).max(1_000_000).meta({ example: 1 }),
   leaseUntil: z.string().nullable(),
   failure: z.string().nullable(),
+  reason: z.string().nullable().optional().describe("Why the order was made, where one was given (an operator's grant)"),
   createdAt: iso(),
   updatedAt: iso(),
 });
