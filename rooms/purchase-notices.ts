@@ -18,21 +18,27 @@ interface Notice {
 }
 
 export class PurchaseNotices {
+  /** Pub/sub channels carry no key prefix (ioredis prefixes keys only): the deployment's prefix is put in the name, so deployments sharing a Redis do not hear each other. */
+  private readonly topic: string;
+
   constructor(
     private readonly presence: Presence,
     private readonly logger: Logger,
-  ) {}
+    keyPrefix = "",
+  ) {
+    this.topic = `${keyPrefix}${TOPIC}`;
+  }
 
   async start(): Promise<void> {
-    await this.presence.subscribe(TOPIC, this.onMessage);
+    await this.presence.subscribe(this.topic, this.onMessage);
   }
 
   stop(): void {
-    Promise.resolve(this.presence.unsubscribe(TOPIC, this.onMessage)).catch(() => undefined);
+    Promise.resolve(this.presence.unsubscribe(this.topic, this.onMessage)).catch(() => undefined);
   }
 
   announce(notice: Notice): void {
-    Promise.resolve(this.presence.publish(TOPIC, notice)).catch((err: unknown) => this.logger.warn({ err }, "could not announce a delivered order to the rooms"));
+    Promise.resolve(this.presence.publish(this.topic, notice)).catch((err: unknown) => this.logger.warn({ err }, "could not announce a delivered order to the rooms"));
   }
 
   private readonly onMessage = (notice: Notice): void => {

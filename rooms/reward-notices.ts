@@ -13,21 +13,27 @@ import type { PlayerAuth } from "./AuthenticatedRoom";
 const TOPIC = "economy:reward";
 
 export class RewardNotices {
+  /** Pub/sub channels carry no key prefix (ioredis prefixes keys only): the deployment's prefix is put in the name, so deployments sharing a Redis do not hear each other. */
+  private readonly topic: string;
+
   constructor(
     private readonly presence: Presence,
     private readonly logger: Logger,
-  ) {}
+    keyPrefix = "",
+  ) {
+    this.topic = `${keyPrefix}${TOPIC}`;
+  }
 
   async start(): Promise<void> {
-    await this.presence.subscribe(TOPIC, this.onMessage);
+    await this.presence.subscribe(this.topic, this.onMessage);
   }
 
   stop(): void {
-    Promise.resolve(this.presence.unsubscribe(TOPIC, this.onMessage)).catch(() => undefined);
+    Promise.resolve(this.presence.unsubscribe(this.topic, this.onMessage)).catch(() => undefined);
   }
 
   announce(notice: RewardNotice): void {
-    Promise.resolve(this.presence.publish(TOPIC, notice)).catch((err: unknown) => this.logger.warn({ err }, "could not announce a reward to the rooms"));
+    Promise.resolve(this.presence.publish(this.topic, notice)).catch((err: unknown) => this.logger.warn({ err }, "could not announce a reward to the rooms"));
   }
 
   private readonly onMessage = (notice: RewardNotice): void => {
@@ -37,8 +43,10 @@ export class RewardNotices {
   private async sendLocally(notice: RewardNotice): Promise<void> {
     const message = { source: notice.source, sourceId: notice.sourceId, currencies: notice.currencies, items: notice.items, balances: notice.balances };
     const listings = await matchMaker.query({ processId: matchMaker.processId });
-    for (const listing of listings) {
-      const room = matchMaker.getLocalRoomById(listing.roomId);
+    // A room may be listed more than once (the Redis driver's cache can hold a stale copy beside the
+    // current one): each local room is told once.
+    for (const roomId of new Set(listings.map((listing) => listing.roomId))) {
+      const room = matchMaker.getLocalRoomById(roomId);
       if (!room) continue;
       for (const client of room.clients) {
         const auth = client.auth as PlayerAuth | undefined;

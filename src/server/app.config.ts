@@ -147,7 +147,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         holdTimer: options.overrides?.roomHoldTimer,
       });
       // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.
-      notices = new PurchaseNotices(matchMaker.presence, logger);
+      notices = new PurchaseNotices(matchMaker.presence, logger, settings.cacheKeyPrefix);
       await notices.start();
       ready.payments.onDeliver((order) => deliverItem(order, { logger }));
       ready.payments.onNotify((order) => {
@@ -155,7 +155,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         if (app) notices?.announce({ userId: order.userId, app, order: publicOrder(order) });
       });
       // The economy: one `reward` message per grant to the player's rooms in that app.
-      rewardNotices = new RewardNotices(matchMaker.presence, logger);
+      rewardNotices = new RewardNotices(matchMaker.presence, logger, settings.cacheKeyPrefix);
       await rewardNotices.start();
       ready.economy.rewards.onReward((notice) => rewardNotices?.announce(notice));
       ready.payments.start();
