@@ -18,7 +18,16 @@ const PUZZLE_DOUYIN = "tt_puzzle_openid_app";
 function appsFile(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-apps-openid-"));
   const file = path.join(dir, "apps.json");
-  fs.writeFileSync(file, JSON.stringify({ apps: [{ key: "puzzle", douyin: { appId: PUZZLE_DOUYIN, appSecret: "puzzle-douyin-secret" } }] }));
+  fs.writeFileSync(file, JSON.stringify({
+      apps: [
+        {
+          key: "puzzle",
+          douyin: { appId: PUZZLE_DOUYIN, appSecret: "puzzle-douyin-secret" },
+          // The second game's own shop: a pushed purchase is checked against it (docs/economy.md).
+          catalog: { currencies: [{ currencyId: "gems" }], items: [{ itemId: "gem_pack", name: "Gems", kind: "bundle", prices: { coins: 60 }, platformPrice: 600, grants: { currencies: { gems: 60 } } }] },
+        },
+      ],
+    }));
   return file;
 }
 

@@ -26,7 +26,9 @@ describe("PLATFORMS switches platforms on and off", () => {
     assert.deepEqual(minigamePaths.sort(), [
       "/api/minigame/wechat/access_token",
       "/api/minigame/wechat/access_token/invalidate",
+      "/api/minigame/wechat/ad-reward",
       "/api/minigame/wechat/decrypt",
+      "/api/minigame/wechat/gift-push",
       "/api/minigame/wechat/login",
       "/api/minigame/wechat/phone_number",
       "/api/minigame/wechat/push",
