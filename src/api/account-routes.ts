@@ -1,4 +1,4 @@
-import { Router, type Request } from "express";
+import { Router, type Request, type RequestHandler } from "express";
 import { DEFAULT_APP } from "../core/apps";
 import type { AccountService } from "../services/account-service";
 import type { AppIdentities } from "../services/app-identity";
@@ -7,6 +7,7 @@ import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
 import { sendOk } from "./envelope";
+import type { HotRoutes } from "./hot-routes";
 import { loginBody, passwordChangeBody, profilePatchBody, refreshBody, registerBody } from "./schemas";
 import { parseInput } from "./validate";
 
@@ -18,6 +19,8 @@ export interface AccountRouteDeps {
   placeholderEmailDomain: string;
   /** Shows a player's openid as the token's game knows it; the stored one without it. */
   appIdentities?: AppIdentities;
+  /** Where GET /users/me is also registered by exact path (see hot-routes.ts). */
+  hot?: HotRoutes;
 }
 
 /** `/auth/*`: register, login and refresh are public (they issue tokens); logout needs one. */
@@ -57,15 +60,18 @@ export function authRoutes(deps: AccountRouteDeps): Router {
 /** `/users/*`: every route here is protected; the router is mounted behind requireAuth. */
 export function userRoutes(deps: AccountRouteDeps): Router {
   const router = Router();
-  router.use(requireAuth(deps.sessions));
+  const auth = requireAuth(deps.sessions);
+  router.use(auth);
 
   // The user as the token's game knows them: its own openid (app-identity.ts).
   const forApp = (user: User, app: string) => deps.appIdentities?.userForApp(user, app) ?? user;
 
-  router.get("/me", async (_req, res) => {
+  const me: RequestHandler = async (_req, res) => {
     const { user, auth } = authOf(res);
     sendOk(res, { ...(await forApp(user, auth.app)), app: auth.app });
-  });
+  };
+  router.get("/me", me);
+  deps.hot?.get("/users/me", auth, me);
 
   router.patch("/me", async (req, res) => {
     const { version, ...changes } = parseInput(profilePatchBody, req.body);

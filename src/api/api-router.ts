@@ -14,6 +14,7 @@ import { adRoutes, mailRoutes } from "./reward-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
+import { HotRoutes } from "./hot-routes";
 
 /**
  * Everything under `/api`. Public routers (which issue tokens) are mounted apart from protected
@@ -22,6 +23,9 @@ import { leaderboardRoutes } from "./leaderboard-routes";
 export function createApiRouter(services: Services): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
+  // The hottest GETs by exact path, before the walk through every router (filled in below as they are mounted).
+  const hot = new HotRoutes();
+  api.use(hot.middleware());
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
   api.use("/minigame", pushRoutes({ platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
   // So are the reward sources' callbacks (rewarded ads, gift pushes): their own bodies, their platform's answers.
@@ -55,6 +59,7 @@ export function createApiRouter(services: Services): Router {
       internalKey: services.config.accessTokenRoute.key,
       limiter: services.limiter,
       limits,
+      hot,
     }),
   );
   api.use(
@@ -135,7 +140,7 @@ export function createApiRouter(services: Services): Router {
     appIdentities: services.appIdentities,
   };
   api.use("/auth", authRoutes(accountDeps));
-  api.use("/users", userRoutes(accountDeps));
+  api.use("/users", userRoutes({ ...accountDeps, hot }));
 
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));

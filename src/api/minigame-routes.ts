@@ -9,6 +9,7 @@ import { constantTimeEqual } from "../core/credentials";
 import { sendOk } from "./envelope";
 import { appIdQuery, invalidateTokenBody } from "./schemas";
 import { parseInput } from "./validate";
+import type { HotRoutes } from "./hot-routes";
 
 export const INTERNAL_KEY_HEADER = "x-internal-key";
 
@@ -22,6 +23,8 @@ export interface MinigameRouteDeps {
   internalKey?: string;
   limiter: RateLimiter;
   limits: { windowSec: number; ipMax: number };
+  /** Where the login and access-token GETs are also registered by exact path (mounted at `/minigame` under `/api`). */
+  hot?: HotRoutes;
 }
 
 /**
@@ -34,18 +37,22 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
   const guards = deps.internalKey ? [internalKeyGuard(deps.internalKey)] : [];
 
   for (const platform of deps.platforms) {
-    router.get(`/${platform.name}/login`, async (req, res) => {
+    const login: RequestHandler = async (req, res) => {
       await deps.limiter.hitAddress("login", req.ip ?? "", deps.limits.ipMax, deps.limits.windowSec);
       const codes = parseInput(platform.loginQuerySchema, req.query);
       const { app } = deps.apps.resolve(platform.name, parseInput(appIdQuery, req.query).appId);
       const data = await deps.login.loginWithPlatform(platform.name, app, codes);
       sendOk(res, data, "Login succeeded");
-    });
+    };
+    router.get(`/${platform.name}/login`, login);
+    deps.hot?.get(`/minigame/${platform.name}/login`, login);
 
-    router.get(`/${platform.name}/access_token`, ...guards, async (req, res) => {
+    const accessToken: RequestHandler = async (req, res) => {
       const { app } = deps.apps.resolve(platform.name, parseInput(appIdQuery, req.query).appId);
       sendOk(res, await deps.platformTokens.getAccessToken(platform.name, app), "OK");
-    });
+    };
+    router.get(`/${platform.name}/access_token`, ...guards, accessToken);
+    deps.hot?.get(`/minigame/${platform.name}/access_token`, ...guards, accessToken);
 
     router.post(`/${platform.name}/access_token/invalidate`, ...guards, async (req, res) => {
       const { access_token } = parseInput(invalidateTokenBody, req.body);

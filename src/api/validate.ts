@@ -34,27 +34,36 @@ function guarded(schema: z.ZodType): z.ZodType {
 const NUL_MESSAGE = "must not contain NUL characters";
 const SURROGATE_MESSAGE = "must be valid Unicode text (no lone UTF-16 surrogates)";
 const LONE_SURROGATE = /\p{Cs}/u;
+/** Any surrogate, paired or not: cheap to rule out first, since nearly every input has none. */
+const ANY_SURROGATE = /[\ud800-\udfff]/;
 
 /** Why a string is refused whatever field it is in, or undefined when it is acceptable text. */
 function textProblem(text: string): string | undefined {
   if (text.includes("\u0000")) return NUL_MESSAGE;
-  if (LONE_SURROGATE.test(text)) return SURROGATE_MESSAGE;
+  if (ANY_SURROGATE.test(text) && LONE_SURROGATE.test(text)) return SURROGATE_MESSAGE;
   return undefined;
 }
 
-/** Any value, refused where a string inside it (a key or a value, at any depth) is not acceptable text. */
+/**
+ * Any value, refused where a string inside it (a key or a value, at any depth) is not acceptable text.
+ * Runs on every request's input: the path is one array pushed and popped, copied only for an issue.
+ */
 const validText = z.unknown().superRefine((value, ctx) => {
-  const visit = (v: unknown, path: PropertyKey[], depth: number): void => {
+  const path: PropertyKey[] = [];
+  const visit = (v: unknown, depth: number): void => {
     if (typeof v === "string") {
       const problem = textProblem(v);
-      if (problem) ctx.addIssue({ code: "custom", path, message: problem });
+      if (problem) ctx.addIssue({ code: "custom", path: path.slice(), message: problem });
     } else if (v && typeof v === "object" && depth < 32) {
-      for (const [key, child] of Object.entries(v)) {
+      const record = v as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
         const problem = textProblem(key);
-        if (problem) ctx.addIssue({ code: "custom", path, message: problem });
-        visit(child, [...path, key], depth + 1);
+        if (problem) ctx.addIssue({ code: "custom", path: path.slice(), message: problem });
+        path.push(key);
+        visit(record[key], depth + 1);
+        path.pop();
       }
     }
   };
-  visit(value, [], 0);
+  visit(value, 0);
 });
