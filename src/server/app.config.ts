@@ -35,8 +35,7 @@ import { MatchRoom } from "../../rooms/MatchRoom";
 import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
 import { deliverItem } from "../../rooms/deliver-item";
-import { PurchaseNotices } from "../../rooms/purchase-notices";
-import { RewardNotices } from "../../rooms/reward-notices";
+import { PlayerNotices } from "../../rooms/player-notices";
 import { publicOrder } from "../services/payments/payment-service";
 import { mountConsole } from "../console/console-wiring";
 
@@ -59,8 +58,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   const logger = options.logger ?? createLogger({ level: settings.logLevel });
   let services: Services | undefined;
   let guard: RoomSessionGuard | undefined;
-  let notices: PurchaseNotices | undefined;
-  let rewardNotices: RewardNotices | undefined;
+  let notices: PlayerNotices | undefined;
+  let rewardNotices: PlayerNotices | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
   let closeConsole: (() => Promise<void>) | undefined;
@@ -147,17 +146,19 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         holdTimer: options.overrides?.roomHoldTimer,
       });
       // Payments: the game's delivery hook, and the `purchase` message to the player's rooms.
-      notices = new PurchaseNotices(matchMaker.presence, logger, settings.cacheKeyPrefix);
+      notices = new PlayerNotices(matchMaker.presence, logger, "purchase", settings.cacheKeyPrefix);
       await notices.start();
       ready.payments.onDeliver((order) => deliverItem(order, { logger }));
       ready.payments.onNotify((order) => {
         const app = ready.platformApps.appsOf(order.platform).find((a) => a.appId === order.appId)?.app;
-        if (app) notices?.announce({ userId: order.userId, app, order: publicOrder(order) });
+        if (app) notices?.announce({ userId: order.userId, app, message: publicOrder(order) });
       });
       // The economy: one `reward` message per grant to the player's rooms in that app.
-      rewardNotices = new RewardNotices(matchMaker.presence, logger, settings.cacheKeyPrefix);
+      rewardNotices = new PlayerNotices(matchMaker.presence, logger, "reward", settings.cacheKeyPrefix);
       await rewardNotices.start();
-      ready.economy.rewards.onReward((notice) => rewardNotices?.announce(notice));
+      ready.economy.rewards.onReward((n) =>
+        rewardNotices?.announce({ userId: n.userId, app: n.appId, message: { source: n.source, sourceId: n.sourceId, currencies: n.currencies, items: n.items, balances: n.balances } }),
+      );
       ready.payments.start();
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       // The example match: scores written to the players' platform storage at its end (friend rankings).
