@@ -174,10 +174,13 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
-    const boards = await buildLeaderboards({ config, users: store, cache, logger, granter: economy.rewards, now: overrides.now });
-    cleanups.push(() => boards.close());
     const rewardSources = await buildRewardServices({ config, apps, platformApps, store, rewards: economy.rewards, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now });
     cleanups.push(() => rewardSources.close());
+    const boards = await buildLeaderboards({
+      config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
+      notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
+    });
+    cleanups.push(() => boards.close());
     const accounts = new AccountService(
       store,
       sessions,

@@ -1,7 +1,7 @@
 /**
  * The leaderboards' part of the composition root (container.ts): the store on the user store's
  * database (sharing its SQLite connection), the Redis rank index when Redis is configured, and the
- * reward ledger that pays season rewards.
+ * reward ledger that pays season rewards, with a mail telling each paid player.
  */
 import type { Kysely } from "kysely";
 import { MemoryRankIndex } from "../adapters/cache/memory-rank-index";
@@ -14,6 +14,7 @@ import type { RewardGranter } from "../core/ports/reward-grants";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import { LeaderboardService } from "../services/leaderboards/leaderboard-service";
+import type { PayoutNotice } from "../services/leaderboards/season-payouts";
 
 export interface LeaderboardWiringInput {
   config: AppConfig;
@@ -22,6 +23,8 @@ export interface LeaderboardWiringInput {
   logger: Logger;
   /** The economy's reward ledger; without one, ended periods wait unpaid (logged) until there is. */
   granter?: RewardGranter;
+  /** Tells each paid player of a season reward (the reward services' mail); without it, no mail. */
+  notifyReward?: (notice: PayoutNotice) => Promise<void>;
   now?: () => number;
   /** Whether this process rolls periods over and pays seasons (servers do; a one-off tool does not). */
   tick?: boolean;
@@ -45,6 +48,7 @@ export async function buildLeaderboards(input: LeaderboardWiringInput): Promise<
     cache: input.cache,
     index,
     granter: input.granter,
+    notifyReward: input.notifyReward,
     logger: input.logger,
     now: input.now,
   });

@@ -254,5 +254,19 @@ for (const impl of implementations) {
       await assert.rejects(timed.claim(app, "dave", short.mailId), (err: { code?: string }) => err.code === "mail_expired");
       assert.equal(granter.grantsOf("mail").filter((g) => g.sourceId.startsWith(short.mailId)).length, 0);
     });
+
+    it("a notice (a season reward already paid) is one mail per origin, listed, and has nothing to claim", async () => {
+      const mail = new MailService({ store: stores, rewards: granter, defaultExpiryDays: 30 });
+      const app = `notice-app-${crypto.randomBytes(4).toString("hex")}`;
+      const notice = { app, userId: "erin", origin: "leaderboard:weekly:3:erin", title: "weekly: rank 1", body: "100 gold", sender: "leaderboard" };
+      const sent = await Promise.all(Array.from({ length: 5 }, () => mail.notice(notice)));
+      assert.equal(new Set(sent.map((s) => s.mail.mailId)).size, 1);
+      assert.equal(sent.filter((s) => s.created).length, 1);
+      await mail.notice({ ...notice, origin: "leaderboard:weekly:4:erin" });
+      assert.deepEqual((await mail.list(app, "erin")).map((m) => m.title), ["weekly: rank 1", "weekly: rank 1"]);
+      const before = granter.calls;
+      await assert.rejects(mail.claim(app, "erin", sent[0].mail.mailId), (err: { code?: string }) => err.code === "invalid_request");
+      assert.equal(granter.calls, before);
+    });
   });
 }

@@ -4,10 +4,12 @@
  * when both see it end, ranks 1–10 of 1,000 players are each rewarded once, and a process killed
  * (SIGKILL) in the middle of a payout leaves it to be finished after a restart, nobody paid twice.
  * Rewards are paid through the economy's ledger: a player paid twice would hold twice the gold.
+ * Each paid player is told by exactly one mail per period, also when the payout was resumed.
  */
 import assert from "node:assert/strict";
 import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
 import type { EconomyStore } from "../../src/core/ports/economy-store";
+import { createRewardStores, type RewardStores } from "../../src/adapters/store/create-reward-stores";
 import { startLeaderboardWorker, type LeaderboardWorker } from "../support/leaderboard-workers";
 import type { WorkerSettings } from "../support/leaderboard-worker";
 import { storeImplementations } from "../support/store-configs";
@@ -30,6 +32,7 @@ for (const impl of storeImplementations("lb-processes")) {
     let a: LeaderboardWorker;
     let b: LeaderboardWorker;
     let economy: EconomyStore;
+    let mailStore: RewardStores;
     const extra: LeaderboardWorker[] = [];
 
     before(async () => {
@@ -38,10 +41,12 @@ for (const impl of storeImplementations("lb-processes")) {
       settings = { store: prepared.config, redisUrl: withRedis, prefix: uniquePrefix("lbproc"), now: WEDNESDAY, leaseMs: 1500 };
       [a, b] = await Promise.all([startLeaderboardWorker({ ...settings, boards: BOARDS }), startLeaderboardWorker({ ...settings, boards: BOARDS })]);
       economy = await createEconomyStore(prepared.config);
+      mailStore = await createRewardStores(prepared.config);
     });
     after(async () => {
       await Promise.all([a, b, ...extra].map((w) => w?.kill()));
       await economy?.close();
+      await mailStore?.close();
       await release?.();
     });
 
@@ -72,6 +77,10 @@ for (const impl of storeImplementations("lb-processes")) {
       assert.deepEqual(grants.find((g) => g.userId === "p00990")?.currencies, { gold: 10 });
       assert.equal(grants.filter((g) => g.source === "leaderboard").length, 10);
       assert.deepEqual(await Promise.all(["p00999", "p00995", "p00990", "p00989"].map(goldOf)), [100, 10, 10, 0]);
+      assert.deepEqual(await mailCounts("season"), [...Array(10).fill(1), 0], "ranks 1–10 one mail each, rank 11 none");
+      const [first] = await mailOf("p00999", "season");
+      assert.deepEqual([first.title, first.attachments], ["season: rank 1", {}]);
+      assert.match(first.body, /rank 1 of season \(period 1\).*100 gold/);
     });
 
     it("a process killed in the middle of a payout leaves it to the restarted one: each of ranks 1–10 paid once", async () => {
@@ -84,6 +93,7 @@ for (const impl of storeImplementations("lb-processes")) {
       assert.equal(await doomed.paused, 4);
       await doomed.kill();
       assert.equal((await grantsOf("killed:1:")).length, 4, "four grants were made before the kill");
+      assert.deepEqual(await mailCounts("killed"), [1, 1, 1, 1, ...Array(7).fill(0)], "ranks 1–4 told before the kill");
 
       const restarted = await startLeaderboardWorker({ ...settings, boards, now: AFTER_MONDAY });
       extra.push(restarted);
@@ -95,6 +105,7 @@ for (const impl of storeImplementations("lb-processes")) {
       assert.deepEqual(grants.map((g) => g.userId).sort(), [...top10].sort());
       // The first season paid them already: each now holds exactly two seasons' gold, whoever paid.
       assert.deepEqual(await Promise.all(["p00999", "p00996", "p00990", "p00989"].map(goldOf)), [200, 20, 20, 0]);
+      assert.deepEqual(await mailCounts("killed"), [...Array(10).fill(1), 0], "the resumed payout told ranks 5–10 and no one twice");
       const period = await restarted.call<{ seq: number }>({ op: "period", board: "killed" });
       assert.equal(period.seq, 2);
     });
@@ -111,6 +122,13 @@ for (const impl of storeImplementations("lb-processes")) {
       );
       return found.filter((g) => g !== null);
     }
+    /** The season mail of a board a player holds (sent by the payouts). */
+    async function mailOf(userId: string, board: string) {
+      const mail = await mailStore.listFor("default", userId, new Date(AFTER_MONDAY).toISOString(), 100);
+      return mail.filter((m) => m.sender === "leaderboard" && m.title.startsWith(`${board}:`));
+    }
+    /** How many such mails ranks 1–11 (p00999 … p00989) hold. */
+    const mailCounts = (board: string) => Promise.all(Array.from({ length: 11 }, (_, i) => mailOf(`p${String(999 - i).padStart(5, "0")}`, board).then((m) => m.length)));
     const goldOf = async (userId: string) => (await economy.state("default", userId)).balances.gold ?? 0;
   });
 }

@@ -2,7 +2,7 @@
  * One process running the leaderboard service over a real store (and Redis when given), driven by
  * the test over IPC: the second process of the two-process suites, and the one killed mid-payout.
  * Its clock is the test's (`now`), so a period's end comes when the test says. Rewards go through
- * the economy's RewardGranter on the same database, as in the server.
+ * the economy's RewardGranter on the same database, each paid player told by mail, as in the server.
  * Started by startLeaderboardWorker (leaderboard-workers.ts) with its settings as argv[2] (JSON).
  */
 import { createCache } from "../../src/adapters/cache/create-cache";
@@ -13,6 +13,8 @@ import { parseBoards } from "../../src/config/settings/leaderboards";
 import { LeaderboardService } from "../../src/services/leaderboards/leaderboard-service";
 import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
 import { EconomyRewards } from "../../src/services/economy/reward-granter";
+import { createRewardStores } from "../../src/adapters/store/create-reward-stores";
+import { MailService } from "../../src/services/rewards/mail-service";
 
 export interface WorkerSettings {
   store: AppConfig["store"];
@@ -43,6 +45,8 @@ async function main(): Promise<void> {
   const index = settings.redisUrl ? new RedisRankIndex(settings.redisUrl, settings.prefix) : undefined;
   // The economy's own reward ledger, on the same database: what the server pays seasons through.
   const granter = new EconomyRewards(await createEconomyStore(settings.store), () => now);
+  // The mail telling each paid player, as the server wires it (container.ts).
+  const mail = new MailService({ store: await createRewardStores(settings.store), rewards: granter, defaultExpiryDays: 30, now: () => now });
   const quiet = { info: () => undefined, warn: () => undefined };
   const service = new LeaderboardService({
     boards: { default: parsed.boards },
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
     cache,
     index,
     granter,
+    notifyReward: async (notice) => void (await mail.notice({ ...notice, sender: "leaderboard" })),
     logger: quiet,
     now: () => now,
     payoutLeaseMs: settings.leaseMs,

@@ -33,11 +33,12 @@ export function rewardOperations(platforms: readonly { name: string }[]): Operat
       description:
         "Grants the attachments through the reward ledger, keyed (mail, player): a replay, also concurrent, answers 200 with " +
         "`granted: false` and gives nothing more. Another player's mail or an unknown id → 404 `mail_not_found`; a mail " +
-        "that expired before this player claimed it → 410 `mail_expired` (a claimed one replays 200 even after).",
+        "that expired before this player claimed it → 410 `mail_expired` (a claimed one replays 200 even after). A notice " +
+        "(a mail with nothing attached, e.g. a season reward already paid to the player) has nothing to claim → 400 `invalid_request`.",
       security: "bearer",
       pathParams: { schema: r.mailParams, examples: { mailId: "3f0c5a2e-6b1d-4a8e-9c1f-2a7d6e5b4c3a" } },
       success: { status: 200, component: "MailClaimResponse", description: "`data.granted`: true the first time" },
-      errors: [...AUTH_ERRORS, "mail_not_found", "mail_expired"],
+      errors: [...AUTH_ERRORS, "invalid_request", "mail_not_found", "mail_expired"],
       errorFields: {
         mailId: z.string().optional().describe("mail_not_found, mail_expired: the mail asked for"),
         expiresAt: z.iso.datetime().optional().meta({ description: "mail_expired: when it expired", example: "2026-01-01T00:00:00.000Z" }),

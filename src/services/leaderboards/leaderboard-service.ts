@@ -13,7 +13,7 @@ import type { UserStore } from "../../core/ports/user-store";
 import { USER_STATUS_ACTIVE } from "../../core/user";
 import { BoardPeriods } from "./board-periods";
 import { RankedReads, type PageCursor } from "./ranked-reads";
-import { SeasonPayouts, type PayoutLogger } from "./season-payouts";
+import { SeasonPayouts, type PayoutLogger, type PayoutNotice } from "./season-payouts";
 
 export interface RankedRecord {
   rank: number;
@@ -45,6 +45,8 @@ export interface LeaderboardDeps {
   now?: () => number;
   afterGrant?: (key: PeriodKey, rank: number) => Promise<void>;
   payoutLeaseMs?: number;
+  /** Tells each paid player of a season reward (mail); see SeasonPayouts. */
+  notifyReward?: (notice: PayoutNotice) => Promise<void>;
 }
 
 export interface SubmitOptions {
@@ -67,7 +69,7 @@ export class LeaderboardService {
   constructor(private readonly deps: LeaderboardDeps) {
     this.now = deps.now ?? Date.now;
     this.periods = new BoardPeriods(deps.store, this.now);
-    this.payouts = new SeasonPayouts(deps.store, deps.cache, deps.granter, deps.logger, this.now, deps.afterGrant, deps.payoutLeaseMs);
+    this.payouts = new SeasonPayouts(deps.store, deps.cache, deps.granter, deps.logger, this.now, deps.afterGrant, deps.payoutLeaseMs, deps.notifyReward);
     this.reads = new RankedReads(deps.store, deps.index, deps.logger);
   }
 

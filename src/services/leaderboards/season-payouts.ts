@@ -7,6 +7,11 @@
  *    ranking, so a late write or a restart cannot change who is paid.
  * 2. The grants: one per winner, keyed `<board>:<seq>:<userId>` (source `leaderboard`), so the
  *    ledger applies each once however often it is repeated.
+ *    After each grant the player is told by mail (`notify`, a notice with nothing attached, whose
+ *    id is derived from the same key so a repeat writes nothing new). The reward is granted here
+ *    rather than attached to the mail because then "paid once" rests on one key in one ledger, and
+ *    a player who never opens the mail is still paid; an attachment would add a second, claimable
+ *    path to the same value and tie the payout to the mail's expiry.
  * 3. The end: `finishPayout`, after which nobody looks at the period again.
  * A process killed anywhere leaves a plan without its end; the next tick of any process redoes 2
  * and 3, and the grants already made change nothing. A lease in the shared cache keeps the
@@ -25,6 +30,15 @@ export interface PayoutLogger {
   warn(obj: object, msg: string): void;
 }
 
+/** What a paid player is told: `origin` is unique per (board, period, player), so a repeat is one mail. */
+export interface PayoutNotice {
+  app: string;
+  userId: string;
+  origin: string;
+  title: string;
+  body: string;
+}
+
 export class SeasonPayouts {
   /** Periods this process saw finished: never looked at again. */
   private readonly finished = new Set<string>();
@@ -39,6 +53,8 @@ export class SeasonPayouts {
     private readonly afterGrant: (key: PeriodKey, rank: number) => Promise<void> = async () => undefined,
     /** How long a payer holds a period before another process may take over (its death frees it then). */
     private readonly leaseMs = PAYOUT_LEASE_MS,
+    /** Tells a paid player of the reward (the mail service); idempotent by `origin`. */
+    private readonly notify?: (notice: PayoutNotice) => Promise<void>,
   ) {}
 
   /** The reward for a rank, if any. */
@@ -66,14 +82,23 @@ export class SeasonPayouts {
       for (const winner of plan.winners) {
         const reward = SeasonPayouts.rewardFor(board, winner.rank);
         if (!reward) continue;
+        const sourceId = `${key.board}:${key.seq}:${winner.userId}`;
+        const name = board.title ?? key.board;
         await this.granter.grant({
           appId: key.app,
           userId: winner.userId,
           source: "leaderboard",
-          sourceId: `${key.board}:${key.seq}:${winner.userId}`,
+          sourceId,
           ...(reward.currencies ? { currencies: reward.currencies } : {}),
           ...(reward.items ? { items: reward.items } : {}),
-          reason: `${board.title ?? key.board} period ${key.seq}, rank ${winner.rank}`,
+          reason: `${name} period ${key.seq}, rank ${winner.rank}`,
+        });
+        await this.notify?.({
+          app: key.app,
+          userId: winner.userId,
+          origin: `leaderboard:${sourceId}`,
+          title: `${name}: rank ${winner.rank}`.slice(0, 100),
+          body: `You finished rank ${winner.rank} of ${name} (period ${key.seq}). Your reward is already in your account: ${describeReward(reward)}.`,
         });
         await this.afterGrant(key, winner.rank);
       }
@@ -100,4 +125,12 @@ export class SeasonPayouts {
     }
     return { winners, createdAt: this.now() };
   }
+}
+
+function describeReward(reward: BoardReward): string {
+  const parts = [
+    ...Object.entries(reward.currencies ?? {}).map(([currency, amount]) => `${amount} ${currency}`),
+    ...(reward.items ?? []).map((item) => `${item.count} × ${item.itemId}`),
+  ];
+  return parts.join(", ");
 }

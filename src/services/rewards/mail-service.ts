@@ -55,6 +55,29 @@ export class MailService {
     return sendMail(this.deps.store, input, this.now(), this.deps.defaultExpiryDays);
   }
 
+  /**
+   * A notice with nothing attached (e.g. "your season reward was paid"), written by trusted code
+   * for a grant it made itself. Its id is derived from `origin`, so telling the same thing twice
+   * (a resumed payout) leaves one mail.
+   */
+  async notice(input: { app: string; userId: string; origin: string; title: string; body: string; sender: string }): Promise<{ mail: Mail; created: boolean }> {
+    const mailId = `n-${crypto.createHash("sha256").update(`${input.app}\n${input.origin}`).digest("hex").slice(0, 40)}`;
+    const problems = mailProblems({ ...input, attachments: {}, mailId }, this.now(), { notice: true });
+    if (problems.length > 0) throw invalidRequest(problems);
+    const now = this.now();
+    return this.deps.store.send({
+      mailId,
+      appId: input.app,
+      userId: input.userId,
+      title: input.title,
+      body: input.body,
+      attachments: {},
+      sender: input.sender,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + this.deps.defaultExpiryDays * 86_400_000).toISOString(),
+    });
+  }
+
   async list(app: string, userId: string): Promise<PlayerMail[]> {
     const mail = await this.deps.store.listFor(app, userId, new Date(this.now()).toISOString(), LIST_LIMIT);
     const claims = new Map((await this.deps.store.claimsOf(app, userId, mail.map((m) => m.mailId))).map((c) => [c.mailId, c.claimedAt]));
@@ -65,6 +88,8 @@ export class MailService {
     const mail = MAIL_ID.test(mailId) ? await this.deps.store.get(app, mailId) : undefined;
     if (!mail || (mail.userId !== null && mail.userId !== userId)) throw new AppError("mail_not_found", { data: { mailId } });
     const [claimed] = await this.deps.store.claimsOf(app, userId, [mailId]);
+    const { currencies = {}, items = [] } = mail.attachments;
+    if (Object.keys(currencies).length === 0 && items.length === 0) throw invalidRequest([{ field: "mailId", message: "this mail is a notice with nothing to claim" }]);
     if (!claimed && Date.parse(mail.expiresAt) <= this.now()) throw new AppError("mail_expired", { data: { mailId, expiresAt: mail.expiresAt } });
     const result = await this.deps.rewards.grant({ appId: app, userId, source: "mail", sourceId: `${mailId}:${userId}`, ...mail.attachments, reason: `mail ${mailId}` });
     this.deps.crashPoint?.("after_mail_granted");
@@ -90,7 +115,7 @@ export function sendMail(store: Pick<MailStore, "send">, input: SendMail, now: n
   });
 }
 
-function mailProblems(input: SendMail, now: number): FieldProblem[] {
+function mailProblems(input: SendMail, now: number, options: { notice?: boolean } = {}): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (input.mailId !== undefined && !MAIL_ID.test(input.mailId)) problems.push({ field: "mailId", message: "must be 1–64 of A-Z a-z 0-9 _ -" });
   if (typeof input.title !== "string" || input.title.trim() === "" || input.title.length > 100) problems.push({ field: "title", message: "must be 1–100 characters" });
@@ -103,6 +128,6 @@ function mailProblems(input: SendMail, now: number): FieldProblem[] {
   for (const [i, item] of items.entries()) {
     if (!ID.test(item.itemId ?? "") || !Number.isSafeInteger(item.count) || item.count <= 0) problems.push({ field: `attachments.items[${i}]`, message: "must be an item id with a positive integer count" });
   }
-  if (Object.keys(currencies).length === 0 && items.length === 0) problems.push({ field: "attachments", message: "a mail needs currencies or items attached" });
+  if (!options.notice && Object.keys(currencies).length === 0 && items.length === 0) problems.push({ field: "attachments", message: "a mail needs currencies or items attached" });
   return problems;
 }
