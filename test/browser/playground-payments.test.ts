@@ -85,7 +85,10 @@ describe("playground payments in headless Chromium", function () {
     assert.equal(await page.getAttribute("#order-state", "data-order-id"), order.orderId);
     await page.locator("#events li", { hasText: `simulator: item gem_pack bought for 600 fen, trade ${order.orderId}` }).waitFor();
     await page.locator("#events li", { hasText: `room: purchase message, order ${order.orderId} delivered` }).waitFor();
-    assert.equal((await h.services.payments.payments.getOrder(userId, order.orderId)).state, "delivered");
+    // An item purchase is found by its trade number in the player's game (the route's ?kind=item_purchase).
+    const wechat = h.services.platformApps.get("wechat", "default");
+    const scope = { kind: "item_purchase" as const, itemApps: [{ platform: "wechat", appId: wechat.appId }] };
+    assert.equal((await h.services.payments.payments.getOrder(userId, order.orderId, undefined, scope)).state, "delivered");
     // Paid on the platform, not in coins.
     await page.click("#balance-refresh");
     await page.locator("#payment-status.ok", { hasText: "Balance: 70" }).waitFor();
