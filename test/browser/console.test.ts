@@ -5,6 +5,8 @@
  * and disables the player, whose room socket closes with 4401. Nothing is loaded from another host.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Client } from "colyseus.js";
 import type { Page } from "playwright-core";
@@ -24,7 +26,9 @@ describe("operator console in headless Chromium", function () {
   before(async function () {
     requireChromium(this);
     const simulator = await startSimulator({ port: 0 });
-    h = await startHarness({ simulator, env: simulatorPaymentEnv(simulator.url) });
+    const boards = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "console-boards-")), "leaderboards.json");
+    fs.writeFileSync(boards, JSON.stringify({ default: [{ id: "highscores", order: "desc", operator: "best", clientSubmit: true, minScore: 0, maxScore: 1000 }] }));
+    h = await startHarness({ simulator, env: { ...simulatorPaymentEnv(simulator.url), LEADERBOARDS_FILE: boards } });
     browser = await launchChromium();
     browser.context.on("request", (req) => requested.push(req.url()));
   });
@@ -89,7 +93,7 @@ describe("operator console in headless Chromium", function () {
     await page.close();
   });
 
-  it("admin: sends a mail with an attachment, the player claims it once, the wallet shows it", async () => {
+  it("admin: a mail the player claims once shows in the wallet; a catalog version; a ban from a board", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cm")}.1`);
     const { token, user } = login.body.data;
     const admin = await addOperator(h.config, unique("mailer"), "admin");
@@ -124,6 +128,27 @@ describe("operator console in headless Chromium", function () {
     await page.screenshot({ path: path.join(RESULTS, "console-economy.png"), fullPage: true });
     await page.click('nav button[data-screen="audit"]');
     await page.locator("#audit-list td", { hasText: "mail.send" }).first().waitFor();
+
+    // The catalog's next version from the JSON editor.
+    await page.click('nav button[data-screen="economy"]');
+    await page.locator("#catalog-version", { hasText: "version 0" }).waitFor();
+    await page.fill("#catalog-editor", JSON.stringify({ currencies: [{ currencyId: "gold" }], items: [{ itemId: "crown", name: "Crown", kind: "durable", prices: { gold: 9 } }] }));
+    await page.getByRole("button", { name: "Save as next version" }).click();
+    await page.locator("#catalog-version", { hasText: "version 1" }).waitFor();
+    assert.match((await page.textContent("#catalog-json")) ?? "", /"crown"/);
+    assert.equal((await h.get("/api/catalog", { authorization: `Bearer ${token}` })).body.data.version, 1);
+
+    // A leaderboard record, then a ban from the board.
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 77 }, { authorization: `Bearer ${token}` })).status, 200);
+    await page.click('nav button[data-screen="leaderboards"]');
+    await page.locator("#board-list td", { hasText: "highscores" }).waitFor();
+    await page.fill("#board-user", user.id);
+    await page.getByRole("button", { name: "Show records" }).click();
+    await page.locator("#board-records td", { hasText: /^77$/ }).waitFor();
+    await page.getByRole("button", { name: "Ban from highscores" }).click();
+    await page.locator("#status", { hasText: "ban highscores: done" }).waitFor();
+    await page.locator("#board-records td", { hasText: "Nothing here" }).waitFor();
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 80 }, { authorization: `Bearer ${token}` })).status, 403, "banned");
     await page.close();
   });
 
