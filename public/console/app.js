@@ -129,7 +129,7 @@ async function start(session) {
   );
   const screens = await api("GET", "/screens");
   const load = (what, action) => attempt(what, action, true);
-  const context = { api, h, say, table, attempt, load, operator: session.operator };
+  const context = { api, h, say, table, attempt, load, operator: session.operator, screens };
   const show = async (id) => {
     const screen = screens.find((s) => s.id === id) ?? screens[0];
     for (const b of nav.querySelectorAll("button")) {

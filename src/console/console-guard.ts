@@ -47,7 +47,7 @@ export interface ChangeOutcome {
 
 export type SessionRequest = Request & { consoleSession?: ConsoleSession };
 
-const ATTEMPT_FIELDS = ["orderId", "grantId", "coins", "platform", "app", "currencies", "items", "reason"];
+const ATTEMPT_FIELDS = ["orderId", "grantId", "coins", "platform", "app", "currencies", "items", "reason", "mailId", "title", "userId", "expiresAt"];
 
 /** The public facts of an attempted change, as sent (validated later): what a `started` entry keeps. */
 function attemptDetail(req: Request): Record<string, unknown> {

@@ -120,6 +120,36 @@ export const rewardGrantResultSchema = z.strictObject({
   balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 100 })),
   items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) })),
 });
+const count = z.int().min(0).max(2_000_000_000).meta({ example: 50 });
+const itemCounts = z.array(z.strictObject({ itemId: z.string(), count }));
+export const walletViewSchema = z.strictObject({
+  app: z.string(),
+  apps: z.array(z.string()).describe("Apps where the player has economy records"),
+  balances: z.record(z.string(), count),
+  items: itemCounts,
+});
+export const catalogViewSchema = z.strictObject({
+  app: z.string(),
+  version: z.int().min(0).max(1_000_000_000).meta({ example: 3 }).describe("0: the settings' catalog; higher: stored by an operator"),
+  catalog: z.record(z.string(), z.unknown()).describe("The catalog as in docs/economy.md"),
+});
+export const mailSentSchema = z.strictObject({
+  mailId: z.string(),
+  appId: z.string(),
+  userId: z.string().nullable().describe("null: every player of the app"),
+  title: z.string(),
+  body: z.string(),
+  attachments: z.strictObject({ currencies: z.record(z.string(), count).optional(), items: itemCounts.optional() }),
+  createdAt: z.string(),
+  expiresAt: z.string(),
+  created: z.boolean().describe("False when this mail id was sent before: the first mail stands"),
+});
+export const boardsViewSchema = z.strictObject({ app: z.string(), boards: z.array(z.record(z.string(), z.unknown())) });
+export const boardRecordsSchema = z.strictObject({
+  app: z.string(),
+  records: z.array(z.strictObject({ board: z.string(), period: z.int().min(0).max(2_000_000_000).meta({ example: 12 }), score: z.number(), subscore: z.number(), name: z.string(), updatedAt: z.string(), metadata: z.record(z.string(), z.unknown()).nullable() })),
+});
+export const boardChangeSchema = z.strictObject({ app: z.string(), boardId: z.string(), userId: z.string(), removed: z.boolean(), banned: z.literal(true).optional() });
 export const erasedSchema = z.strictObject({ erased: z.string() });
 export const signedOutSchema = z.strictObject({ signedOut: z.literal(true) });
 
@@ -129,4 +159,8 @@ export const consoleErrorFields = {
   totp: z.boolean().optional().describe("console_totp_required: the operator has a second factor"),
   platform: z.string().optional(),
   orderId: z.string().optional(),
+  problems: z.array(z.string()).optional().describe("catalog_invalid: every problem of the uploaded catalog"),
+  app: z.string().optional(),
+  version: z.int().min(0).max(1_000_000_000).meta({ example: 3 }).optional().describe("version_conflict: the version the upload was based on"),
+  boardId: z.string().optional(),
 };

@@ -5,13 +5,15 @@
  * and disables the player, whose room socket closes with 4401. Nothing is loaded from another host.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { Client } from "colyseus.js";
 import type { Page } from "playwright-core";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { startSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
-import { addOperator, OPERATOR_PASSWORD } from "../support/console";
+import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { simulatorPaymentEnv } from "../support/payments";
 import { launchChromium, requireChromium, RESULTS, unique, type Browser } from "./chromium";
 
@@ -24,7 +26,9 @@ describe("operator console in headless Chromium", function () {
   before(async function () {
     requireChromium(this);
     const simulator = await startSimulator({ port: 0 });
-    h = await startHarness({ simulator, env: simulatorPaymentEnv(simulator.url) });
+    const boards = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "console-boards-")), "leaderboards.json");
+    fs.writeFileSync(boards, JSON.stringify({ default: [{ id: "highscores", order: "desc", operator: "best", clientSubmit: true, minScore: 0, maxScore: 1000 }] }));
+    h = await startHarness({ simulator, env: { ...simulatorPaymentEnv(simulator.url), LEADERBOARDS_FILE: boards } });
     browser = await launchChromium();
     browser.context.on("request", (req) => requested.push(req.url()));
   });
@@ -87,6 +91,94 @@ describe("operator console in headless Chromium", function () {
     await page.locator("#audit-list td", { hasText: "order.refund" }).first().waitFor();
     await page.locator("#audit-list td", { hasText: "player.disable" }).first().waitFor();
     await page.close();
+  });
+
+  it("admin: a mail the player claims once shows in the wallet; a catalog version; a ban from a board", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cm")}.1`);
+    const { token, user } = login.body.data;
+    const admin = await addOperator(h.config, unique("mailer"), "admin");
+    await browser.context.clearCookies();
+    const page = await browser.open(h.baseUrl, "/console");
+    await signIn(page, admin.name, admin.password);
+    await page.fill("#current-password", admin.password);
+    await page.fill("#new-password", OPERATOR_PASSWORD);
+    await page.fill("#repeat-password", OPERATOR_PASSWORD);
+    await page.click("#password-form button[type=submit]");
+    await page.locator("#operator", { hasText: `${admin.name} (admin)` }).waitFor();
+
+    await page.click('nav button[data-screen="mail"]');
+    await page.getByLabel("Player's user id").fill(user.id);
+    await page.getByLabel("Title").fill("Sorry for the outage");
+    await page.getByLabel(/^Currencies/).fill("gold=50");
+    const mailId = unique("outage");
+    await page.getByLabel(/^Mail id/).fill(mailId);
+    await page.click("#mail-submit");
+    await page.locator("#mail-result", { hasText: mailId }).waitFor();
+
+    const claim = () => h.request("POST", `/api/mail/${mailId}/claim`, undefined, { authorization: `Bearer ${token}` });
+    const first = await claim();
+    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gold: 50 }]);
+    const second = await claim();
+    assert.deepEqual([second.status, second.body.data.granted, second.body.data.balances], [200, false, { gold: 50 }], "claimed once");
+
+    await page.click('nav button[data-screen="players"]');
+    await page.locator("#player-query").fill(user.id);
+    await page.keyboard.press("Enter");
+    await page.locator("#player-wallet tr", { hasText: "gold" }).locator("td", { hasText: /^50$/ }).waitFor();
+    await page.screenshot({ path: path.join(RESULTS, "console-economy.png"), fullPage: true });
+    await page.click('nav button[data-screen="audit"]');
+    await page.locator("#audit-list td", { hasText: "mail.send" }).first().waitFor();
+
+    // The catalog's next version from the JSON editor.
+    await page.click('nav button[data-screen="economy"]');
+    await page.locator("#catalog-version", { hasText: "version 0" }).waitFor();
+    await page.fill("#catalog-editor", JSON.stringify({ currencies: [{ currencyId: "gold" }], items: [{ itemId: "crown", name: "Crown", kind: "durable", prices: { gold: 9 } }] }));
+    await page.getByRole("button", { name: "Save as next version" }).click();
+    await page.locator("#catalog-version", { hasText: "version 1" }).waitFor();
+    assert.match((await page.textContent("#catalog-json")) ?? "", /"crown"/);
+    assert.equal((await h.get("/api/catalog", { authorization: `Bearer ${token}` })).body.data.version, 1);
+
+    // A leaderboard record, then a ban from the board.
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 77 }, { authorization: `Bearer ${token}` })).status, 200);
+    await page.click('nav button[data-screen="leaderboards"]');
+    await page.locator("#board-list td", { hasText: "highscores" }).waitFor();
+    await page.fill("#board-user", user.id);
+    await page.getByRole("button", { name: "Show records" }).click();
+    await page.locator("#board-records td", { hasText: /^77$/ }).waitFor();
+    await page.getByRole("button", { name: "Ban from highscores" }).click();
+    await page.locator("#status", { hasText: "ban highscores: done" }).waitFor();
+    await page.locator("#board-records td", { hasText: "Nothing here" }).waitFor();
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 80 }, { authorization: `Bearer ${token}` })).status, 403, "banned");
+    await page.close();
+  });
+
+  it("a viewer cannot send mail: 403, audited as refused", async () => {
+    const viewer = await addOperator(h.config, unique("reader"), "viewer");
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cr")}.1`);
+    await browser.context.clearCookies();
+    const page = await browser.open(h.baseUrl, "/console");
+    await signIn(page, viewer.name, viewer.password);
+    await page.fill("#current-password", viewer.password);
+    await page.fill("#new-password", OPERATOR_PASSWORD);
+    await page.fill("#repeat-password", OPERATOR_PASSWORD);
+    await page.click("#password-form button[type=submit]");
+    await page.locator("#operator", { hasText: `${viewer.name} (viewer)` }).waitFor();
+    assert.equal(await page.locator('nav button[data-screen="mail"]').count(), 0, "no mail screen for a viewer");
+    // What a hand-made request from the viewer's page gets: the session's CSRF token, yet 403.
+    const answer = await page.evaluate(async (userId) => {
+      const session = (await (await fetch("/console/api/session")).json()) as { data: { csrfToken: string } };
+      const res = await fetch("/console/api/mail", { method: "POST", headers: { "content-type": "application/json", "x-csrf-token": session.data.csrfToken }, body: JSON.stringify({ userId, title: "free gold", currencies: { gold: 1000 } }) });
+      return { status: res.status, code: ((await res.json()) as { data?: { code?: string } }).data?.code };
+    }, login.body.data.user.id);
+    assert.deepEqual(answer, { status: 403, code: "console_role_forbidden" });
+    await page.close();
+
+    const auditor = new ConsoleClient(h.baseUrl);
+    await auditor.signIn(await addOperator(h.config, unique("auditor"), "admin"), OPERATOR_PASSWORD);
+    const audit = await auditor.call("GET", `/audit?action=mail.send&actor=${viewer.name}`);
+    assert.deepEqual(audit.body.data.map((e: { outcome: string; detail: { code?: string } }) => [e.outcome, e.detail.code]), [["refused", "console_role_forbidden"]]);
+    const mail = await h.request("GET", "/api/mail", undefined, { authorization: `Bearer ${login.body.data.token}` });
+    assert.deepEqual(mail.body.data.mail, [], "nothing was sent");
   });
 
   it("a viewer sees the players screen but a change is refused in the page", async () => {

@@ -37,6 +37,14 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/operators/:name/role"],
   ["POST", "/operators/:name/end-sessions"],
   ["POST", "/rewards/players/:userId"],
+  ["GET", "/economy/players/:userId"],
+  ["GET", "/economy/catalog"],
+  ["POST", "/economy/catalog"],
+  ["POST", "/mail"],
+  ["GET", "/leaderboards"],
+  ["GET", "/leaderboards/players/:userId"],
+  ["POST", "/leaderboards/:boardId/players/:userId/remove"],
+  ["POST", "/leaderboards/:boardId/players/:userId/ban"],
 ];
 
 /** A seeded generator, so a failure replays. */
@@ -59,12 +67,12 @@ function generator(seed: number) {
       () => (depth < 3 ? objectOf(depth + 1) : {}),
     ])();
   const objectOf = (depth = 0): Record<string, unknown> => {
-    const keys = ["name", "password", "totp", "currentPassword", "newPassword", "reason", "until", "confirm", "platform", "app", "coins", "grantId", "role", "__proto__", "q", "state"];
+    const keys = ["name", "password", "totp", "currentPassword", "newPassword", "reason", "until", "confirm", "platform", "app", "coins", "grantId", "role", "__proto__", "q", "state", "title", "currencies", "items", "catalog", "expectedVersion", "userId", "mailId", "expiresAt"];
     return Object.fromEntries(Array.from({ length: Math.floor(next() * 6) }, () => [pick(keys), values(depth)]));
   };
   const segment = () => encodeURIComponent(pick(strings)) || "x";
   const query = () => {
-    const keys = ["q", "state", "actor", "action", "target", "outcome", "since", "until", "limit", "format", "q[]", "state[$ne]"];
+    const keys = ["q", "app", "state", "actor", "action", "target", "outcome", "since", "until", "limit", "format", "q[]", "state[$ne]"];
     return Array.from({ length: Math.floor(next() * 4) }, () => `${pick(keys)}=${encodeURIComponent(pick(strings).slice(0, 300))}`).join("&");
   };
   const body = (): string | undefined =>

@@ -4,6 +4,9 @@
  * route is exercised with a success and a failure.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { startSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
@@ -20,7 +23,9 @@ describe("console routes in the API description", function () {
 
   before(async () => {
     const simulator = await startSimulator({ port: 0 });
-    h = await startHarness({ simulator, env: simulatorPaymentEnv(simulator.url) });
+    const boards = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "console-boards-")), "leaderboards.json");
+    fs.writeFileSync(boards, JSON.stringify({ default: [{ id: "highscores", order: "desc", operator: "best", clientSubmit: true, minScore: 0, maxScore: 1000 }] }));
+    h = await startHarness({ simulator, env: { ...simulatorPaymentEnv(simulator.url), LEADERBOARDS_FILE: boards } });
     conformance = new Conformance((await h.get("/api-docs.json")).body);
   });
   after(async () => {
@@ -57,7 +62,8 @@ describe("console routes in the API description", function () {
     assert.equal((await call(anonymous, "GET", "/screens")).status, 401);
     assert.equal((await call(admin, "GET", "/screens")).status, 200);
 
-    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("doc")}.1`);
+    const code = unique("doc");
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${code}.1`);
     const { user, openid, token } = login.body.data;
     await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, balance: 100 }) });
     assert.equal((await h.request("POST", "/api/payments/orders", { orderId: "doc-1", itemId: "gem", coins: 10 }, { authorization: `Bearer ${token}` })).status, 201);
@@ -118,6 +124,56 @@ describe("console routes in the API description", function () {
     assert.equal((await call(anonymous, "POST", rewards, rewardPath, gift)).status, 401);
     const audit = await admin.call("GET", `/audit?action=reward.grant&target=${user.id}&outcome=ok`);
     assert.deepEqual(audit.body.data.map((e: { detail: { granted?: boolean } }) => e.detail.granted), [false, true]);
+
+    // Economy: the wallet after the reward above, the catalog and its next version.
+    const reader = new ConsoleClient(h.baseUrl);
+    assert.equal((await reader.signIn(await addOperator(h.config, unique("doc-reader"), "viewer"), OPERATOR_PASSWORD)).status, 200);
+    const wallet = await call(reader, "GET", "/economy/players/{userId}", `/economy/players/${user.id}?app=default`);
+    assert.deepEqual([wallet.status, wallet.body.data.balances], [200, { gold: 100 }]);
+    assert.deepEqual(wallet.body.data.items.find((i: { itemId: string }) => i.itemId === "sword"), { itemId: "sword", count: 1 });
+    assert.equal((await call(admin, "GET", "/economy/players/{userId}", `/economy/players/${user.id}?app=nope`)).status, 400);
+    const catalog = await call(reader, "GET", "/economy/catalog", "/economy/catalog?app=default");
+    assert.equal(catalog.status, 200);
+    assert.equal((await call(anonymous, "GET", "/economy/catalog")).status, 401);
+    const next = { currencies: [{ currencyId: "gold" }, { currencyId: "gems" }] };
+    assert.equal((await call(reader, "POST", "/economy/catalog", "/economy/catalog", { catalog: next })).status, 403);
+    assert.equal((await call(admin, "POST", "/economy/catalog", "/economy/catalog", { catalog: { items: [{ itemId: "" }] } })).status, 422);
+    const saved = await call(admin, "POST", "/economy/catalog", "/economy/catalog", { expectedVersion: catalog.body.data.version, catalog: next });
+    assert.deepEqual([saved.status, saved.body.data.version], [200, catalog.body.data.version + 1]);
+    assert.equal((await call(admin, "POST", "/economy/catalog", "/economy/catalog", { expectedVersion: catalog.body.data.version, catalog: next })).status, 409, "a version already replaced");
+    assert.equal((await admin.call("GET", "/economy/catalog")).body.data.version, catalog.body.data.version + 1);
+    // Mail: sent once per mail id; a viewer may not.
+    const mail = { userId: user.id, title: "Sorry", currencies: { gold: 5 }, mailId: unique("doc-mail") };
+    assert.equal((await call(reader, "POST", "/mail", "/mail", mail)).status, 403);
+    assert.equal((await call(admin, "POST", "/mail", "/mail", { ...mail, currencies: {} })).status, 400);
+    assert.equal((await call(admin, "POST", "/mail", "/mail", { ...mail, expiresAt: "2001-01-01T00:00:00Z" })).status, 400);
+    const sent = await call(admin, "POST", "/mail", "/mail", mail);
+    assert.deepEqual([sent.status, sent.body.data.created], [200, true]);
+    assert.equal((await call(admin, "POST", "/mail", "/mail", mail)).body.data.created, false);
+    // The disable above ended the player's sessions: a new login.
+    const relogin = await h.get(`/api/minigame/wechat/login?jsCode=${code}.2`);
+    assert.equal(relogin.body.data.user.id, user.id);
+    const player = { authorization: `Bearer ${relogin.body.data.token}` };
+    const listed = await h.get("/api/mail", player);
+    assert.ok(listed.body.data.mail.some((m: { mailId: string }) => m.mailId === mail.mailId));
+    // Leaderboards: boards, the player's record, remove, ban.
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 42 }, player)).status, 200);
+    const described = await call(reader, "GET", "/leaderboards", "/leaderboards?app=default");
+    assert.deepEqual(described.body.data.boards.map((b: { id: string; records: number }) => [b.id, b.records]), [["highscores", 1]]);
+    assert.equal((await call(admin, "GET", "/leaderboards", "/leaderboards?app=nope")).status, 400);
+    const records = await call(reader, "GET", "/leaderboards/players/{userId}", `/leaderboards/players/${user.id}`);
+    assert.deepEqual(records.body.data.records.map((r: { board: string; score: number }) => [r.board, r.score]), [["highscores", 42]]);
+    assert.equal((await call(admin, "GET", "/leaderboards/players/{userId}", "/leaderboards/players/no-such-player")).status, 403);
+    const board = (action: string) => `/leaderboards/{boardId}/players/{userId}/${action}`;
+    assert.equal((await call(reader, "POST", board("remove"), `/leaderboards/highscores/players/${user.id}/remove`, {})).status, 403);
+    assert.equal((await call(admin, "POST", board("remove"), `/leaderboards/nope/players/${user.id}/remove`, {})).status, 404);
+    assert.deepEqual((await call(admin, "POST", board("remove"), `/leaderboards/highscores/players/${user.id}/remove`, {})).body.data.removed, true);
+    assert.equal((await call(admin, "POST", board("ban"), `/leaderboards/nope/players/${user.id}/ban`, {})).status, 404);
+    const banned = await call(admin, "POST", board("ban"), `/leaderboards/highscores/players/${user.id}/ban`, { app: "default" });
+    assert.deepEqual([banned.status, banned.body.data.banned, banned.body.data.removed], [200, true, false]);
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 50 }, player)).status, 403, "banned from the board");
+    const trail = await admin.call("GET", "/audit?action=board.ban&outcome=ok");
+    assert.equal(trail.body.data[0].target, user.id);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);

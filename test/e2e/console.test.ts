@@ -206,6 +206,29 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal((await admin.call("GET", `/players/${p.user.id}`)).status, 403);
   });
 
+  it("mail: support within the cap to one player, admin to every player of the app; each claims once", async () => {
+    const { op: support, client } = await signedIn("support");
+    const [a, b] = [await player(), await player()];
+    const over = await client.call("POST", "/mail", { userId: a.user.id, title: "too much", currencies: { gold: 1001 } });
+    assert.deepEqual([over.status, over.body.data.code], [403, "console_role_forbidden"]);
+    const small = await client.call("POST", "/mail", { userId: a.user.id, title: "sorry", currencies: { gold: 10 } });
+    assert.equal(small.status, 200, JSON.stringify(small.body));
+    const trail = await client.call("GET", `/audit?action=mail.send&actor=${support.name}`);
+    // Entries of one millisecond have no order among them: compared as a set.
+    assert.deepEqual(trail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "started", "started"]);
+    const { client: admin } = await signedIn("admin");
+    const everyone = await admin.call("POST", "/mail", { userId: null, title: "outage", currencies: { gold: 5000 }, items: [{ itemId: "sword", count: 1 }], expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    assert.equal(everyone.status, 200, JSON.stringify(everyone.body));
+    for (const p of [a, b]) {
+      const auth = { authorization: `Bearer ${p.token}` };
+      const claim = () => h.request("POST", `/api/mail/${everyone.body.data.mailId}/claim`, undefined, auth);
+      assert.deepEqual([(await claim()).body.data.granted, (await claim()).body.data.granted], [true, false]);
+      const wallet = await admin.call("GET", `/economy/players/${p.user.id}?app=default`);
+      assert.equal(wallet.body.data.balances.gold, 5000, "the mail to everyone, once (a's own mail is not claimed)");
+    }
+    assert.equal((await h.request("POST", `/api/mail/${small.body.data.mailId}/claim`, undefined, { authorization: `Bearer ${b.token}` })).status, 404, "one player's mail is theirs");
+  });
+
   it("signing out ends the session; health and apps show no secret", async () => {
     const { client } = await signedIn("viewer");
     const health = await client.call("GET", "/health");

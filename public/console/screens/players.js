@@ -97,6 +97,11 @@ export async function render(root, ctx) {
       eraseForm,
     );
     detail.replaceChildren(profile, actions, await ordersSection(userId, p));
+    // The economy screen's wallet and inventory, where the economy is wired (its screen is listed).
+    if (ctx.screens?.some((s) => s.id === "economy")) {
+      const { walletSection } = await import("./economy.js");
+      detail.append(await walletSection(ctx, userId, p.sessionApps[0] ?? "default"));
+    }
   }
 
   async function ordersSection(userId, p) {

@@ -1,0 +1,54 @@
+/**
+ * The console's leaderboard screen: an app's boards with their current period and record count, a
+ * player's records on them (viewer), and removing a player's current record or banning them from a
+ * board, which also removes it (admin). Both changes are audited like every console change.
+ */
+import type { Router } from "express";
+import { z } from "zod";
+import { AppError } from "../core/errors";
+import { parseInput } from "../api/validate";
+import type { Services } from "../server/container";
+import { appQuery, knownApp } from "./console-economy";
+import type { ConsoleScreen } from "./console-screens";
+import { userIdParam } from "./console-schemas";
+
+export const boardRecordParams = userIdParam.extend({ boardId: z.string().min(1).max(64).meta({ example: "weekly-score" }) });
+export const boardChangeBody = z.object({ app: z.string().min(1).max(64).default("default") });
+
+async function knownPlayer(services: Services, userId: string): Promise<string> {
+  // Records of an erased player are gone with them; a made-up id is refused as the players screen does.
+  if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
+  return userId;
+}
+
+export const leaderboardsScreen: ConsoleScreen = {
+  id: "leaderboards",
+  title: "Leaderboards",
+  role: "viewer",
+  available: (services) => services.leaderboards !== undefined,
+  routes(router: Router, { services, guard }) {
+    router.get("/leaderboards", ...guard.read("viewer", async (req) => {
+      const app = knownApp(services, parseInput(appQuery, req.query).app);
+      return { app, boards: await services.leaderboards.describe(app) };
+    }));
+    router.get("/leaderboards/players/:userId", ...guard.read("viewer", async (req) => {
+      const userId = await knownPlayer(services, parseInput(userIdParam, req.params).userId);
+      const app = knownApp(services, parseInput(appQuery, req.query).app);
+      return { app, records: await services.leaderboards.recordsOf(app, userId) };
+    }));
+    router.post("/leaderboards/:boardId/players/:userId/remove", ...guard.change("board.remove_record", "admin", async (req) => {
+      const { boardId, userId } = parseInput(boardRecordParams, req.params);
+      const app = knownApp(services, parseInput(boardChangeBody, req.body ?? {}).app);
+      services.leaderboards.board(app, boardId);
+      const removed = await services.leaderboards.removeRecord(app, boardId, userId);
+      return { target: userId, detail: { app, boardId, removed }, result: { app, boardId, userId, removed } };
+    }));
+    router.post("/leaderboards/:boardId/players/:userId/ban", ...guard.change("board.ban", "admin", async (req, session) => {
+      const { boardId, userId } = parseInput(boardRecordParams, req.params);
+      const app = knownApp(services, parseInput(boardChangeBody, req.body ?? {}).app);
+      await knownPlayer(services, userId);
+      const { removed } = await services.leaderboards.ban(app, boardId, userId, `console:${session.operator.name}`);
+      return { target: userId, detail: { app, boardId, removed }, result: { app, boardId, userId, banned: true, removed } };
+    }));
+  },
+};
