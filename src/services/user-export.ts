@@ -34,6 +34,7 @@ export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
   cache: "sessions and platform session keys are secrets that expire; the export says in which apps a session is live (sessionApps)",
   "coin-wallet": "the platform's wallet, asked live; what it moved is in the order ledger (orders)",
   "item-order-query": "asks the platform; a purchase it finds is recorded in the order ledger (orders)",
+  "operator-store": "the console's operators are staff accounts, not players; their audit of actions on a player is the operators' record, kept for accountability",
   "rank-index": "a copy of the leaderboard store's records, kept only to serve ranks fast and rebuilt from it; the leaderboards section exports the records",
   "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
 };
