@@ -123,8 +123,21 @@ export class MongoLeaderboardStore implements LeaderboardStore {
     throw new Error(`record ${id} is contended beyond ${SUBMIT_ATTEMPTS} attempts`);
   }
 
-  /** Writes a claimed version as the record unless a newer one is there already. */
+  /**
+   * Writes a claimed version, then rolls the record forward to the newest claim: FerretDB's conditioned
+   * replace is not atomic, so a slower writer can put an older version back; the last writer leaves it right.
+   */
   private async write(doc: RecordDoc): Promise<void> {
+    await this.writeOnce(doc);
+    for (;;) {
+      const current = await this.records.findOne({ _id: doc._id });
+      const next = current ? await this.versions.findOne({ _id: `${doc._id}:${current.version + 1}` }) : null;
+      if (!next) return;
+      await this.writeOnce({ ...next, _id: doc._id });
+    }
+  }
+
+  private async writeOnce(doc: RecordDoc): Promise<void> {
     for (;;) {
       const current = await this.records.findOne({ _id: doc._id });
       if (current && current.version >= doc.version) return;
