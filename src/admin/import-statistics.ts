@@ -3,11 +3,10 @@
  * answers saved as JSON Lines or JSON) become records of this server's boards, after the players
  * are imported. Submitted as `best`, so running it again changes nothing.
  */
-import { createCache } from "../adapters/cache/create-cache";
 import type { AppConfig } from "../config/config";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
-import { buildLeaderboards } from "../server/leaderboard-wiring";
+import { withLeaderboards } from "./leaderboard-export";
 import { MalformedRecord, readExportRecords } from "../services/migration/export-reader";
 import { importStatistic, type StatisticOutcome } from "../services/migration/leancloud-statistics";
 import type { PlayerImporter } from "../services/migration/player-importer";
@@ -26,21 +25,18 @@ export async function importStatisticsFile(
   options: { config: AppConfig; appKey: string; store: UserStore; importer: PlayerImporter; boards: Record<string, string>; logger: Logger },
 ): Promise<StatisticsSummary> {
   const { config, appKey, store, importer } = options;
-  const cache = await createCache(config.cache, config.cacheKeyPrefix, options.logger);
-  const built = await buildLeaderboards({ config, users: store, cache, logger: options.logger, tick: false });
   const summary: StatisticsSummary = { file, read: 0, recorded: 0, skipped: {} };
   const count = (outcome: StatisticOutcome) => {
     if (outcome.kind === "recorded") summary.recorded++;
     else summary.skipped[outcome.reason] = (summary.skipped[outcome.reason] ?? 0) + 1;
   };
-  try {
-    const boards = new Map(built.leaderboards.boards(appKey).map((b) => [b.id, { tournament: b.tournament !== undefined }]));
+  return withLeaderboards(config, store, options.logger, async (leaderboards) => {
     const target = {
       appKey,
-      boards,
+      boards: new Map(leaderboards.boards(appKey).map((b) => [b.id, { tournament: b.tournament !== undefined }])),
       findUser: store.findByIdentity.bind(store),
       sourceKey: (objectId: string) => importer.sourceKey(objectId),
-      submit: (app: string, userId: string, boardId: string, score: number) => built.leaderboards.submit(app, userId, boardId, score, { keepBest: true }),
+      submit: (app: string, userId: string, boardId: string, score: number) => leaderboards.submit(app, userId, boardId, score, { keepBest: true }),
     };
     const running = new Set<Promise<void>>();
     for await (const item of readExportRecords(file)) {
@@ -55,10 +51,7 @@ export async function importStatisticsFile(
     }
     await Promise.all(running);
     return summary;
-  } finally {
-    await built.close();
-    await cache.close();
-  }
+  });
 }
 
 /** `--board wins=highscores,…`: LeanCloud statistic names → board ids (unlisted names keep theirs). */

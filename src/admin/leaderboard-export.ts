@@ -4,6 +4,8 @@ import type { AppConfig } from "../config/config";
 import { createCache } from "../adapters/cache/create-cache";
 import type { Logger } from "../logging/logger";
 import { buildLeaderboards } from "../server/leaderboard-wiring";
+import type { UserStore } from "../core/ports/user-store";
+import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 
 /** The player's records on every board of every app, for `export` (the data-access right). */
 export async function exportLeaderboards(config: AppConfig, userId: string): Promise<Array<{ app: string; board: string; period: number; score: number; subscore: number; name: string; updatedAt: string; metadata: Record<string, unknown> | null }>> {
@@ -21,18 +23,25 @@ export async function exportLeaderboards(config: AppConfig, userId: string): Pro
   }
 }
 
-/** Removes the player's records on every board (erase), keeping the servers' rank index in step. */
-export async function eraseLeaderboardRecords(config: AppConfig, logger: Logger, userId: string): Promise<void> {
+/**
+ * Runs `use` with this deployment's leaderboards in a one-off tool (no ticker: servers roll periods
+ * and pay seasons), on the servers' rank index so what it changes is what they serve; closes both.
+ */
+export async function withLeaderboards<T>(config: AppConfig, users: Pick<UserStore, "findById">, logger: Logger, use: (leaderboards: LeaderboardService) => Promise<T>): Promise<T> {
   const cache = await createCache(config.cache, config.cacheKeyPrefix, logger);
   try {
-    const users = { findById: async () => null };
     const built = await buildLeaderboards({ config, users, cache, logger, tick: false });
     try {
-      await built.leaderboards.eraseUser(userId);
+      return await use(built.leaderboards);
     } finally {
       await built.close();
     }
   } finally {
     await cache.close();
   }
+}
+
+/** Removes the player's records on every board (erase), keeping the servers' rank index in step. */
+export function eraseLeaderboardRecords(config: AppConfig, logger: Logger, userId: string): Promise<void> {
+  return withLeaderboards(config, { findById: async () => null }, logger, (leaderboards) => leaderboards.eraseUser(userId));
 }
