@@ -3,9 +3,6 @@
  * tests, and the server on PostgreSQL and MongoDB). The server on SQLite shares the user store's
  * connection instead (`sharedSqliteEconomy` in create-user-store.ts), as the order ledger does.
  */
-import fs from "node:fs";
-import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { EconomyStore } from "../../core/ports/economy-store";
@@ -14,6 +11,7 @@ import { MongoEconomyStore } from "./mongo/mongo-economy-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselyEconomyStore, type EconomyDatabase } from "./sql/kysely-economy-store";
 import { createPostgresPool } from "./sql/postgres-pool";
+import { openSqliteFile } from "./sql/sqlite-file";
 
 export async function createEconomyStore(config: AppConfig["store"], crashPoint?: EconomyCrashHook): Promise<EconomyStore> {
   let store: EconomyStore;
@@ -21,11 +19,7 @@ export async function createEconomyStore(config: AppConfig["store"], crashPoint?
     const connection = await openMongoConnection(config.url, config, 5);
     store = new MongoEconomyStore(connection, () => connection.close(), crashPoint);
   } else if (config.kind === "sqlite") {
-    if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
-    const database = new SqliteDatabase(config.path);
-    database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
-    database.pragma(`synchronous = ${config.synchronous ?? "FULL"}`);
+    const database = openSqliteFile(config.path, config.synchronous ?? "FULL");
     const db = new Kysely<EconomyDatabase>({ dialect: new SqliteDialect({ database }) });
     store = new KyselyEconomyStore(db, "sqlite", () => db.destroy(), crashPoint);
   } else {

@@ -3,9 +3,6 @@
  * store's connection (`sharedSqliteConnection`): better-sqlite3 waits for a lock synchronously, so
  * a second connection to one file in one process could wait on the first forever.
  */
-import fs from "node:fs";
-import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { LeaderboardStore } from "../../core/ports/leaderboard-store";
@@ -13,6 +10,7 @@ import { MongoLeaderboardStore } from "./mongo/mongo-leaderboard-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselyLeaderboardStore } from "./sql/kysely-leaderboard-store";
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
+import { openSqliteFile } from "./sql/sqlite-file";
 
 export async function createLeaderboardStore(config: AppConfig["store"], shared?: { sqlite?: Kysely<unknown> }): Promise<LeaderboardStore> {
   let store: LeaderboardStore;
@@ -26,11 +24,7 @@ export async function createLeaderboardStore(config: AppConfig["store"], shared?
     store = new KyselyLeaderboardStore(shared.sqlite, "sqlite");
   } else {
     const file = (config as { path: string }).path;
-    if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const database = new SqliteDatabase(file);
-    database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
-    database.pragma(`synchronous = ${(config as { synchronous?: string }).synchronous ?? "FULL"}`);
+    const database = openSqliteFile(file, (config as { synchronous?: "FULL" | "NORMAL" }).synchronous ?? "FULL");
     const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database }) });
     store = new KyselyLeaderboardStore(db, "sqlite", () => db.destroy());
   }

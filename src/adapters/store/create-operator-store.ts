@@ -2,9 +2,6 @@
  * Opens the operator store on the configured database. The server on SQLite shares the user store's
  * connection (see create-order-ledger.ts for why); the CLI and tests open one of their own.
  */
-import fs from "node:fs";
-import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { OperatorStore } from "../../core/ports/operator-store";
@@ -13,6 +10,7 @@ import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselyOperatorStore, type OperatorDatabase } from "./sql/kysely-operator-store";
 import { createPostgresPool } from "./sql/postgres-pool";
 import { sharedSqliteConnection } from "./create-user-store";
+import { openSqliteFile } from "./sql/sqlite-file";
 
 export interface OperatorStoreOptions {
   /** Use this process's user-store connection to the SQLite file (the server). */
@@ -24,10 +22,7 @@ export async function createOperatorStore(config: AppConfig["store"], options: O
   if (config.kind === "sqlite" && options.shareSqlite) {
     store = new KyselyOperatorStore(sharedSqliteConnection(config.path) as unknown as Kysely<OperatorDatabase>, "sqlite");
   } else if (config.kind === "sqlite") {
-    if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
-    const database = new SqliteDatabase(config.path);
-    database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
+    const database = openSqliteFile(config.path, config.synchronous);
     const db = new Kysely<OperatorDatabase>({ dialect: new SqliteDialect({ database }) });
     store = new KyselyOperatorStore(db, "sqlite", () => db.destroy());
   } else if (config.kind === "mongodb") {

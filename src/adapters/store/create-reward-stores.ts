@@ -3,9 +3,6 @@
  * share the user store's connection when one is open in this process (better-sqlite3 waits for a
  * lock synchronously: two connections to one file in one process could wait on each other forever).
  */
-import fs from "node:fs";
-import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
 import type { AdView, AdViewStore } from "../../core/ports/ad-views";
@@ -15,6 +12,7 @@ import { MongoRewardStores } from "./mongo/mongo-reward-stores";
 import { sharedSqliteConnection } from "./create-user-store";
 import { KyselyRewardStores, type RewardDatabase } from "./sql/kysely-reward-stores";
 import { createPostgresPool } from "./sql/postgres-pool";
+import { openSqliteFile } from "./sql/sqlite-file";
 
 /** What the reward stores keep about one player, in every app (the operator's export). */
 export interface PlayerRewardRecords {
@@ -39,11 +37,7 @@ export async function createRewardStores(config: AppConfig["store"]): Promise<Re
   if (config.kind === "sqlite") {
     const shared = sharedSqliteConnection(config.path);
     if (shared) return migrated(new KyselyRewardStores(shared as unknown as Kysely<RewardDatabase>, "sqlite"), async () => undefined);
-    if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
-    const database = new SqliteDatabase(config.path);
-    database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
-    database.pragma(`synchronous = ${config.synchronous ?? "FULL"}`);
+    const database = openSqliteFile(config.path, config.synchronous ?? "FULL");
     const db = new Kysely<RewardDatabase>({ dialect: new SqliteDialect({ database }) });
     return migrated(new KyselyRewardStores(db, "sqlite", () => db.destroy()), () => db.destroy());
   }

@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
@@ -12,6 +11,7 @@ import { KyselyUserStore, type Database, type KyselyUserStoreOptions } from "./s
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
 import { SqliteGroupCommit } from "./sql/sqlite-group-commit";
 import { failFastWhenUnavailable } from "./unavailable-errors";
+import { openSqliteFile } from "./sql/sqlite-file";
 
 /** Opens the configured database and brings its schema up to date before handing it out. */
 export async function createUserStore(config: AppConfig["store"], options: KyselyUserStoreOptions = {}): Promise<UserStore> {
@@ -45,20 +45,21 @@ async function migrateOrClose(store: UserStore): Promise<void> {
 }
 
 function openSqlite(file: string, synchronous: "FULL" | "NORMAL", options: KyselyUserStoreOptions): KyselyUserStore {
-  if (file !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const database = new SqliteDatabase(file);
-  // WAL lets readers proceed during a write; busy_timeout waits out another connection's write
-  // instead of failing at once; foreign keys are off by default in SQLite.
-  database.pragma("journal_mode = WAL");
-  database.pragma("busy_timeout = 5000");
+  // The operator chooses durability (SQLITE_SYNCHRONOUS; see openSqliteFile); foreign keys are off by default in SQLite.
+  const database = openSqliteFile(file, synchronous);
   database.pragma("foreign_keys = ON");
-  // FULL: every commit is on disk before it returns. NORMAL in WAL: durable across a process crash,
-  // but a power loss can drop the last commits; the operator chooses (SQLITE_SYNCHRONOUS).
-  database.pragma(`synchronous = ${synchronous}`);
   cachePreparedStatements(database);
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
-  sqliteConnections.set(path.resolve(file), kysely);
-  return new KyselyUserStore(kysely, "sqlite", options, new SqliteGroupCommit(kysely as Kysely<unknown>, database));
+  const key = path.resolve(file);
+  sqliteConnections.set(key, kysely);
+  const store = new KyselyUserStore(kysely, "sqlite", options, new SqliteGroupCommit(kysely as Kysely<unknown>, database));
+  // A closed connection is no longer shared: a store opened later on the file opens its own.
+  const close = store.close.bind(store);
+  store.close = async () => {
+    if (sqliteConnections.get(key) === kysely) sqliteConnections.delete(key);
+    await close();
+  };
+  return store;
 }
 
 /** The connection this process opened to each SQLite file for its user store, for the order ledger to share. */

@@ -4,12 +4,10 @@
  * better-sqlite3 waits for a lock synchronously, so two connections to one SQLite file in one process
  * could wait on each other forever.
  */
-import fs from "node:fs";
-import path from "node:path";
-import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import { KyselyOrderLedger, type OrderDatabase } from "./kysely-order-ledger";
 import { createPostgresPool, type PostgresTimeouts } from "./postgres-pool";
+import { openSqliteFile } from "./sqlite-file";
 
 /** A SQL database's settings: SQLite's file, or PostgreSQL's URL and timeouts. */
 export type SqlStoreConfig = { kind: "sqlite"; path: string; synchronous?: "FULL" | "NORMAL" } | ({ kind: "postgres"; url: string } & PostgresTimeouts);
@@ -17,11 +15,7 @@ export type SqlStoreConfig = { kind: "sqlite"; path: string; synchronous?: "FULL
 export async function openOrderLedger(config: SqlStoreConfig): Promise<KyselyOrderLedger> {
   let db: Kysely<OrderDatabase>;
   if (config.kind === "sqlite") {
-    if (config.path !== ":memory:") fs.mkdirSync(path.dirname(path.resolve(config.path)), { recursive: true });
-    const database = new SqliteDatabase(config.path);
-    database.pragma("journal_mode = WAL");
-    database.pragma("busy_timeout = 5000");
-    database.pragma(`synchronous = ${config.synchronous ?? "FULL"}`);
+    const database = openSqliteFile(config.path, config.synchronous ?? "FULL");
     db = new Kysely<OrderDatabase>({ dialect: new SqliteDialect({ database }) });
   } else {
     db = new Kysely<OrderDatabase>({ dialect: new PostgresDialect({ pool: createPostgresPool(config.url, config, 4) }) });

@@ -3,7 +3,8 @@
  * never interleave with the store's migrations. Every statement is "if not exists": a run
  * interrupted half-way must be safe to repeat (SQLite runs Kysely migrations outside a transaction).
  */
-import { Migrator, type Kysely, type Migration } from "kysely";
+import type { Kysely, Migration } from "kysely";
+import { migrateFeatureToLatest } from "./migrations";
 
 export type RewardDialect = "sqlite" | "postgres";
 
@@ -59,13 +60,7 @@ function migrations(dialect: RewardDialect): Record<string, Migration> {
   };
 }
 
-export async function migrateRewardTables(db: Kysely<any>, dialect: RewardDialect): Promise<void> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations(dialect) },
-    migrationTableName: "reward_migrations",
-    migrationLockTableName: "reward_migrations_lock",
-  });
-  const { error } = await migrator.migrateToLatest();
-  if (error) throw error;
+/** Under the store's cross-process migration lock: two processes starting at once never both apply a migration. */
+export function migrateRewardTables(db: Kysely<any>, dialect: RewardDialect): Promise<void> {
+  return migrateFeatureToLatest(db, dialect, "reward_migrations", migrations(dialect));
 }
