@@ -4,7 +4,11 @@
  * unavailable-errors.ts turns that into a 503; the driver keeps probing and heals by itself.
  */
 import mongoose from "mongoose";
+import { watchMonitors } from "./monitor-watchdog";
 import { MongoUserStore, type MongoUserStoreOptions } from "./mongo-user-store";
+
+/** How often the driver's monitor checks a server when nothing else asks (a request asks sooner). */
+const HEARTBEAT_FREQUENCY_MS = 2000;
 
 export interface MongoTimeouts {
   /** Finding a server that answers (and opening a connection to it). */
@@ -31,8 +35,7 @@ export async function openMongoConnection(url: string, timeouts: MongoTimeouts, 
     connectTimeoutMS: timeouts.connectTimeoutMs,
     waitQueueTimeoutMS: timeouts.acquireTimeoutMs,
     socketTimeoutMS: timeouts.queryTimeoutMs,
-    // The monitor notices a server back within this when nothing else asks (a request asks sooner).
-    heartbeatFrequencyMS: 2000,
+    heartbeatFrequencyMS: HEARTBEAT_FREQUENCY_MS,
     maxPoolSize,
     // A read that timed out would be retried once after a new server selection, doubling the wait
     // before the 503 (1.6 s seen in CI); the client retries instead, as with PostgreSQL.
@@ -42,5 +45,8 @@ export async function openMongoConnection(url: string, timeouts: MongoTimeouts, 
   // a listener it would reach the process's uncaughtException handler and shut the server down.
   connection.on("error", () => undefined);
   await connection.asPromise();
+  // A monitor whose heartbeat hangs would leave the server "Unknown" for good (monitor-watchdog.ts).
+  const watchdog = watchMonitors(connection.getClient(), { connectTimeoutMs: timeouts.connectTimeoutMs, heartbeatFrequencyMs: HEARTBEAT_FREQUENCY_MS });
+  connection.once("close", () => watchdog.stop());
   return connection;
 }
