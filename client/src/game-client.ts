@@ -255,6 +255,11 @@ export class GameClient {
     return rewards.claim(this.authed, mailId);
   }
 
+  /** Redeems a Douyin gift code once (`POST /api/rewards/gift-codes`); a repeat answers `granted: false`. */
+  redeemGiftCode(code: string, options: { envType?: string } = {}): Promise<rewards.RewardResult & { code: string; giftId: string | null }> {
+    return rewards.redeemGiftCode(this.authed, code, options.envType);
+  }
+
   /**
    * Shows a rewarded ad (WeChat, with server-side verification) and resolves once the server has
    * granted its reward; call it from a tap handler. `options.show` replaces the runtime's ad (the

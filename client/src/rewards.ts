@@ -42,6 +42,14 @@ export function claim(request: AuthedRequest, mailId: string): Promise<RewardRes
   return request("POST", `/api/mail/${encodeURIComponent(mailId)}/claim`);
 }
 
+/**
+ * Redeems a Douyin gift code the player brought (tt.onShow's query `game_cdkey`, or typed in); a
+ * repeat answers the same with `granted: false`. Refusals throw the server's code (`gift_code_invalid`, …).
+ */
+export function redeemGiftCode(request: AuthedRequest, code: string, envType?: string): Promise<RewardResult & { code: string; giftId: string | null }> {
+  return request("POST", "/api/rewards/gift-codes", envType ? { code, envType } : { code });
+}
+
 /** What the platform's rewarded-ad component is given before `show()` (WeChat's setServerSideVerificationData). */
 export interface AdVerification {
   userId: string;

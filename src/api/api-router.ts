@@ -10,7 +10,7 @@ import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
 import { pushRoutes } from "./push-routes";
 import { rewardPushRoutes } from "./reward-push-routes";
-import { adRoutes, mailRoutes } from "./reward-routes";
+import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
@@ -125,11 +125,13 @@ export function createApiRouter(services: Services): Router {
     sessions: services.sessions,
     mail: services.rewardSources.mail,
     ads: services.rewardSources.ads,
+    giftCodes: services.rewardSources.giftCodes,
     limiter: services.limiter,
     limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
   };
   api.use(mailRoutes(rewardDeps));
   api.use(adRoutes(rewardDeps));
+  api.use(giftCodeRoutes(rewardDeps));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

@@ -3,7 +3,7 @@
  * its own body and answers in its platform's shape, not our envelope):
  *   GET|POST /wechat/ad-reward   WeChat's rewarded-ad server-side verification (wechat-ad-reward.ts)
  *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts)
- *   POST     /douyin/gift-push   Douyin's message push: gift codes (douyin-gift.ts)
+ *   POST     /douyin/gift-push   Douyin's message push: gift packs by gift code (douyin-gift.ts)
  * The app is the one whose Token verifies the signature, so one URL serves every app. A refusal
  * (forged, stale, another app's, malformed) records nothing.
  */
@@ -125,7 +125,8 @@ function mountWechatGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
 }
 
 function mountDouyinGifts(router: Router, deps: RewardPushDeps, nowMs: () => number): void {
-  const reply = (res: Response, status: number, errNo: number, errTips: string) => res.status(status).json({ err_no: errNo, err_tips: errTips });
+  // `success` is what the gift guide's reply shows; err_no/err_tips as the message push's other replies.
+  const reply = (res: Response, status: number, errNo: number, errTips: string) => res.status(status).json({ success: status === 200 && errNo === 0, err_no: errNo, err_tips: errTips });
   router.post("/douyin/gift-push", bodyText, async (req: Request, res: Response) => {
     const raw = textOf(req);
     const refuse = (reason: string, app?: string) => {

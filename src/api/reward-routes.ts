@@ -1,23 +1,26 @@
 /**
  * The player's side of the reward sources, mounted at `/api`: `/mail` (the player's mail, claiming
- * attachments) and `/ads` (whether a rewarded ad the player watched was verified and granted: watchAd() asks here).
+ * attachments), `/ads` (whether a rewarded ad the player watched was verified and granted: watchAd() asks
+ * here) and `/rewards/gift-codes` (a Douyin gift code the player brought, redeemed and granted once).
  * All on the token's app; every grant is the RewardGranter's, once.
  */
 import { Router, type Request, type Response } from "express";
 import { AppError } from "../core/errors";
 import type { RateLimiter } from "../services/rate-limiter";
 import type { AdRewards } from "../services/rewards/ad-rewards";
+import type { GiftCodes } from "../services/rewards/gift-codes";
 import type { MailService } from "../services/rewards/mail-service";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
 import { sendOk } from "./envelope";
-import { mailParams, watchParams } from "./reward-schemas";
+import { giftCodeBody, mailParams, watchParams } from "./reward-schemas";
 import { parseInput } from "./validate";
 
 export interface RewardRouteDeps {
   sessions: SessionService;
   mail: MailService;
   ads: AdRewards;
+  giftCodes: GiftCodes;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
 }
@@ -59,6 +62,20 @@ export function adRoutes(deps: RewardRouteDeps): Router {
       balances: result?.balances ?? {},
       items: result?.items ?? [],
     });
+  });
+  return router;
+}
+
+export function giftCodeRoutes(deps: RewardRouteDeps): Router {
+  const router = Router();
+  const auth = requireAuth(deps.sessions);
+  // Replays answer 200 with granted: false. Limited per user: each first try asks the platform.
+  router.post("/rewards/gift-codes", auth, async (req: Request, res: Response) => {
+    const { code, envType } = parseInput(giftCodeBody, req.body);
+    const { auth: claims } = authOf(res);
+    await deps.limiter.hit(`user:gift_codes:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    const result = await deps.giftCodes.redeem(claims.app, claims.userId, code, envType);
+    sendOk(res, result, result.granted ? "Gift code redeemed" : "Already redeemed");
   });
   return router;
 }

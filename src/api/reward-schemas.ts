@@ -9,6 +9,11 @@ export const watchParams = z.object({
   watchId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1–128 of A-Z a-z 0-9 _ . : -").describe("The id the client put in the ad's verification data (watchAd)"),
 });
 
+export const giftCodeBody = z.strictObject({
+  code: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1–128 of A-Z a-z 0-9 _ . : -").describe("The gift code (Douyin's cdkey: tt.onShow's query `game_cdkey`, or typed by the player)").meta({ example: "cdkey88888" }),
+  envType: z.string().regex(/^[A-Za-z_]{1,32}$/, "must be 1–32 letters or _").optional().describe("Douyin's env_type from tt.getEnvInfoSync, passed through (test codes); omit in production"),
+});
+
 const amount = z.int().min(1).max(1_000_000_000).meta({ example: 100 });
 const itemCount = z.strictObject({ itemId: z.string().meta({ example: "potion" }), count: z.int().min(0).max(1_000_000_000).meta({ example: 2 }) });
 const iso = z.iso.datetime().meta({ example: "2026-01-01T00:00:00.000Z" });
@@ -39,4 +44,11 @@ export const adViewSchema = z.strictObject({
   capped: z.boolean().describe("The view came past the ad unit's daily cap: verified, recorded, not granted"),
   balances,
   items: z.array(itemCount),
+});
+export const giftCodeSchema = z.strictObject({
+  code: z.string().meta({ example: "cdkey88888" }),
+  giftId: z.string().nullable().describe("The catalog's gift pack the code granted").meta({ example: "gift-example" }),
+  granted: z.boolean().describe("False on a replay: nothing more was given"),
+  balances,
+  items: z.array(itemCount).describe("The counts after the grant of the items it touched"),
 });

@@ -174,7 +174,9 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
-    const rewardSources = await buildRewardServices({ config, apps, platformApps, store, rewards: economy.rewards, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now });
+    const rewardSources = await buildRewardServices({
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: economy.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
+    });
     cleanups.push(() => rewardSources.close());
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,

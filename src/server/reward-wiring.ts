@@ -1,29 +1,37 @@
 /**
  * The reward sources' part of the composition root (container.ts): their stores on the configured
- * database, the ad, gift and mail services over the economy's RewardGranter and catalog, and each
- * app's callback keys per platform (the settings', else the simulator's when it is embedded).
+ * database, the ad, gift, gift-code and mail services over the economy's RewardGranter and catalog,
+ * and each app's callback keys per platform (the settings', else the simulator's when it is embedded).
  */
 import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
 import type { AppConfig } from "../config/config";
 import type { AppSettings } from "../config/settings/apps";
 import type { AppRewardKeys, RewardCrashPoint } from "../config/settings/rewards";
 import { DEFAULT_APP } from "../core/apps";
+import type { EconomyStore } from "../core/ports/economy-store";
 import type { RewardGranter } from "../core/ports/reward-grants";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { RewardApp } from "../api/reward-push-routes";
 import { AdRewards, type PlayerLookup } from "../services/rewards/ad-rewards";
+import { redeemDouyinGiftCode } from "../platforms/douyin/douyin-gift-code";
+import { grantResult } from "../services/economy/reward-granter";
+import { GiftCodes, type GiftCodeRedeemer } from "../services/rewards/gift-codes";
 import { GiftRewards } from "../services/rewards/gift-rewards";
 import { MailService } from "../services/rewards/mail-service";
 import type { RewardCatalog } from "../services/rewards/reward-catalog";
 import type { PlatformApps } from "../services/platform-apps";
 import type { CatalogService } from "../services/economy/catalog-service";
+import type { SessionKeyCustody } from "../services/session-key-custody";
+import { StoredPlayerOpenids } from "../services/social/player-openids";
+import type { AppTokens } from "../services/social/social-ports";
 import { simulatorRewardKeys } from "../simulator/rewards/reward-keys";
 
 export interface RewardServices {
   stores: RewardStores;
   ads: AdRewards;
   gifts: GiftRewards;
+  giftCodes: GiftCodes;
   mail: MailService;
   rewardApps(platform: string): RewardApp[];
   close(): Promise<void>;
@@ -33,8 +41,12 @@ export interface RewardWiringInput {
   config: AppConfig;
   apps: readonly AppSettings[];
   platformApps: PlatformApps;
-  store: Pick<UserStore, "findByIdentity">;
+  store: Pick<UserStore, "findByIdentity" | "findById" | "listIdentities">;
+  custody: Pick<SessionKeyCustody, "read">;
+  tokens: AppTokens;
   rewards: RewardGranter;
+  /** The economy's ledger: a gift code already granted is answered from its entry. */
+  ledger: Pick<EconomyStore, "findBySource">;
   catalog: RewardCatalog;
   logger: Logger;
   now?: () => number;
@@ -52,6 +64,16 @@ export async function buildRewardServices(input: RewardWiringInput): Promise<Rew
   const common = { rewards: input.rewards, catalog: input.catalog, userIdFor, logger };
   const ads = new AdRewards({ ...common, views: stores, dayOffsetHours: config.rewards.dayOffsetHours, now: input.now, crashPoint: crash });
   const gifts = new GiftRewards({ ...common, crashPoint: crash });
+  const giftCodes = new GiftCodes({
+    gifts,
+    redeemer: douyinRedeemer(input),
+    openidOf: (app, userId) => new StoredPlayerOpenids(input.store, input.custody, (p, a) => namespaceOf(platformApps, p, a)).openidOf("douyin", app, userId),
+    recorded: async (app, code) => {
+      const entry = await input.ledger.findBySource(app, "gift_code", code);
+      return entry ? { userId: entry.userId, giftId: entry.note?.startsWith("gift ") ? entry.note.slice(5) : null, result: grantResult(entry) } : undefined;
+    },
+    logger,
+  });
   const mail = new MailService({ store: stores, rewards: input.rewards, defaultExpiryDays: config.rewards.mailDefaultExpiryDays, now: input.now, crashPoint: crash });
   const embedded = config.simulator === "embedded";
 
@@ -74,10 +96,33 @@ export async function buildRewardServices(input: RewardWiringInput): Promise<Rew
     stores,
     ads,
     gifts,
+    giftCodes,
     mail,
     rewardApps: (platform) => perPlatform.get(platform) ?? [],
     close: () => stores.close(),
   };
+}
+
+/** Douyin's gift-code redemption for each app on Douyin, with the app's self-healing token. */
+function douyinRedeemer(input: RewardWiringInput): GiftCodeRedeemer {
+  const { config, logger } = input;
+  const hosts = new Map<string, string>();
+  for (const app of input.apps) {
+    const settings = app.platforms.douyin;
+    if (settings && input.platformApps.find("douyin", app.key)) hosts.set(app.key, settings.apiBaseUrl);
+  }
+  return {
+    serves: (app) => hosts.has(app),
+    redeem: (app, call) => {
+      const http = { settings: { appId: "", appSecret: "", apiBaseUrl: hosts.get(app)!, extra: {} }, timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger };
+      return input.tokens.withPlatformToken("douyin", app, (accessToken) => redeemDouyinGiftCode(http, { ...call, accessToken }));
+    },
+  };
+}
+
+function namespaceOf(platformApps: PlatformApps, platform: string, app: string): string | undefined {
+  const entry = platformApps.find(platform, app);
+  return entry && platformApps.namespaceOf(entry);
 }
 
 /** The reward sources' view of the live catalogs (every process follows an operator's new version). */

@@ -168,6 +168,7 @@ describe("OpenAPI description", () => {
       "GET /api/mail",
       "POST /api/mail/{mailId}/claim",
       "GET /api/ads/views/{watchId}",
+      "POST /api/rewards/gift-codes",
       "GET /api/minigame/wechat/ad-reward",
       "POST /api/minigame/wechat/ad-reward",
       "GET /api/minigame/wechat/gift-push",
@@ -379,8 +380,24 @@ describe("OpenAPI description", () => {
     const dyPlayer = (await call("GET", "/api/minigame/douyin/login", { path: `/api/minigame/douyin/login?code=${unique("dygift")}` })).body.data;
     const text = JSON.stringify({ gift_id: "gift-example", gift_code: unique("cdk"), open_id: dyPlayer.openid, prop_list: [], env_type: "production", send_time: 1 });
     const dyCall = async (token: string, body: string) => conformance.check("POST", dyRoute, await h.request("POST", dyRoute, body, signDouyinPush(token, douyinApp, "gift_delivery", body, Date.now())));
-    assert.equal((await dyCall(dy.giftPushToken, text)).status, 200);
+    assert.equal((await dyCall(dy.giftPushToken, text)).body.success, true);
     assert.equal((await dyCall("forged", text)).status, 401);
+
+    const codes = "/api/rewards/gift-codes";
+    const dyAuth = bearer(dyPlayer.token);
+    const issue = async (giftId: string) => {
+      const res = await fetch(`${h.simulator.url}/__simulator/gift`, { method: "POST", body: JSON.stringify({ platform: "douyin", openid: dyPlayer.openid, giftId, delivery: "code" }) });
+      return ((await res.json()) as { giftCode: string }).giftCode;
+    };
+    const code = await issue("gift-example");
+    assert.equal((await call("POST", codes, { body: { code }, headers: dyAuth })).body.data.granted, true);
+    assert.equal((await call("POST", codes, { body: { code }, headers: dyAuth })).body.data.granted, false);
+    assert.equal((await call("POST", codes, { body: { code }, headers: auth })).body.data.code, "gift_code_used");
+    assert.equal((await call("POST", codes, { body: { code: unique("forged") }, headers: dyAuth })).body.data.code, "gift_code_invalid");
+    assert.equal((await call("POST", codes, { body: { code: await issue("no-such-pack") }, headers: dyAuth })).body.data.code, "gift_pack_unknown");
+    assert.equal((await call("POST", codes, { body: { code: unique("cdk") }, headers: auth })).body.data.code, "gift_codes_unsupported");
+    assert.equal((await call("POST", codes, { body: { code: "bad code" }, headers: dyAuth })).status, 400);
+    assert.equal((await call("POST", codes, { body: { code } })).status, 401);
   });
 
   it("social routes: player storage and subscribe messages, success and failures match the document", async () => {

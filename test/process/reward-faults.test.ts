@@ -1,7 +1,7 @@
 /**
  * The reward sources' process killed (SIGKILL, through the test-only REWARD_CRASH_POINT) at each
- * step: after an ad view was recorded and before its grant, before a gift pack's grant, after a
- * mail's grant and before its claim was marked. After a restart on the same store (SQLite,
+ * step: after an ad view was recorded and before its grant, before a gift pack's grant (pushed, or a
+ * Douyin gift code the platform confirmed), after a mail's grant and before its claim was marked. After a restart on the same store (SQLite,
  * PostgreSQL, MongoDB on FerretDB) the platform's retry (or the player's repeat) lands exactly one
  * grant. The grants are kept by test/support/reward-crash-child.ts in a file that survives the kill.
  */
@@ -144,6 +144,15 @@ for (const impl of implementations) {
       assert.deepEqual(answers.map((a) => a.body?.ErrCode), [0, 0]);
       assert.equal(grantsOf("gift_pack", orderId), 1);
     });
+
+    // A gift code's claim is the ledger's entry alone (the grants file here), whatever the store: once is enough.
+    if (impl.name === "SQLite")
+      it("before_gift_granted: a redeemed gift code is granted once on the player's retry", async () => {
+        const code = `cdk-${Date.now()}`;
+        const answers = await crashThenRetry("before_gift_granted", (base) => post(`${base}/gift-codes/dee/${code}`, ""));
+        assert.deepEqual(answers.map((a) => a.body?.granted), [true, false]);
+        assert.equal(grantsOf("gift_code", code), 1);
+      });
 
     it("after_mail_granted: the player's repeated claim finishes it, one grant", async () => {
       const sender = await startChild(tmp, store);

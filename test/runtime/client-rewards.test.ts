@@ -2,7 +2,8 @@
  * The built drop-in client's rewards inside a modelled WeChat runtime, against the real server and
  * simulator: watchAd() shows the runtime's rewarded ad with the server-side verification data and
  * resolves once the reward landed (WeChat's ad server, played by the simulator, calls the server
- * with that data); an ad closed early rejects with nothing granted; mail() and claim(mailId).
+ * with that data); an ad closed early rejects with nothing granted; mail() and claim(mailId); in a
+ * Douyin runtime, redeemGiftCode(code) for a code the simulator issued, once.
  */
 import assert from "node:assert/strict";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
@@ -15,7 +16,7 @@ import { createMiniGameContext } from "./runtime-context";
 
 const unique = (label: string) => `${label}${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
-describe("client rewards in a WeChat runtime", function () {
+describe("client rewards in the mini-game runtimes", function () {
   this.timeout(60_000);
   let h: Harness;
   let simulator: RunningSimulator;
@@ -77,5 +78,17 @@ describe("client rewards in a WeChat runtime", function () {
     const replay = await client.claim(mail.mailId);
     assert.deepEqual(JSON.parse(JSON.stringify([replay.granted, replay.balances])), [false, { gems: 12 }]);
     await assert.rejects(client.claim("no-such-mail"), (err: { code?: string; status?: number }) => err.code === "mail_not_found" && err.status === 404);
+  });
+
+  it("redeemGiftCode grants a Douyin gift code once; an unknown code is refused with the server's code", async () => {
+    const game = createMiniGameContext("douyin", new FakeDevice(unique("lucky")), dropIn);
+    const client = game.library.createGameClient({ server: h.baseUrl });
+    const user = await client.login();
+    const issued = await fetch(`${simulator.url}/__simulator/gift`, { method: "POST", body: JSON.stringify({ platform: "douyin", openid: user.openid, giftId: "gift-example", delivery: "code" }) });
+    const { giftCode } = (await issued.json()) as { giftCode: string };
+    const first = await client.redeemGiftCode(giftCode);
+    const again = await client.redeemGiftCode(giftCode);
+    assert.deepEqual(JSON.parse(JSON.stringify([first.granted, first.giftId, again.granted, again.balances])), [true, "gift-example", false, { gems: 20 }]);
+    await assert.rejects(client.redeemGiftCode("no-such-code"), (err: { code?: string; status?: number }) => err.code === "gift_code_invalid" && err.status === 404);
   });
 });

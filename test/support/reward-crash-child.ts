@@ -1,7 +1,9 @@
 /**
  * A process serving the reward sources for the SIGKILL tests (test/process/reward-faults.test.ts):
- * the callback routes and a mail-claim route over the real stores (REWARD_STORE: the store settings
- * as JSON) and a RewardGranter kept in a SQLite file (GRANTS_FILE) that survives the kill, as the
+ * the callback routes, a mail-claim route and a gift-code route (Douyin's confirmation stubbed: every
+ * code is the player's and names daily-pack, the same answer each time, as a repeated uuid gets) over
+ * the real stores (REWARD_STORE: the store settings as JSON) and a RewardGranter kept in a SQLite file
+ * (GRANTS_FILE) that survives the kill, as the
  * economy's ledger does (its own suites prove that one). REWARD_CRASH_POINT kills the process at a
  * step. Writes its port to PORT_FILE once listening.
  */
@@ -17,6 +19,7 @@ import type { RewardGrant, RewardGrantResult, RewardGranter } from "../../src/co
 import { rewardPushRoutes } from "../../src/api/reward-push-routes";
 import { createLogger } from "../../src/logging/logger";
 import { AdRewards } from "../../src/services/rewards/ad-rewards";
+import { GiftCodes } from "../../src/services/rewards/gift-codes";
 import { GiftRewards } from "../../src/services/rewards/gift-rewards";
 import { MailService } from "../../src/services/rewards/mail-service";
 import type { RewardCatalog } from "../../src/services/rewards/reward-catalog";
@@ -31,6 +34,10 @@ class FileRewardGranter implements RewardGranter {
     this.db.pragma("synchronous = FULL");
     this.db.pragma("busy_timeout = 5000");
     this.db.exec("create table if not exists grants (app text, source text, source_id text, user_id text, body text, primary key (app, source, source_id))");
+  }
+  recorded(app: string, source: string, sourceId: string): { userId: string } | undefined {
+    const row = this.db.prepare("select user_id from grants where app = ? and source = ? and source_id = ?").get(app, source, sourceId) as { user_id: string } | undefined;
+    return row && { userId: row.user_id };
   }
   async grant(grant: RewardGrant): Promise<RewardGrantResult> {
     const { changes } = this.db.prepare("insert or ignore into grants values (?, ?, ?, ?, ?)").run(grant.appId, grant.source, grant.sourceId, grant.userId, JSON.stringify(grant));
@@ -57,6 +64,16 @@ async function main(): Promise<void> {
   const ads = new AdRewards({ views: stores, rewards: granter, catalog: crashCatalog, userIdFor, logger, dayOffsetHours: 8, crashPoint });
   const gifts = new GiftRewards({ rewards: granter, catalog: crashCatalog, userIdFor, logger, crashPoint });
   const mail = new MailService({ store: stores, rewards: granter, defaultExpiryDays: 30, crashPoint });
+  const giftCodes = new GiftCodes({
+    gifts,
+    redeemer: { serves: () => true, redeem: async () => ({ giftId: "daily-pack", name: "Daily", props: [] }) },
+    openidOf: async (_app, userId) => `player-${userId}`,
+    recorded: async (app, code) => {
+      const found = granter.recorded(app, "gift_code", code);
+      return found && { ...found, giftId: "daily-pack", result: { balances: {}, items: [] } };
+    },
+    logger,
+  });
   const app = express();
   const keys = (platform: "wechat" | "douyin") => {
     const k = simulatorRewardKeys(platform, CRASH_CHILD_APPS[platform]);
@@ -64,6 +81,7 @@ async function main(): Promise<void> {
   };
   app.use("/api/minigame", rewardPushRoutes({ platforms: [{ name: "wechat" }, { name: "douyin" }], rewardApps: keys, ads, gifts, logger }));
   app.post("/mail/:user/send", express.json(), async (req, res) => res.json(await mail.send({ app: "default", userId: req.params.user, title: "Sorry", attachments: { currencies: { gold: 100 } }, sender: "ops" })));
+  app.post("/gift-codes/:user/:code", async (req, res) => res.json(await giftCodes.redeem("default", req.params.user, req.params.code)));
   app.post("/mail/:user/:mailId/claim", async (req, res) => res.json(await mail.claim("default", req.params.user, req.params.mailId)));
   const server = http.createServer(app);
   server.listen(0, "127.0.0.1", () => fs.writeFileSync(process.env.PORT_FILE!, String((server.address() as AddressInfo).port)));

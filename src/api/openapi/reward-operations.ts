@@ -8,6 +8,15 @@ export function registerRewardComponents(register: (id: string, schema: z.ZodTyp
   register("MailListResponse", s.okEnvelope(r.mailListSchema));
   register("MailClaimResponse", s.okEnvelope(r.claimSchema));
   register("AdViewResponse", s.okEnvelope(r.adViewSchema));
+  register("GiftCodeResponse", s.okEnvelope(r.giftCodeSchema));
+  register(
+    "DouyinGiftPushReply",
+    z.strictObject({
+      success: z.boolean().describe("True with HTTP 200 once granted (or nothing to grant): the gift guide's reply"),
+      err_no: z.int().min(0).max(99_999).meta({ description: "0 on success; our refusal's number otherwise", example: 0 }),
+      err_tips: z.string().meta({ example: "success" }),
+    }),
+  );
   register("AdCallbackReply", z.strictObject({ is_valid: z.boolean().optional(), echostr: z.string().optional() }).describe("WeChat's ad-callback answer: `is_valid`, or `echostr` for the console's URL check"));
 }
 
@@ -60,6 +69,33 @@ export function rewardOperations(platforms: readonly { name: string }[]): Operat
       success: { status: 200, component: "AdViewResponse", description: "The view and its grant" },
       errors: [...AUTH_ERRORS, "ad_view_pending", "rate_limited"],
       errorFields: { watchId: z.string().optional().describe("ad_view_pending: the view asked for") },
+    },
+    {
+      method: "post",
+      path: "/api/rewards/gift-codes",
+      operationId: "redeemGiftCode",
+      tag: "Rewards",
+      summary: "Redeem a Douyin gift code the player brought, once",
+      description:
+        "For Douyin's live-room lucky bags and paid packs: the game passes the code (tt.onShow's query `game_cdkey`, or one " +
+        "the player typed). The server asks Douyin to redeem it for the player's openid (receive_reward, with a uuid derived " +
+        "from the app, player and code, so a retry is the same redemption) and grants the catalog's gift pack named by the " +
+        "answer's `gift_id` through the reward ledger, keyed by the code (a code also delivered by the gift push lands once). " +
+        "A replay, also concurrent, answers 200 with `granted: false`, from the ledger without asking Douyin. Douyin does " +
+        "not know the code for this player → 404 `gift_code_invalid`; redeemed already (another player's, or outside this " +
+        "server) → 409 `gift_code_used`; Douyin confirmed a pack the catalog lacks → 409 `gift_pack_unknown` (retry once the " +
+        "operator adds it); the app is not on Douyin, or the player has no Douyin login on it → 404 `gift_codes_unsupported`. " +
+        "Nothing is granted on any failure. Limited per user (RATE_LIMIT_USER_MAX).",
+      security: "bearer",
+      body: { schema: r.giftCodeBody, examples: { code: { code: "cdkey88888" } } },
+      success: { status: 200, component: "GiftCodeResponse", description: "`data.granted`: true the first time" },
+      errors: [...AUTH_ERRORS, "gift_code_invalid", "gift_code_used", "gift_pack_unknown", "gift_codes_unsupported", "rate_limited", "platform_unavailable", "platform_misconfigured"],
+      errorFields: {
+        ...s.platformTokenErrorFields("douyin"),
+        reason: z.string().optional().describe("gift_codes_unsupported: `app_not_on_douyin` or `no_douyin_login`; platform_unavailable: timeout, network_error, malformed_response, http_<status>, access_token_rejected"),
+        giftId: z.string().optional().describe("gift_pack_unknown: the pack Douyin named"),
+        err_msg: z.string().optional().describe("the platform's refusal: Douyin's err_msg"),
+      },
     },
   ];
   if (platforms.some((p) => p.name === "wechat")) ops.push(...wechatCallbacks(), ...wechatGiftPush());
@@ -138,18 +174,18 @@ function douyinGiftPush(): OperationSpec {
     description:
       "Register this URL in 开发 → 开发设置 → 消息推送配置 (JSON) with DOUYIN_GIFT_PUSH_TOKEN. Headers x-appid, x-msg-type, " +
       "x-nonce-str, x-timestamp (ms), x-signature (base64 md5 of the sorted headers, the body and the Token). A " +
-      "`gift_delivery` grants the catalog's pack named by `gift_id` once per `gift_code`: HTTP 200 `{\"err_no\":0}`, the " +
+      "`gift_delivery` grants the catalog's pack named by `gift_id` once per `gift_code`: HTTP 200 `{\"success\":true, \"err_no\":0}`, the " +
       "same push again too; `verify_request`, test pushes (env_type development) and other types answer 200 and grant " +
       "nothing. Refused, nothing granted: 401 a bad signature, 400 another app, a stale (over 10 min) or malformed push, " +
       "409 a pack the catalog lacks or an unknown player; 500 not granted (Douyin pushes again).",
     body: { schema: z.object({ gift_id: z.string().optional(), gift_code: z.string(), open_id: z.string() }), examples: {} },
-    success: { status: 200, component: "DouyinPushReply", description: "err_no 0: granted (or nothing to grant)" },
+    success: { status: 200, component: "DouyinGiftPushReply", description: "success: granted (or nothing to grant)" },
     errors: [],
     platformReplies: [
-      { status: 400, component: "DouyinPushReply", description: "Refused: another app, stale, malformed" },
-      { status: 401, component: "DouyinPushReply", description: "Refused: the signature verifies with no app's Token" },
-      { status: 409, component: "DouyinPushReply", description: "Not granted: a pack the catalog lacks, or an unknown player" },
-      { status: 500, component: "DouyinPushReply", description: "Not granted; Douyin pushes again" },
+      { status: 400, component: "DouyinGiftPushReply", description: "Refused: another app, stale, malformed" },
+      { status: 401, component: "DouyinGiftPushReply", description: "Refused: the signature verifies with no app's Token" },
+      { status: 409, component: "DouyinGiftPushReply", description: "Not granted: a pack the catalog lacks, or an unknown player" },
+      { status: 500, component: "DouyinGiftPushReply", description: "Not granted; Douyin pushes again" },
     ],
   };
 }

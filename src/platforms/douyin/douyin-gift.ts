@@ -1,6 +1,6 @@
 /**
- * Douyin's gifts (docs/economy-rewards.md#rewards-evidence): the gift push on the mini-game's
- * message push, and the gift-code redemption API. Pure functions plus one API call shape.
+ * Douyin's gift push (docs/economy-rewards.md#rewards-evidence) on the mini-game's message push. Gift
+ * codes a player brings are redeemed by our server instead: douyin-gift-code.ts. Pure functions.
  *
  * Platform facts (official docs):
  * - Message push (开发 → 开发设置 → 消息推送配置, its own Token, 3–32 characters): every message is a
@@ -11,23 +11,19 @@
  *   app: "由于消息的重试机制…需通过 gift_code 保障幂等", 24 h window), `open_id`, `prop_list`
  *   `[{prop_id, name, count}]`, `env_type` (`development` from the console's test push,
  *   `production`), `send_time` (s), `refer_id`.
- * - Gift codes players type in (live-room lucky bags, paid packs): `POST
- *   https://minigame.zijieapi.com/mgplatform/api/gift/receive_reward` with header `access-token` and
- *   body `{gift_code, open_id, uuid, env_type?}`, `uuid` being the caller's idempotency key; the answer
- *   is `{err_no, err_msg, gift_info}`. A code is one player's, once.
+ * - The reply: HTTP 200 with `{"success": true}` (游戏站礼包接入指引); we add `err_no`/`err_tips`, the
+ *   message push's other replies' fields.
  *
  * Unconfirmed: Douyin documents NO server-side verification of rewarded video ads (tt.createRewardedVideoAd
  * has no server callback), so ad rewards are WeChat-only here. The x-signature recipe: the guide says
  * "sort x-appid, x-msg-type, x-nonce-str, x-timestamp, join with &, append body and Token, md5, base64";
- * we read it as the sorted `key=value` pairs (as Douyin's feed-game signature spells it). The reply the
- * push expects (we answer HTTP 200 `{"err_no":0,"err_tips":"success"}`; anything else is retried) and
- * the push's retry schedule are not given. `gift_info`'s fields beyond `name` are not shown: we read
- * `gift_id` from it to find the catalog's pack.
+ * we read it as the sorted `key=value` pairs (as Douyin's feed-game signature spells it). The failure
+ * reply's shape (the guide's "异常响应" was not seen: we answer a non-200 status with `success: false`)
+ * and the push's retry schedule are not given.
  */
 import crypto from "node:crypto";
 import { parseJsonObject } from "../shared/json-object";
 
-export const DOUYIN_GIFT_CODE_PATH = "/mgplatform/api/gift/receive_reward";
 /** A push whose x-timestamp is further than this from our clock is refused. */
 export const DOUYIN_PUSH_MAX_SKEW_MS = 10 * 60_000;
 

@@ -33,16 +33,25 @@ export class GiftRewards {
   constructor(private readonly deps: GiftRewardDeps) {}
 
   async deliver(input: GiftDeliveryInput): Promise<GiftOutcome> {
-    const pack = input.giftId ? await this.deps.catalog.giftPack(input.app, input.giftId) : undefined;
-    if (!pack) {
-      this.deps.logger.warn({ event: "gift_unknown", platform: input.platform, app: input.app, giftId: input.giftId }, "a gift delivery names no gift pack of the catalog; it was not granted");
-      return { delivered: false, reason: "unknown_gift" };
-    }
+    if (!(await this.packOf(input.platform, input.app, input.giftId))) return { delivered: false, reason: "unknown_gift" };
     const userId = await this.deps.userIdFor(input.platform, input.app, input.openid);
     if (!userId) return { delivered: false, reason: "unknown_player" };
+    return this.grantPack({ platform: input.platform, app: input.app, userId, giftId: input.giftId, deliveryId: input.deliveryId });
+  }
+
+  /** Grants the catalog's pack `giftId` to a known player once per delivery id (a redeemed code's path too). */
+  async grantPack(input: { platform: string; app: string; userId: string; giftId: string; deliveryId: string }): Promise<GiftOutcome> {
+    const pack = await this.packOf(input.platform, input.app, input.giftId);
+    if (!pack) return { delivered: false, reason: "unknown_gift" };
     const source: RewardSource = input.platform === "douyin" ? "gift_code" : "gift_pack";
     this.deps.crashPoint?.("before_gift_granted");
-    const result = await this.deps.rewards.grant({ appId: input.app, userId, source, sourceId: input.deliveryId, ...pack.grants, reason: `gift ${pack.giftId}` });
+    const result = await this.deps.rewards.grant({ appId: input.app, userId: input.userId, source, sourceId: input.deliveryId, ...pack.grants, reason: `gift ${pack.giftId}` });
     return { delivered: true, result };
+  }
+
+  private async packOf(platform: string, app: string, giftId: string) {
+    const pack = giftId ? await this.deps.catalog.giftPack(app, giftId) : undefined;
+    if (!pack) this.deps.logger.warn({ event: "gift_unknown", platform, app, giftId }, "a gift delivery names no gift pack of the catalog; it was not granted");
+    return pack;
   }
 }

@@ -10,7 +10,8 @@
  *   `orderQueries(orderId)` counts the queries made for an order id (tests of the server's throttle).
  * Every app's keys are `simulatorPaymentKeys(platform, appId)`.
  * The reward sources' controls (`/__simulator/ad-reward`, `/__simulator/gift`: rewards/reward-sim.ts)
- * are served here too, and sent to the same server's routes beside the push route by default.
+ * are served here too, and sent to the same server's routes beside the push route by default; so is
+ * Douyin's gift-code redemption (`/mgplatform/api/gift/receive_reward`, rewards/gift-code-sim.ts).
  */
 import type http from "node:http";
 import { CoinBook, type Env } from "./coin-book";
@@ -23,6 +24,7 @@ import type { PlatformSimContext, SimReply } from "../platform-simulator";
 import { parseJsonObject } from "../../platforms/shared/json-object";
 import { readRawBody } from "../request-body";
 import { RewardSim } from "../rewards/reward-sim";
+import { DOUYIN_GIFT_CODE_PATH } from "../../platforms/douyin/douyin-gift-code";
 
 export interface PaymentSimulatorOptions {
   /** Multiplies the item-purchase push retry schedule (1: WeChat's; tests compress it). */
@@ -82,7 +84,7 @@ export class PaymentSimulator {
   owns(method: string, path: string): boolean {
     const apis = [...WECHAT_COIN_SIM_PATHS, ...DOUYIN_WALLET_SIM_PATHS, ...ITEM_ORDER_QUERY_SIM_PATHS];
     if (method === "POST" && apis.includes(path)) return true;
-    if (method === "POST" && (path === "/__simulator/ad-reward" || path === "/__simulator/gift")) return true;
+    if (method === "POST" && (path === "/__simulator/ad-reward" || path === "/__simulator/gift" || path === DOUYIN_GIFT_CODE_PATH)) return true;
     return path === "/__simulator/coins" || (method === "POST" && path === "/__simulator/item-purchase");
   }
 
@@ -97,6 +99,11 @@ export class PaymentSimulator {
     if (path === "/__simulator/item-purchase") {
       const { status, body } = this.itemPurchases.purchase(parseJsonObject(raw));
       return json(status, body);
+    }
+    if (path === DOUYIN_GIFT_CODE_PATH) {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : (v ?? "")]));
+      const douyin = this.host.context("douyin");
+      return { status: 200, reply: this.rewards.giftCodes.redeem(headers, raw ?? "", (token) => douyin?.tokenStatus(token) ?? { status: "unknown" }) };
     }
     if (path === "/__simulator/ad-reward" || path === "/__simulator/gift") {
       const { status, body } = path === "/__simulator/gift" ? this.rewards.gift(parseJsonObject(raw)) : this.rewards.adReward(parseJsonObject(raw));

@@ -4,11 +4,13 @@
  *   a player finished a rewarded ad; WeChat's ad server calls the studio's URL with the reward,
  *   encrypted and signed as wechat-ad-reward.ts reads it, and calls again after 15 s, 22.5 s and
  *   33.75 s while no answer comes within 1 s (the guide's schedule). Douyin has no such callback.
- * - `POST /__simulator/gift {platform, app?, openid, giftId, orderId?, notifyUrl?}`: a player claimed
- *   a gift pack; WeChat sends `minigame_deliver_goods` on the message push (sha1 query signature,
+ * - `POST /__simulator/gift {platform, app?, openid, giftId, orderId?, notifyUrl?, delivery?}`: a player
+ *   claimed a gift pack; WeChat sends `minigame_deliver_goods` on the message push (sha1 query signature,
  *   wechat-gift-push.ts) until `{"ErrCode":0}`, Douyin its gift push (x-signature, douyin-gift.ts)
  *   until HTTP 200. Both retry schedules are unconfirmed (see the platform modules): WeChat's as one
- *   integration quotes it (2^n minutes, 2 to 1024), Douyin's as its payment callback's.
+ *   integration quotes it (2^n minutes, 2 to 1024), Douyin's as its payment callback's. Douyin with
+ *   `delivery: "code"` pushes nothing: it issues a gift code for the player (gift-code-sim.ts), which
+ *   the server redeems at `/mgplatform/api/gift/receive_reward`; `orderId` picks the code.
  * Schedules are multiplied by `retryScale` so tests can compress them. `app` is the platform's app
  * id (default: the platform's simulator app); keys are simulatorRewardKeys(platform, app).
  */
@@ -18,6 +20,7 @@ import { GIFT_EVENT } from "../../platforms/wechat/wechat-gift-push";
 import { pushSignature } from "../../platforms/wechat/wechat-push";
 import { signDouyinPush } from "../../platforms/douyin/douyin-gift";
 import { DOUYIN_CALLBACK_RETRY_MS } from "../payments/item-purchase-sim";
+import { GiftCodeSim } from "./gift-code-sim";
 import { simulatorRewardKeys } from "./reward-keys";
 
 export const WECHAT_AD_RETRY_MS: readonly number[] = [15_000, 22_500, 33_750];
@@ -54,9 +57,12 @@ export class RewardSim {
   private readonly deliveries = new Map<string, RewardDelivery>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly now: () => number;
+  /** Douyin's gift codes, issued by `gift` with `delivery: "code"` and redeemed at receive_reward. */
+  readonly giftCodes: GiftCodeSim;
 
   constructor(private readonly options: RewardSimOptions) {
     this.now = options.now ?? Date.now;
+    this.giftCodes = new GiftCodeSim(this.now);
   }
 
   adReward(body: Record<string, unknown> | undefined): Reply {
@@ -93,6 +99,13 @@ export class RewardSim {
     const { platform, openid, giftId } = body;
     if (platform !== "wechat" && platform !== "douyin") return bad("gift pushes are simulated for wechat and douyin only");
     if (typeof openid !== "string" || !openid || typeof giftId !== "string" || !ID.test(giftId)) return bad("openid and giftId are required strings");
+    if (body.delivery !== undefined && body.delivery !== "push" && !(platform === "douyin" && body.delivery === "code")) return bad('delivery is "push", or "code" on douyin');
+    if (body.delivery === "code") {
+      const appId = typeof body.app === "string" ? body.app : typeof body.appId === "string" ? body.appId : this.options.defaultAppId(platform);
+      if (!appId) return bad("app is required: no default app");
+      const chosen = typeof body.orderId === "string" && ID.test(body.orderId) ? body.orderId : undefined;
+      return { status: 200, body: { giftCode: this.giftCodes.issue(appId, openid, giftId, chosen) } };
+    }
     const target = this.target(body, platform, "gift-push");
     if (typeof target === "string") return bad(target);
     const given = typeof body.orderId === "string" && ID.test(body.orderId) ? body.orderId : undefined;
