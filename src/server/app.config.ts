@@ -112,8 +112,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
       app.use(faviconRoutes());
       if (settings.apiDocsEnabled) {
-        const document = buildOpenApiDocument({ platforms: services.platformDefinitions, placeholderEmailDomain: settings.placeholderEmailDomain });
-        app.use(apiDocsRoutes(document));
+        const platforms = services.platformDefinitions;
+        app.use(apiDocsRoutes(() => buildOpenApiDocument({ platforms, placeholderEmailDomain: settings.placeholderEmailDomain })));
       }
       if (settings.playgroundEnabled) {
         // The simulator's controls for the page's player exist only where the simulator runs in this process.

@@ -38,21 +38,25 @@ export function withFreshCodes(document: object): object {
  * `/api-docs.json`, Swagger UI at `/api-docs` and the reference at `/api-docs/reference`, outside
  * `/api` (spec 4.7). The UI's document is given per request (swagger-ui-express's `req.swaggerDoc`),
  * so each page load gets fresh codes; `serveFiles` keeps it per router, never the package's shared state.
+ * The document is built at its first request, not at start: building it (zod to JSON Schema for
+ * every route and error) was a third of a server's start-up time.
  */
-export function apiDocsRoutes(document: object): Router {
+export function apiDocsRoutes(build: () => object): Router {
   const router = Router();
-  const reference = apiReferenceMarkdown();
+  let built: object | undefined;
+  let reference: string | undefined;
+  const document = () => (built ??= build());
   router.get("/api-docs.json", (_req, res) => {
-    res.json(document);
+    res.json(document());
   });
   router.get("/api-docs/reference", (_req, res) => {
-    res.type("text/markdown; charset=utf-8").send(reference);
+    res.type("text/markdown; charset=utf-8").send((reference ??= apiReferenceMarkdown()));
   });
   router.use(
     "/api-docs",
     (req: Request, _res: Response, next: NextFunction) => {
       // Only the page and its init script carry the document; the other assets are static.
-      if (req.path === "/" || req.path === "/swagger-ui-init.js") (req as { swaggerDoc?: object }).swaggerDoc = withFreshCodes(document);
+      if (req.path === "/" || req.path === "/swagger-ui-init.js") (req as { swaggerDoc?: object }).swaggerDoc = withFreshCodes(document());
       next();
     },
     swaggerUi.serveFiles(undefined, UI_OPTIONS),
