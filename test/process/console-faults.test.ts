@@ -15,7 +15,7 @@ import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../
 import { backends } from "../support/backends";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { simulatorPaymentEnv } from "../support/payments";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
 
 const JWT = "console-fault-tests-jwt-secret-0123456789abcdef";
 let seq = 0;
@@ -71,8 +71,7 @@ for (const backend of backends) {
       return { op, client };
     }
     async function restart(): Promise<ServerProcess[]> {
-      const restarted = [await startServerProcess(env)];
-      if (twoProcesses) restarted.push(await startServerProcess(env));
+      const restarted = await startServerProcesses(env, twoProcesses ? 2 : 1);
       servers.push(...restarted);
       return restarted;
     }

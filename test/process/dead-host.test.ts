@@ -13,7 +13,7 @@ import { Client, type Room } from "colyseus.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { simulatorPlatformEnv, TEST_JWT_SECRET } from "../support/app-harness";
 import { leaveRooms } from "../support/rooms";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
 import { testRedisUrl, uniquePrefix } from "../support/services";
 
 (testRedisUrl ? describe : describe.skip)("a SIGKILLed process on shared Redis", function () {
@@ -41,7 +41,7 @@ import { testRedisUrl, uniquePrefix } from "../support/services";
       PUBLIC_ADDRESS: "127.0.0.1:{port}",
       ...simulatorPlatformEnv(simulator.url),
     };
-    for (let i = 0; i < 2; i++) servers.push(await startServerProcess(env));
+    servers.push(...(await startServerProcesses(env, 2)));
   });
 
   after(async () => {

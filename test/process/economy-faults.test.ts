@@ -13,7 +13,7 @@ import { ECONOMY_CRASH_POINTS } from "../../src/adapters/store/economy-chain";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { storeBackends as backends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
 
 const JWT = "economy-fault-tests-jwt-secret-0123456789abcdef";
 let seq = 0;
@@ -71,8 +71,7 @@ for (const backend of backends) {
       }).then(async (r) => ({ status: r.status, body: (await r.json()) as { data: any } }));
 
     async function restart(): Promise<ServerProcess[]> {
-      const restarted = [await startServerProcess(env)];
-      if (twoProcesses) restarted.push(await startServerProcess(env));
+      const restarted = await startServerProcesses(env, twoProcesses ? 2 : 1);
       servers.push(...restarted);
       return restarted;
     }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { runAdmin } from "../support/admin-cli";
 import { storeBackends } from "../support/backends";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcesses, type ServerProcess } from "../support/server-process";
 
 const JWT = "economy-two-process-tests-jwt-secret-0123456789";
 const backends = storeBackends.filter((b) => !b.name.startsWith("embedded"));
@@ -26,7 +26,7 @@ for (const backend of backends) {
       const prepared = await backend.prepare();
       release = prepared.release;
       env = { NODE_ENV: "test", JWT_SECRET: JWT, LOG_LEVEL: "warn", DATABASE_QUERY_TIMEOUT_MS: "10000", ...simulatorPlatformEnv(sim.url), ...prepared.env };
-      servers = [await startServerProcess(env), await startServerProcess(env)];
+      servers = await startServerProcesses(env, 2);
     });
     after(async () => {
       await Promise.all(servers.map((s) => s.stop()));

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { TEST_JWT_SECRET } from "../support/app-harness";
 import { createTestDatabase } from "../support/postgres";
 import { rawRequest } from "../support/raw-http";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
 import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services";
 
 /** Not valid percent-encoding of UTF-8: a bad hex digit, a lone or short `%`, truncated and overlong sequences, a lone byte, %u. */
@@ -167,8 +167,7 @@ describe("malformed percent-encoding on every route — one process (SQLite)", f
     const db = await createTestDatabase(testDatabaseUrl!);
     dropDatabase = () => db.drop();
     const env = { ...baseEnv, DATABASE_URL: db.url, REDIS_URL: testRedisUrl!, CACHE_KEY_PREFIX: uniquePrefix("malformed") };
-    servers.push(await startServerProcess(env));
-    servers.push(await startServerProcess(env));
+    servers.push(...(await startServerProcesses(env, 2)));
   });
   after(async () => {
     await Promise.all(servers.map((s) => s.stop()));

@@ -14,7 +14,7 @@ import { PAYMENT_CRASH_POINTS } from "../../src/config/settings/payments";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { storeBackends as backends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
 
 const JWT = "payment-fault-tests-jwt-secret-0123456789abcdef";
 let seq = 0;
@@ -84,8 +84,7 @@ for (const backend of backends) {
         assert.equal(spend, "no answer");
         assert.equal(crashing.exit()?.signal, "SIGKILL");
 
-        const restarted = [await startServerProcess(env)];
-        if (twoProcesses) restarted.push(await startServerProcess(env));
+        const restarted = await startServerProcesses(env, twoProcesses ? 2 : 1);
         servers.push(...restarted);
         const again = await login(restarted[0], player, 2);
         let state = "";

@@ -19,7 +19,7 @@ import { runAdmin } from "../support/admin-cli";
 import { storeBackends as backends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
 import { simulatorRewardEnv } from "../support/rewards";
-import { startServerProcess, type ServerProcess } from "../support/server-process";
+import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
 
 const JWT = "reward-fault-tests-jwt-secret-0123456789abcdef";
 let seq = 0;
@@ -72,8 +72,7 @@ for (const backend of backends) {
       assert.equal(await send(crashing), "no answer");
       await crashing.exited;
       assert.equal(crashing.exit()?.signal, "SIGKILL");
-      const restarted = [await startServerProcess(env)];
-      if (twoProcesses) restarted.push(await startServerProcess(env));
+      const restarted = await startServerProcesses(env, twoProcesses ? 2 : 1);
       servers.push(...restarted);
       const answers = [];
       for (const server of restarted) answers.push(await send(server));

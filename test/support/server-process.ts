@@ -61,3 +61,8 @@ export async function startServerProcess(env: Record<string, string>, readyTimeo
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** `count` server processes on the same settings, started at once (each migrates, waits for the others' lock, and listens on its own port). */
+export function startServerProcesses(env: Record<string, string>, count: number): Promise<ServerProcess[]> {
+  return Promise.all(Array.from({ length: count }, () => startServerProcess(env)));
+}
