@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AUDIT_OUTCOMES, OPERATOR_ROLES } from "../core/ports/operator-store";
 import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
 import { userSchema } from "../api/schemas";
+import { MUTE_MAX_SEC } from "../services/mute-service";
 
 const iso = () => z.string().meta({ description: "ISO 8601 UTC", example: "2026-01-31T08:00:00.000Z" });
 
@@ -26,6 +27,10 @@ export const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional(), ap
 export const disableBody = z.object({
   reason: z.string().trim().min(1, "a reason is required").max(500),
   until: z.iso.datetime({ offset: true }).nullable().optional().describe("End of the ban; absent or null: until enabled again"),
+});
+export const muteBody = z.object({
+  reason: z.string().trim().min(1, "a reason is required").max(500),
+  durationSec: z.int().min(1).max(MUTE_MAX_SEC).meta({ description: "How long the player's chat in rooms is refused, from now (at most a year)", example: 3600 }),
 });
 export const eraseBody = z.object({ confirm: z.string().max(256).describe("The player's username (or id), typed: the confirmation") });
 export const grantBody = z.object({
@@ -66,6 +71,7 @@ export const consoleSessionSchema = z.strictObject({
 export const playerOverviewSchema = z.strictObject({
   user: userSchema,
   restriction: z.strictObject({ reason: z.string().nullable(), until: z.string().nullable() }).nullable(),
+  mute: z.strictObject({ reason: z.string(), until: iso() }).nullable().describe("The mute of the player's chat in rooms while one is in force"),
   identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), app: z.string().nullable().describe("The app of an app's own id; null for a studio-wide one") })),
   sessionApps: z.array(z.string()).describe("The apps in which the player has a live session"),
 });

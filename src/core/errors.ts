@@ -52,6 +52,7 @@ export const ERROR_CODES = {
     status: 422,
     message: "The text was refused by content moderation; change it and try again",
   },
+  muted: { status: 403, message: "An operator muted you: your chat is refused until the mute ends" },
   version_conflict: { status: 409, message: "The record was changed by someone else; reload it and retry" },
   recent_login_required: {
     status: 403,

@@ -2,7 +2,7 @@
  * The operator console in a real headless Chromium against the booted app (SQLite + memory cache):
  * an admin signs in with the one-time password and a TOTP code, picks a new password, finds a
  * player by openid, sees their orders, refunds one (on the memory cache: the server holds the key),
- * and disables the player, whose room socket closes with 4401. Nothing is loaded from another host.
+ * mutes the player in rooms, and disables them, whose room socket closes with 4401. Nothing is loaded from another host.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -78,6 +78,18 @@ describe("operator console in headless Chromium", function () {
     await page.locator("#player-orders tr", { hasText: "sword-1" }).locator(".state", { hasText: "refunded" }).waitFor();
     const coins = (await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number };
     assert.equal(coins.balance, 80, "30 of the 50 spent came back");
+
+    // Mute in rooms: the player's chat is refused at once.
+    const refusals: Array<{ code: string }> = [];
+    room.onMessage("error", (e) => refusals.push(e));
+    room.onMessage("chat", () => undefined);
+    await page.fill("#mute-reason", "spam in the lobby");
+    await page.selectOption("#mute-duration", "3600");
+    await page.click("#mute-submit");
+    await page.locator("#player-mute", { hasText: "muted until" }).waitFor();
+    room.send("chat", { text: "buy gold at example.com" });
+    for (let i = 0; i < 100 && refusals.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(refusals.map((e) => e.code), ["muted"]);
 
     await page.getByLabel("Reason").first().fill("chargeback abuse");
     await page.click("#disable-submit");

@@ -23,6 +23,8 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/players/:userId/kick"],
   ["POST", "/players/:userId/disable"],
   ["POST", "/players/:userId/enable"],
+  ["POST", "/players/:userId/mute"],
+  ["POST", "/players/:userId/unmute"],
   ["POST", "/players/:userId/erase"],
   ["POST", "/players/:userId/orders/:orderId/refund"],
   ["POST", "/players/:userId/orders/:orderId/redeliver"],

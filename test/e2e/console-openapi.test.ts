@@ -94,6 +94,12 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "POST", "/players/{userId}/disable", `${p}/disable`, {})).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/enable", `${p}/enable`)).status, 200);
     assert.equal((await call(viewer, "POST", "/players/{userId}/enable", `${p}/enable`)).status, 403);
+    const muted = await call(admin, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 60 });
+    assert.deepEqual([muted.status, muted.body.data.mute?.reason], [200, "doc"]);
+    assert.equal((await call(admin, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 0 })).status, 400);
+    assert.equal((await call(viewer, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 60 })).status, 403);
+    assert.deepEqual((await call(admin, "POST", "/players/{userId}/unmute", `${p}/unmute`)).body.data.mute, null);
+    assert.equal((await call(admin, "POST", "/players/{userId}/unmute", `${none}/unmute`)).status, 403);
     assert.equal((await call(admin, "GET", "/health")).status, 200);
     assert.equal((await call(anonymous, "GET", "/health")).status, 401);
     assert.equal((await call(admin, "GET", "/apps")).status, 200);
