@@ -5,6 +5,7 @@ import { parseInput } from "../api/validate";
 import type { ConsolePlayers } from "../services/console/console-players";
 import type { AuditLog } from "../services/console/audit-log";
 import type { ConsoleGuard } from "./console-guard";
+import { playerRooms } from "./console-player-rooms";
 import { disableBody, eraseBody, muteBody, grantBody, orderParams, ordersQuery, searchQuery, userIdParam } from "./console-schemas";
 
 export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard, audit: AuditLog, supportGrantMax: number): Router {
@@ -20,6 +21,13 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
       // Reading everything stored about a player is recorded like a change.
       await audit.record({ actor: session.operator.name, via: "console", action: "player.export", target: userId, outcome: "ok" });
       return record;
+    }),
+  );
+  router.get(
+    "/players/:userId/rooms",
+    ...guard.read("viewer", async (req) => {
+      const { userId } = parseInput(userIdParam, req.params);
+      return playerRooms(userId, (await players.overview(userId)).sessionApps);
     }),
   );
   router.get(

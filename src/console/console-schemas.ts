@@ -156,6 +156,21 @@ export const boardRecordsSchema = z.strictObject({
   records: z.array(z.strictObject({ board: z.string(), period: z.int().min(0).max(2_000_000_000).meta({ example: 12 }), score: z.number(), subscore: z.number(), name: z.string(), updatedAt: z.string(), metadata: z.record(z.string(), z.unknown()).nullable() })),
 });
 export const boardChangeSchema = z.strictObject({ app: z.string(), boardId: z.string(), userId: z.string(), removed: z.boolean(), banned: z.literal(true).optional() });
+export const playerRoomsSchema = z.strictObject({
+  rooms: z.array(
+    z.strictObject({
+      roomId: z.string(),
+      roomType: z.string().meta({ example: "lobby" }),
+      app: z.string().nullable(),
+      processId: z.string().describe("The Colyseus process holding the room"),
+      host: z.string().describe("The host name of that process's machine"),
+      pid: z.int().min(0).max(2_000_000_000).meta({ example: 4242 }),
+      connected: z.boolean().describe("False while the seat is held for the player's reconnection"),
+      clients: z.int().min(0).max(2_000_000_000).meta({ example: 12 }),
+    }),
+  ),
+  unanswered: z.int().min(0).max(2_000_000_000).meta({ example: 0 }).describe("Rooms that did not answer in time (a process gone or slow): the player may be in one of them"),
+});
 export const erasedSchema = z.strictObject({ erased: z.string() });
 export const signedOutSchema = z.strictObject({ signedOut: z.literal(true) });
 

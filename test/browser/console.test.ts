@@ -79,6 +79,8 @@ describe("operator console in headless Chromium", function () {
     const coins = (await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number };
     assert.equal(coins.balance, 80, "30 of the 50 spent came back");
 
+    await page.locator("#player-rooms td", { hasText: room.roomId }).waitFor();
+    assert.equal(await page.locator("#player-rooms tbody tr").count(), 1, "one live room: the lobby");
     // Mute in rooms: the player's chat is refused at once.
     const refusals: Array<{ code: string }> = [];
     room.onMessage("error", (e) => refusals.push(e));

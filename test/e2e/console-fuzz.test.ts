@@ -20,6 +20,7 @@ const ROUTES: Array<[string, string]> = [
   ["GET", "/players/:userId"],
   ["GET", "/players/:userId/export"],
   ["GET", "/players/:userId/orders"],
+  ["GET", "/players/:userId/rooms"],
   ["POST", "/players/:userId/kick"],
   ["POST", "/players/:userId/disable"],
   ["POST", "/players/:userId/enable"],

@@ -76,6 +76,8 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "GET", "/players/{userId}", none)).status, 403);
     assert.equal((await call(admin, "GET", "/players/{userId}/export", `${p}/export`)).status, 200);
     assert.equal((await call(viewer, "GET", "/players/{userId}/export", `${p}/export`)).status, 403);
+    assert.deepEqual((await call(viewer, "GET", "/players/{userId}/rooms", `${p}/rooms`)).body.data, { rooms: [], unanswered: 0 });
+    assert.equal((await call(admin, "GET", "/players/{userId}/rooms", `${none}/rooms`)).status, 403);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=delivered`)).status, 200);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=lost`)).status, 400);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=default`)).body.data.length, 1);

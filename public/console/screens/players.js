@@ -1,5 +1,5 @@
 // Players: find by user id, openid/unionid, username or email; profile, identities per app, live
-// sessions; kick, disable with reason and end, enable, mute in rooms, export, erase with typed confirmation; the
+// sessions and rooms; kick, disable with reason and end, enable, mute in rooms, export, erase with typed confirmation; the
 // player's orders with refund and re-delivery, and coin grants.
 const MUTE_DURATIONS = [[600, "10 minutes"], [3600, "1 hour"], [86400, "1 day"], [604800, "7 days"], [2592000, "30 days"]];
 
@@ -112,12 +112,35 @@ export async function render(root, ctx) {
       muteForm,
       eraseForm,
     );
-    detail.replaceChildren(profile, actions, await ordersSection(userId, p));
+    detail.replaceChildren(profile, await roomsSection(userId), actions, await ordersSection(userId, p));
     // The economy screen's wallet and inventory, where the economy is wired (its screen is listed).
     if (ctx.screens?.some((s) => s.id === "economy")) {
       const { walletSection } = await import("./economy.js");
       detail.append(await walletSection(ctx, userId, p.sessionApps[0] ?? "default"));
     }
+  }
+
+  async function roomsSection(userId) {
+    const section = h("section", { "aria-labelledby": "rooms-title" }, h("h2", { id: "rooms-title" }, "Live rooms"));
+    const found = await load("Rooms", () => api("GET", `/players/${encodeURIComponent(userId)}/rooms`));
+    if (!found) return section;
+    section.append(h("div", { id: "player-rooms" },
+      table(
+        [
+          { title: "Room id", cell: (r) => r.roomId },
+          { title: "Type", cell: (r) => r.roomType },
+          { title: "App", cell: (r) => r.app ?? "" },
+          { title: "Process", cell: (r) => r.processId },
+          { title: "Host", cell: (r) => `${r.host} (pid ${r.pid})` },
+          { title: "Seat", cell: (r) => (r.connected ? "connected" : "held for reconnection") },
+          { title: "Players", cell: (r) => String(r.clients) },
+        ],
+        found.rooms,
+        "Live rooms",
+      ),
+    ));
+    if (found.unanswered) section.append(h("p", { className: "tag bad" }, `${found.unanswered} room(s) did not answer in time`));
+    return section;
   }
 
   async function ordersSection(userId, p) {
