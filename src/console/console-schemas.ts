@@ -155,7 +155,13 @@ export const boardRecordsSchema = z.strictObject({
   app: z.string(),
   records: z.array(z.strictObject({ board: z.string(), period: z.int().min(0).max(2_000_000_000).meta({ example: 12 }), score: z.number(), subscore: z.number(), name: z.string(), updatedAt: z.string(), metadata: z.record(z.string(), z.unknown()).nullable() })),
 });
-export const boardChangeSchema = z.strictObject({ app: z.string(), boardId: z.string(), userId: z.string(), removed: z.boolean(), banned: z.literal(true).optional() });
+export const boardChangeSchema = z.strictObject({
+  app: z.string(),
+  boardId: z.string(),
+  userId: z.string(),
+  removed: z.boolean().optional().describe("remove and ban: whether a current record was removed"),
+  banned: z.boolean().optional().describe("ban: true; unban: false"),
+});
 export const playerRoomsSchema = z.strictObject({
   rooms: z.array(
     z.strictObject({

@@ -107,7 +107,7 @@ describe("operator console in headless Chromium", function () {
     await page.close();
   });
 
-  it("admin: a mail the player claims once shows in the wallet; a catalog version; a ban from a board", async () => {
+  it("admin: a mail the player claims once shows in the wallet; a catalog version; a ban from a board, lifted", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cm")}.1`);
     const { token, user } = login.body.data;
     const admin = await addOperator(h.config, unique("mailer"), "admin");
@@ -163,6 +163,10 @@ describe("operator console in headless Chromium", function () {
     await page.locator("#status", { hasText: "ban highscores: done" }).waitFor();
     await page.locator("#board-records td", { hasText: "Nothing here" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 80 }, { authorization: `Bearer ${token}` })).status, 403, "banned");
+    await page.selectOption("#unban-board", "highscores");
+    await page.getByRole("button", { name: "Unban" }).click();
+    await page.locator("#status", { hasText: "unban highscores: done" }).waitFor();
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 81 }, { authorization: `Bearer ${token}` })).status, 200, "unbanned");
     await page.close();
   });
 

@@ -48,6 +48,7 @@ const ROUTES: Array<[string, string]> = [
   ["GET", "/leaderboards/players/:userId"],
   ["POST", "/leaderboards/:boardId/players/:userId/remove"],
   ["POST", "/leaderboards/:boardId/players/:userId/ban"],
+  ["POST", "/leaderboards/:boardId/players/:userId/unban"],
 ];
 
 /** A seeded generator, so a failure replays. */

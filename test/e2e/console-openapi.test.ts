@@ -182,6 +182,13 @@ describe("console routes in the API description", function () {
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 50 }, player)).status, 403, "banned from the board");
     const trail = await admin.call("GET", "/audit?action=board.ban&outcome=ok");
     assert.equal(trail.body.data[0].target, user.id);
+    assert.equal((await call(reader, "POST", board("unban"), `/leaderboards/highscores/players/${user.id}/unban`, {})).status, 403);
+    assert.equal((await call(admin, "POST", board("unban"), `/leaderboards/nope/players/${user.id}/unban`, {})).status, 404);
+    const unbanned = await call(admin, "POST", board("unban"), `/leaderboards/highscores/players/${user.id}/unban`, { app: "default" });
+    assert.deepEqual([unbanned.status, unbanned.body.data.banned], [200, false]);
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 51 }, player)).status, 200, "scores are taken again");
+    const unbanTrail = await admin.call("GET", `/audit?action=board.unban&target=${user.id}`);
+    assert.deepEqual(unbanTrail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused"]);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);
