@@ -139,6 +139,19 @@ export const catalogViewSchema = z.strictObject({
   version: z.int().min(0).max(1_000_000_000).meta({ example: 3 }).describe("0: the settings' catalog; higher: stored by an operator"),
   catalog: z.record(z.string(), z.unknown()).describe("The catalog as in docs/economy.md"),
 });
+const catalogVersionNumber = z.int().min(0).max(1_000_000_000).meta({ example: 3 });
+export const catalogHistorySchema = z.strictObject({
+  app: z.string(),
+  current: catalogVersionNumber.describe("The version in use"),
+  versions: z.array(z.strictObject({ version: catalogVersionNumber, by: z.string().describe("Who stored it: console:<operator>, cli:<name>"), at: iso() })).describe("Stored versions, newest first; 0 (the settings' catalog) is not stored"),
+});
+export const catalogVersionSchema = z.strictObject({
+  app: z.string(),
+  version: catalogVersionNumber,
+  by: z.string().nullable().describe("null for version 0, the settings' catalog"),
+  at: z.string().nullable(),
+  catalog: z.unknown().describe("The catalog as stored (docs/economy.md)"),
+});
 export const mailSentSchema = z.strictObject({
   mailId: z.string(),
   appId: z.string(),

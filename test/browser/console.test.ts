@@ -107,7 +107,7 @@ describe("operator console in headless Chromium", function () {
     await page.close();
   });
 
-  it("admin: a mail the player claims once shows in the wallet; a catalog version; a ban from a board, lifted", async () => {
+  it("admin: a mail the player claims once shows in the wallet; a catalog version and a restore; a ban from a board, lifted", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cm")}.1`);
     const { token, user } = login.body.data;
     const admin = await addOperator(h.config, unique("mailer"), "admin");
@@ -151,6 +151,14 @@ describe("operator console in headless Chromium", function () {
     await page.locator("#catalog-version", { hasText: "version 1" }).waitFor();
     assert.match((await page.textContent("#catalog-json")) ?? "", /"crown"/);
     assert.equal((await h.get("/api/catalog", { authorization: `Bearer ${token}` })).body.data.version, 1);
+    // The history: version 1 in use; version 0 (the settings' catalog) viewed, then restored as version 2.
+    await page.locator("#catalog-history td", { hasText: "1 (in use)" }).waitFor();
+    await page.getByRole("button", { name: "View version 1" }).click();
+    await page.locator("#catalog-old", { hasText: '"crown"' }).waitFor();
+    await page.getByRole("button", { name: "Restore version 0" }).click();
+    await page.locator("#catalog-version", { hasText: "version 2" }).waitFor();
+    await page.locator("#catalog-history td", { hasText: "2 (in use)" }).waitFor();
+    assert.doesNotMatch((await page.textContent("#catalog-json")) ?? "", /"crown"/);
 
     // A leaderboard record, then a ban from the board.
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 77 }, { authorization: `Bearer ${token}` })).status, 200);

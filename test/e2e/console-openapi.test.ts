@@ -150,6 +150,17 @@ describe("console routes in the API description", function () {
     assert.deepEqual([saved.status, saved.body.data.version], [200, catalog.body.data.version + 1]);
     assert.equal((await call(admin, "POST", "/economy/catalog", "/economy/catalog", { expectedVersion: catalog.body.data.version, catalog: next })).status, 409, "a version already replaced");
     assert.equal((await admin.call("GET", "/economy/catalog")).body.data.version, catalog.body.data.version + 1);
+    const versions = await call(reader, "GET", "/economy/catalog/versions", "/economy/catalog/versions?app=default");
+    assert.deepEqual(versions.body.data.versions.map((v: { version: number }) => v.version), [catalog.body.data.version + 1]);
+    assert.equal((await call(reader, "GET", "/economy/catalog/versions", "/economy/catalog/versions?app=nope")).status, 400);
+    assert.equal((await call(reader, "GET", "/economy/catalog/versions/{version}", "/economy/catalog/versions/0?app=default")).status, 200);
+    assert.equal((await call(reader, "GET", "/economy/catalog/versions/{version}", "/economy/catalog/versions/99?app=default")).status, 404);
+    const restore = "/economy/catalog/versions/{version}/restore";
+    assert.equal((await call(reader, "POST", restore, "/economy/catalog/versions/0/restore", {})).status, 403);
+    assert.equal((await call(admin, "POST", restore, "/economy/catalog/versions/99/restore", {})).status, 404);
+    assert.equal((await call(admin, "POST", restore, "/economy/catalog/versions/0/restore", { expectedVersion: 0 })).status, 409);
+    const back = await call(admin, "POST", restore, `/economy/catalog/versions/${catalog.body.data.version + 1}/restore`, {});
+    assert.deepEqual([back.status, back.body.data.version], [200, catalog.body.data.version + 2]);
     // Mail: sent once per mail id; a viewer may not.
     const mail = { userId: user.id, title: "Sorry", currencies: { gold: 5 }, mailId: unique("doc-mail") };
     assert.equal((await call(reader, "POST", "/mail", "/mail", mail)).status, 403);
