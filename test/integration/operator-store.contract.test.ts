@@ -118,5 +118,19 @@ for (const impl of implementations) {
       assert.deepEqual(await store.searchAudit({ actor, limit: 1 }), [entries[3]]);
       assert.deepEqual(await store.searchAudit({ actor: `${actor}-other` }), []);
     });
+
+    it("prunes entries older than a time, oldest first, at most a batch at a time; later ones stay", async () => {
+      const actor = `old-${suffix()}`;
+      const old = (day: number, id = crypto.randomUUID()): AuditEntry => ({ id, at: new Date(Date.UTC(2001, 0, day)).toISOString(), actor, via: "cli", action: "cli.find", target: null, outcome: "ok", detail: {} });
+      const entries = [old(5), old(1), old(3), old(20)];
+      for (const e of entries) await store.appendAudit(e);
+      const before = new Date(Date.UTC(2001, 0, 10)).toISOString();
+      assert.equal(await store.pruneAudit(before, 2), 2);
+      assert.deepEqual((await store.searchAudit({ actor })).map((e) => e.at), [old(20).at, old(5).at], "the two oldest went first");
+      assert.equal(await store.pruneAudit(before, 2), 1);
+      assert.equal(await store.pruneAudit(before, 2), 0);
+      assert.deepEqual((await store.searchAudit({ actor })).map((e) => e.id), [entries[3].id]);
+      assert.ok((await store.searchAudit({})).length > 1, "entries of other tests (2026) stay");
+    });
   });
 }

@@ -8,6 +8,7 @@ export const consoleShape = {
   CONSOLE_IDLE_TIMEOUT_SEC: int(60, 86_400).default(30 * 60),
   CONSOLE_LOCKOUT_SEC: int(60, 86_400).default(15 * 60),
   CONSOLE_SUPPORT_GRANT_MAX: int(0, 999_999_999).default(1000),
+  CONSOLE_AUDIT_RETENTION_DAYS: int(0, 36_500).default(365),
 };
 
 type ConsoleSettings = z.output<z.ZodObject<typeof consoleShape>> & { NODE_ENV: string; TRUST_PROXY?: string };
@@ -25,6 +26,8 @@ export function consoleConfig(s: ConsoleSettings) {
       lockoutSec: s.CONSOLE_LOCKOUT_SEC,
       /** The most coins one grant by a `support` operator may give (admins have no limit). */
       supportGrantMax: s.CONSOLE_SUPPORT_GRANT_MAX,
+      /** Audit entries older than this many days are removed (hourly by the server, or `admin audit prune`); 0 keeps them for ever. */
+      auditRetentionDays: s.CONSOLE_AUDIT_RETENTION_DAYS,
     },
   };
 }

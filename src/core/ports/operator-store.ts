@@ -71,8 +71,10 @@ export interface OperatorStore {
   list(): Promise<Operator[]>;
   /** Applies the changes and sets updatedAt; null when there is no such operator. Last writer wins. */
   update(id: string, changes: OperatorChanges, at: string): Promise<Operator | null>;
-  /** Appends one entry; entries are never changed or removed. */
+  /** Appends one entry; entries are never changed, and removed only by `pruneAudit` (the retention). */
   appendAudit(entry: AuditEntry): Promise<void>;
+  /** Removes up to `limit` entries older than `before` (ISO), oldest first; answers how many it removed. */
+  pruneAudit(before: string, limit: number): Promise<number>;
   /** Entries matching every given filter, newest first. */
   searchAudit(query: AuditQuery): Promise<AuditEntry[]>;
   close(): Promise<void>;

@@ -142,6 +142,14 @@ export class KyselyOperatorStore implements OperatorStore {
       .execute();
   }
 
+  async pruneAudit(before: string, limit: number): Promise<number> {
+    // In batches (the caller loops): one statement over years of entries would hold the table too long.
+    const rows = await this.db.selectFrom("console_audit").select("id").where("at", "<", before).orderBy("at").limit(limit).execute();
+    if (rows.length === 0) return 0;
+    const result = await this.db.deleteFrom("console_audit").where("id", "in", rows.map((r) => r.id)).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async searchAudit(query: AuditQuery): Promise<AuditEntry[]> {
     let q = this.db.selectFrom("console_audit").selectAll();
     if (query.actor) q = q.where("actor", "=", query.actor);
