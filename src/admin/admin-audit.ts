@@ -6,7 +6,7 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { createOperatorStore } from "../adapters/store/create-operator-store";
+import { openOperatorStore } from "../server/operator-wiring";
 import type { AppConfig } from "../config/config";
 import type { Logger } from "../logging/logger";
 import { AuditLog } from "../services/console/audit-log";
@@ -36,7 +36,7 @@ export async function runAuditCommand(argv: string[], config: AppConfig, logger:
     return 2;
   }
   const by = values.by?.trim() || os.userInfo().username;
-  const store = await createOperatorStore(config.store);
+  const store = await openOperatorStore(config, logger);
   try {
     const result = await pruneAudit(store, days);
     await new AuditLog(store, logger).record({ actor: by, via: "cli", action: "audit.prune", target: null, outcome: "ok", detail: { days, ...result } });

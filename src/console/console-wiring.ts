@@ -5,14 +5,14 @@
  * operator add <name> --role admin).
  */
 import type express from "express";
-import { createOperatorStore } from "../adapters/store/create-operator-store";
+import { openOperatorStore } from "../server/operator-wiring";
 import type { Services } from "../server/container";
 import { AuditRetention } from "../services/console/audit-retention";
 import { consoleRoutes } from "./console-router";
 
 export async function mountConsole(app: express.Express, services: Services): Promise<() => Promise<void>> {
   const { config } = services;
-  const operators = await createOperatorStore(config.store, { shareSqlite: true });
+  const operators = await openOperatorStore(config, services.logger, { shareSqlite: true });
   try {
     if (config.env === "production" && !(await operators.list()).some((op) => !op.disabled)) {
       throw new Error("CONSOLE_ENABLED=true but no operator can sign in: create one with npm run admin -- operator add <name> --role admin");

@@ -95,6 +95,16 @@ for (const impl of implementations) {
       assert.equal(await store.update(crypto.randomUUID(), { disabled: true }, at(7)), null);
     });
 
+    it("applies a change conditioned on the stored seed only while that seed is still there", async () => {
+      const op = { ...draft(), totpSecret: "enc1:old" };
+      await store.createOperator(op);
+      assert.equal(await store.update(op.id, { totpSecret: "enc1:new" }, at(8), "enc1:other"), null, "another seed: nothing written");
+      assert.equal((await store.findById(op.id))?.totpSecret, "enc1:old");
+      assert.equal((await store.update(op.id, { totpSecret: "enc1:new" }, at(8), "enc1:old"))?.totpSecret, "enc1:new");
+      assert.equal(await store.update(op.id, { totpSecret: "enc1:newer" }, at(9), "enc1:old"), null, "the seed read before is gone");
+      assert.equal((await store.findById(op.id))?.totpSecret, "enc1:new");
+    });
+
     it("searches the audit trail by every filter, newest first, with a limit", async () => {
       const actor = `ops-${suffix()}`;
       const entry = (minute: number, over: Partial<AuditEntry> = {}): AuditEntry => ({

@@ -63,10 +63,11 @@ export class MongoOperatorStore implements OperatorStore {
     return docs.map(toOperator);
   }
 
-  async update(id: string, changes: OperatorChanges, at: string): Promise<Operator | null> {
+  async update(id: string, changes: OperatorChanges, at: string, ifSeed?: string): Promise<Operator | null> {
     const set: Partial<OperatorDoc> = { updatedAt: at };
     for (const [key, value] of Object.entries(changes)) if (value !== undefined) (set as Record<string, unknown>)[key] = value;
-    const result = await this.operators.updateOne({ id }, { $set: set });
+    // One conditioned update (FerretDB included: the filter and the write are one document operation).
+    const result = await this.operators.updateOne(ifSeed === undefined ? { id } : { id, totpSecret: ifSeed }, { $set: set });
     if (result.matchedCount === 0) return null;
     return this.findById(id);
   }

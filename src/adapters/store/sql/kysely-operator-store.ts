@@ -123,7 +123,7 @@ export class KyselyOperatorStore implements OperatorStore {
     return rows.map(toOperator);
   }
 
-  async update(id: string, changes: OperatorChanges, at: string): Promise<Operator | null> {
+  async update(id: string, changes: OperatorChanges, at: string, ifSeed?: string): Promise<Operator | null> {
     const values: Record<string, unknown> = { updated_at: at };
     if (changes.role !== undefined) values.role = changes.role;
     if (changes.passwordHash !== undefined) values.password_hash = changes.passwordHash;
@@ -131,7 +131,9 @@ export class KyselyOperatorStore implements OperatorStore {
     if (changes.totpSecret !== undefined) values.totp_secret = changes.totpSecret;
     if (changes.disabled !== undefined) values.disabled = changes.disabled ? 1 : 0;
     if (changes.sessionEpoch !== undefined) values.session_epoch = changes.sessionEpoch;
-    const row = await this.db.updateTable("console_operators").set(values).where("id", "=", id).returningAll().executeTakeFirst();
+    let query = this.db.updateTable("console_operators").set(values).where("id", "=", id);
+    if (ifSeed !== undefined) query = query.where("totp_secret", "=", ifSeed);
+    const row = await query.returningAll().executeTakeFirst();
     return row ? toOperator(row) : null;
   }
 
