@@ -17,6 +17,8 @@ const NOT_MUTED_TTL_MS = 60_000;
 export const muteCacheKey = (userId: string) => `mute:${userId}`;
 
 export class MuteService {
+  private readonly lookups = new Map<string, Promise<string | null>>();
+
   constructor(
     private readonly store: UserStore,
     private readonly cache: Cache,
@@ -46,8 +48,21 @@ export class MuteService {
     return this.store.findMute(userId);
   }
 
-  /** When the player's mute ends, or null when they may chat: what a room asks on every chat message. */
-  async mutedUntil(userId: string): Promise<string | null> {
+  /**
+   * When the player's mute ends, or null when they may chat: what a room asks on every chat message.
+   * Messages of one player asking together share one lookup, so they go on in the order they came
+   * (separate lookups, one a cache miss, could answer out of order and swap the chat lines).
+   */
+  mutedUntil(userId: string): Promise<string | null> {
+    let lookup = this.lookups.get(userId);
+    if (!lookup) {
+      lookup = this.lookUp(userId).finally(() => this.lookups.delete(userId));
+      this.lookups.set(userId, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookUp(userId: string): Promise<string | null> {
     const key = muteCacheKey(userId);
     const cached = await this.cache.get(key);
     if (cached !== null) return cached === NOT_MUTED || Date.parse(cached) <= this.now() ? null : cached;

@@ -72,6 +72,14 @@ describe("MuteService", () => {
     assert.equal(await mutes.mutedUntil(userId), null);
   });
 
+  it("answers a player's concurrent asks with one lookup, in the order they came (chat lines keep their order)", async () => {
+    store.calls.length = 0;
+    const order: number[] = [];
+    await Promise.all([1, 2, 3].map((n) => mutes.mutedUntil(userId).then(() => order.push(n))));
+    assert.deepEqual(order, [1, 2, 3]);
+    assert.deepEqual(store.calls, ["findMute"], "one store read for the three");
+  });
+
   it("refuses a missing player and a duration out of bounds", async () => {
     await assert.rejects(mutes.mute("nobody", { reason: "x", durationSec: 60 }), rejectsWith("user_disabled"));
     await assert.rejects(mutes.unmute("nobody"), rejectsWith("user_disabled"));
