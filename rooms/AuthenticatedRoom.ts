@@ -5,6 +5,7 @@ import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
 import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
+import { seatIn, type RoomSeat } from "./room-seat";
 import { cutStaleConnection, holdSeat, SeatTokens, unheardCloses } from "./seat-hold";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 
@@ -182,6 +183,11 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   holdsUser(userId: string): boolean {
     this.seatedUsers ??= this.collectSeatedUsers();
     return this.seatedUsers.has(userId);
+  }
+
+  /** The player's seat here, or null; the console asks it of every room (room-seat.ts). */
+  seatOf(userId: string): RoomSeat | null {
+    return seatIn(this, userId);
   }
 
   private collectSeatedUsers(): Set<string> {

@@ -1,6 +1,7 @@
 import { Encoder, MapSchema, Schema, type } from "@colyseus/schema";
 import { FORBIDDEN_TEXT_MESSAGE, isCleanText } from "../src/core/text-rules";
 import { AuthenticatedRoom, playerOf, type PlayerClient } from "./AuthenticatedRoom";
+import { mayChat } from "./chat-mute";
 import { roomServices } from "./room-services";
 
 // A full lobby (500 players × ~80 bytes) outgrows the 8 KiB default encode buffer.
@@ -72,6 +73,8 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
       client.send("error", { code: "invalid_message", message: `chat text ${FORBIDDEN_TEXT_MESSAGE}` });
       return;
     }
+    // A muted player's text reaches no one (and costs no content check).
+    if (!(await mayChat(client))) return;
     if (this.isFlooding(client.sessionId)) {
       client.send("error", { code: "rate_limited", message: "too many chat messages; slow down" });
       return;

@@ -6,6 +6,7 @@ import type { AppConfig } from "../src/config/config";
 import type { HoldTimer } from "../src/server/container";
 import type { Logger } from "../src/logging/logger";
 import type { ModerationService } from "../src/services/moderation-service";
+import type { MuteService } from "../src/services/mute-service";
 import type { RateLimiter } from "../src/services/rate-limiter";
 import type { PlayerStorageService } from "../src/services/social/player-storage-service";
 import type { SubscribeMessageService } from "../src/services/social/subscribe-message-service";
@@ -20,6 +21,8 @@ export interface RoomServices {
   guard: RoomSessionGuard;
   logger: Logger;
   moderation: ModerationService;
+  /** Operators' mutes: a muted player's chat is refused (rooms/chat-mute.ts). */
+  mutes: MuteService;
   /** The players' platform storage: MatchRoom writes scores with it at match end. */
   playerStorage: PlayerStorageService;
   /** Subscribe messages ("your match is ready"): `subscribeMessages.sendToPlayer(this.app, userId, …)`. */

@@ -6,7 +6,7 @@
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
-import { createOperatorStore } from "../adapters/store/create-operator-store";
+import { openOperatorStore } from "../server/operator-wiring";
 import type { AppConfig } from "../config/config";
 import { AppError } from "../core/errors";
 import { OPERATOR_ROLES, type OperatorRole, type OperatorStore } from "../core/ports/operator-store";
@@ -44,7 +44,7 @@ export async function runOperatorCommand(argv: string[], config: AppConfig, logg
   if (values.totp && command !== "add" && command !== "reset") return usage("--totp belongs to add and reset");
   const by = values.by?.trim() || os.userInfo().username;
 
-  const store = await createOperatorStore(config.store);
+  const store = await openOperatorStore(config, logger);
   const audit = new AuditLog(store, logger);
   const accounts = new OperatorAccounts(store, { production: config.env === "production" });
   const action = `operator.${command}`;
@@ -85,7 +85,7 @@ async function run(accounts: OperatorAccounts, _store: OperatorStore, command: s
 export async function recordCliCommand(config: AppConfig, logger: Logger, entry: { by: string; command: string; target: string; outcome: "ok" | "refused" | "failed"; detail?: Record<string, unknown> }): Promise<void> {
   let store: OperatorStore | undefined;
   try {
-    store = await createOperatorStore(config.store);
+    store = await openOperatorStore(config, logger);
     await new AuditLog(store, logger).record({ actor: entry.by, via: "cli", action: `cli.${entry.command}`, target: entry.target, outcome: entry.outcome, detail: entry.detail ?? {} });
   } catch (err) {
     logger.error({ err, event: "operator_audit_unrecorded", ...entry }, "the command could not be recorded in the audit trail");

@@ -20,6 +20,7 @@ import { presentOrder } from "../services/payments/order-view";
 import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
+import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
 import { eraseLeaderboardRecords } from "./leaderboard-export";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -47,6 +48,7 @@ leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
 ${LEADERBOARD_USAGE}
   mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
 ${OPERATOR_USAGE}
+${AUDIT_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
@@ -62,7 +64,8 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
   // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
   if (argv[0] === "mail") return runMailCommand(argv.slice(1));
-  if (argv[0] === "operator") return operatorCommand(argv.slice(1));
+  if (argv[0] === "operator") return operatorCommand(argv.slice(1), runOperatorCommand);
+  if (argv[0] === "audit") return operatorCommand(argv.slice(1), runAuditCommand);
   let parsed;
   try {
     parsed = parseArgs({
@@ -243,7 +246,8 @@ function cliDetail(command: string, argument: string | undefined, values: { reas
   return detail;
 }
 
-async function operatorCommand(argv: string[]): Promise<number> {
+/** The console's own commands (operator, audit): settings read here, the runner does the rest. */
+async function operatorCommand(argv: string[], runner: typeof runOperatorCommand): Promise<number> {
   let config;
   try {
     config = parseConfig(readSettings(adminEnvironment().env));
@@ -256,7 +260,7 @@ async function operatorCommand(argv: string[]): Promise<number> {
   }
   const stderr = pino.destination({ fd: 2, sync: true });
   const logger = createLogger({ level: "warn", destination: stderr, name: "admin" });
-  return runOperatorCommand(argv, config, logger, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
+  return runner(argv, config, logger, (t) => process.stdout.write(t), (t) => process.stderr.write(t));
 }
 
 /** What is wrong with a payment command's arguments, or undefined. */

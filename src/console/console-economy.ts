@@ -10,12 +10,15 @@ import { z } from "zod";
 import { AppError } from "../core/errors";
 import { parseInput } from "../api/validate";
 import type { Services } from "../server/container";
+import { appQuery, knownApp } from "./console-apps";
+import { catalogHistoryRoutes } from "./console-catalog";
 import type { ConsoleScreen } from "./console-screens";
+
+export { appQuery, knownApp } from "./console-apps";
 import { userIdParam } from "./console-schemas";
 
 const appId = z.string().min(1).max(64).default("default");
 const amount = z.int().min(1).max(999_999_999);
-export const appQuery = z.object({ app: appId });
 export const catalogUploadBody = z.object({
   app: appId,
   /** The version the operator edited; another operator's newer version refuses the upload (409). */
@@ -36,11 +39,6 @@ export const mailSendBody = z
   })
   .refine((b) => Object.keys(b.currencies).length + b.items.length > 0, "attach at least one currency or item");
 
-export function knownApp(services: Services, app: string): string {
-  if (!services.platformApps.appKeys.includes(app)) throw new AppError("unknown_app", { message: `No app ${app} here` });
-  return app;
-}
-
 async function knownPlayer(services: Services, userId: string): Promise<string> {
   if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
   return userId;
@@ -51,7 +49,9 @@ export const economyScreen: ConsoleScreen = {
   title: "Economy",
   role: "viewer",
   available: (services) => services.economy !== undefined,
-  routes(router: Router, { services, guard }) {
+  routes(router: Router, context) {
+    const { services, guard } = context;
+    catalogHistoryRoutes(router, context);
     router.get("/economy/players/:userId", ...guard.read("viewer", async (req) => {
       const userId = await knownPlayer(services, parseInput(userIdParam, req.params).userId);
       const app = knownApp(services, parseInput(appQuery, req.query).app);

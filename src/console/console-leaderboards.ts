@@ -1,7 +1,7 @@
 /**
  * The console's leaderboard screen: an app's boards with their current period and record count, a
- * player's records on them (viewer), and removing a player's current record or banning them from a
- * board, which also removes it (admin). Both changes are audited like every console change.
+ * player's records on them (viewer), and removing a player's current record, banning them from a
+ * board, which also removes it, and lifting a ban (admin). Each change is audited like every console change.
  */
 import type { Router } from "express";
 import { z } from "zod";
@@ -49,6 +49,14 @@ export const leaderboardsScreen: ConsoleScreen = {
       await knownPlayer(services, userId);
       const { removed } = await services.leaderboards.ban(app, boardId, userId, `console:${session.operator.name}`);
       return { target: userId, detail: { app, boardId, removed }, result: { app, boardId, userId, banned: true, removed } };
+    }));
+    // The same service call as `npm run admin -- leaderboards unban`.
+    router.post("/leaderboards/:boardId/players/:userId/unban", ...guard.change("board.unban", "admin", async (req) => {
+      const { boardId, userId } = parseInput(boardRecordParams, req.params);
+      const app = knownApp(services, parseInput(boardChangeBody, req.body ?? {}).app);
+      await knownPlayer(services, userId);
+      await services.leaderboards.unban(app, boardId, userId);
+      return { target: userId, detail: { app, boardId }, result: { app, boardId, userId, banned: false } };
     }));
   },
 };

@@ -5,7 +5,8 @@ import { parseInput } from "../api/validate";
 import type { ConsolePlayers } from "../services/console/console-players";
 import type { AuditLog } from "../services/console/audit-log";
 import type { ConsoleGuard } from "./console-guard";
-import { disableBody, eraseBody, grantBody, orderParams, ordersQuery, searchQuery, userIdParam } from "./console-schemas";
+import { playerRooms } from "./console-player-rooms";
+import { disableBody, eraseBody, muteBody, grantBody, orderParams, ordersQuery, searchQuery, userIdParam } from "./console-schemas";
 
 export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard, audit: AuditLog, supportGrantMax: number): Router {
   const router = Router();
@@ -20,6 +21,13 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
       // Reading everything stored about a player is recorded like a change.
       await audit.record({ actor: session.operator.name, via: "console", action: "player.export", target: userId, outcome: "ok" });
       return record;
+    }),
+  );
+  router.get(
+    "/players/:userId/rooms",
+    ...guard.read("viewer", async (req) => {
+      const { userId } = parseInput(userIdParam, req.params);
+      return playerRooms(userId, (await players.overview(userId)).sessionApps);
     }),
   );
   router.get(
@@ -51,6 +59,22 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
     ...guard.change("player.enable", "support", async (req) => {
       const { userId } = parseInput(userIdParam, req.params);
       return { target: userId, result: await players.enable(userId) };
+    }),
+  );
+  router.post(
+    "/players/:userId/mute",
+    ...guard.change("player.mute", "support", async (req) => {
+      const { userId } = parseInput(userIdParam, req.params);
+      const body = parseInput(muteBody, req.body ?? {});
+      const overview = await players.mute(userId, body);
+      return { target: userId, detail: { reason: body.reason, durationSec: body.durationSec, until: overview.mute?.until }, result: overview };
+    }),
+  );
+  router.post(
+    "/players/:userId/unmute",
+    ...guard.change("player.unmute", "support", async (req) => {
+      const { userId } = parseInput(userIdParam, req.params);
+      return { target: userId, result: await players.unmute(userId) };
     }),
   );
   router.post(

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { AUDIT_OUTCOMES, OPERATOR_ROLES } from "../core/ports/operator-store";
 import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
 import { userSchema } from "../api/schemas";
+import { MUTE_MAX_SEC } from "../services/mute-service";
 
 const iso = () => z.string().meta({ description: "ISO 8601 UTC", example: "2026-01-31T08:00:00.000Z" });
 
@@ -26,6 +27,10 @@ export const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional(), ap
 export const disableBody = z.object({
   reason: z.string().trim().min(1, "a reason is required").max(500),
   until: z.iso.datetime({ offset: true }).nullable().optional().describe("End of the ban; absent or null: until enabled again"),
+});
+export const muteBody = z.object({
+  reason: z.string().trim().min(1, "a reason is required").max(500),
+  durationSec: z.int().min(1).max(MUTE_MAX_SEC).meta({ description: "How long the player's chat in rooms is refused, from now (at most a year)", example: 3600 }),
 });
 export const eraseBody = z.object({ confirm: z.string().max(256).describe("The player's username (or id), typed: the confirmation") });
 export const grantBody = z.object({
@@ -66,6 +71,7 @@ export const consoleSessionSchema = z.strictObject({
 export const playerOverviewSchema = z.strictObject({
   user: userSchema,
   restriction: z.strictObject({ reason: z.string().nullable(), until: z.string().nullable() }).nullable(),
+  mute: z.strictObject({ reason: z.string(), until: iso() }).nullable().describe("The mute of the player's chat in rooms while one is in force"),
   identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), app: z.string().nullable().describe("The app of an app's own id; null for a studio-wide one") })),
   sessionApps: z.array(z.string()).describe("The apps in which the player has a live session"),
 });
@@ -133,6 +139,19 @@ export const catalogViewSchema = z.strictObject({
   version: z.int().min(0).max(1_000_000_000).meta({ example: 3 }).describe("0: the settings' catalog; higher: stored by an operator"),
   catalog: z.record(z.string(), z.unknown()).describe("The catalog as in docs/economy.md"),
 });
+const catalogVersionNumber = z.int().min(0).max(1_000_000_000).meta({ example: 3 });
+export const catalogHistorySchema = z.strictObject({
+  app: z.string(),
+  current: catalogVersionNumber.describe("The version in use"),
+  versions: z.array(z.strictObject({ version: catalogVersionNumber, by: z.string().describe("Who stored it: console:<operator>, cli:<name>"), at: iso() })).describe("Stored versions, newest first; 0 (the settings' catalog) is not stored"),
+});
+export const catalogVersionSchema = z.strictObject({
+  app: z.string(),
+  version: catalogVersionNumber,
+  by: z.string().nullable().describe("null for version 0, the settings' catalog"),
+  at: z.string().nullable(),
+  catalog: z.unknown().describe("The catalog as stored (docs/economy.md)"),
+});
 export const mailSentSchema = z.strictObject({
   mailId: z.string(),
   appId: z.string(),
@@ -149,7 +168,28 @@ export const boardRecordsSchema = z.strictObject({
   app: z.string(),
   records: z.array(z.strictObject({ board: z.string(), period: z.int().min(0).max(2_000_000_000).meta({ example: 12 }), score: z.number(), subscore: z.number(), name: z.string(), updatedAt: z.string(), metadata: z.record(z.string(), z.unknown()).nullable() })),
 });
-export const boardChangeSchema = z.strictObject({ app: z.string(), boardId: z.string(), userId: z.string(), removed: z.boolean(), banned: z.literal(true).optional() });
+export const boardChangeSchema = z.strictObject({
+  app: z.string(),
+  boardId: z.string(),
+  userId: z.string(),
+  removed: z.boolean().optional().describe("remove and ban: whether a current record was removed"),
+  banned: z.boolean().optional().describe("ban: true; unban: false"),
+});
+export const playerRoomsSchema = z.strictObject({
+  rooms: z.array(
+    z.strictObject({
+      roomId: z.string(),
+      roomType: z.string().meta({ example: "lobby" }),
+      app: z.string().nullable(),
+      processId: z.string().describe("The Colyseus process holding the room"),
+      host: z.string().describe("The host name of that process's machine"),
+      pid: z.int().min(0).max(2_000_000_000).meta({ example: 4242 }),
+      connected: z.boolean().describe("False while the seat is held for the player's reconnection"),
+      clients: z.int().min(0).max(2_000_000_000).meta({ example: 12 }),
+    }),
+  ),
+  unanswered: z.int().min(0).max(2_000_000_000).meta({ example: 0 }).describe("Rooms that did not answer in time (a process gone or slow): the player may be in one of them"),
+});
 export const erasedSchema = z.strictObject({ erased: z.string() });
 export const signedOutSchema = z.strictObject({ signedOut: z.literal(true) });
 

@@ -1,16 +1,18 @@
 /**
  * Turns the console on in the server process (app.config.ts) when CONSOLE_ENABLED says so: its
- * operator store on the configured database, and in production the refusal to start without an
- * operator who could sign in (create one first: npm run admin -- operator add <name> --role admin).
+ * operator store on the configured database, the audit trail's hourly retention, and in production
+ * the refusal to start without an operator who could sign in (create one first: npm run admin --
+ * operator add <name> --role admin).
  */
 import type express from "express";
-import { createOperatorStore } from "../adapters/store/create-operator-store";
+import { openOperatorStore } from "../server/operator-wiring";
 import type { Services } from "../server/container";
+import { AuditRetention } from "../services/console/audit-retention";
 import { consoleRoutes } from "./console-router";
 
 export async function mountConsole(app: express.Express, services: Services): Promise<() => Promise<void>> {
   const { config } = services;
-  const operators = await createOperatorStore(config.store, { shareSqlite: true });
+  const operators = await openOperatorStore(config, services.logger, { shareSqlite: true });
   try {
     if (config.env === "production" && !(await operators.list()).some((op) => !op.disabled)) {
       throw new Error("CONSOLE_ENABLED=true but no operator can sign in: create one with npm run admin -- operator add <name> --role admin");
@@ -20,5 +22,10 @@ export async function mountConsole(app: express.Express, services: Services): Pr
     await operators.close().catch(() => undefined);
     throw err;
   }
-  return () => operators.close();
+  const retention = new AuditRetention(operators, services.logger, { retentionDays: config.console.auditRetentionDays });
+  retention.start();
+  return async () => {
+    await retention.stop();
+    await operators.close();
+  };
 }

@@ -52,6 +52,7 @@ export const ERROR_CODES = {
     status: 422,
     message: "The text was refused by content moderation; change it and try again",
   },
+  muted: { status: 403, message: "An operator muted you: your chat is refused until the mute ends" },
   version_conflict: { status: 409, message: "The record was changed by someone else; reload it and retry" },
   recent_login_required: {
     status: 403,
@@ -90,6 +91,7 @@ export const ERROR_CODES = {
   source_conflict: { status: 409, message: "This id was already used by another player or for something else" },
   reward_cap_reached: { status: 429, message: "The player has had this reward as often as allowed for now (e.g. today's ad views); nothing was granted" },
   catalog_invalid: { status: 422, message: "The catalog has problems; nothing was changed" },
+  catalog_version_not_found: { status: 404, message: "No such catalog version for this app" },
   board_not_found: { status: 404, message: "No such leaderboard for this app" },
   client_submit_disabled: { status: 403, message: "This leaderboard takes scores from the game server only" },
   score_out_of_bounds: { status: 400, message: "The score is outside this leaderboard's bounds" },

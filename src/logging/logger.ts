@@ -13,6 +13,9 @@ const REDACTED_FIELDS = [
   "appSecret",
   "password",
   "passwordHash",
+  // Operators' TOTP seeds and the key material that encrypts them.
+  "totpSecret",
+  "consoleSeedKeys",
   "currentPassword",
   "newPassword",
   "token",

@@ -138,6 +138,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         guard,
         logger,
         moderation: ready.moderation,
+        mutes: ready.mutes,
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
         leaderboards: ready.leaderboards,

@@ -15,6 +15,7 @@ import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
 import { LoginService } from "../services/login-service";
 import { ModerationService } from "../services/moderation-service";
+import { MuteService } from "../services/mute-service";
 import { RateLimiter } from "../services/rate-limiter";
 import { PlatformTokenService } from "../services/platform-token-service";
 import type { PlatformApps } from "../services/platform-apps";
@@ -52,6 +53,8 @@ export interface Services {
   playerData: PlayerDataService;
   /** Content security for what players type (chat, nicknames, studio rooms). */
   moderation: ModerationService;
+  /** Operators' mutes of players' chat in rooms (stored with the user, read through the cache). */
+  mutes: MuteService;
   /** The enabled platforms (PLATFORMS), in registry order. */
   platformDefinitions: readonly PlatformDefinition[];
   /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
@@ -216,6 +219,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       platformTokens,
       playerData,
       moderation,
+      mutes: new MuteService(store, cache, overrides.now),
       platformDefinitions: enabled,
       platformApps,
       appIdentities: new AppIdentities(platformApps, store, sessionKeys, enabled.map((p) => p.name)),

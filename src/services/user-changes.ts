@@ -4,7 +4,7 @@ import type { UserStore } from "../core/ports/user-store";
 export type UserChangeListener = (userId: string) => void;
 
 /** Methods of the port that change an existing user's record; each takes the user id first. */
-const WRITES: readonly (keyof UserStore)[] = ["attachIdentity", "updateProfile", "setPassword", "setStatus", "disableUser", "enableUser", "deleteUser"];
+const WRITES: readonly (keyof UserStore)[] = ["attachIdentity", "updateProfile", "setPassword", "setStatus", "disableUser", "enableUser", "muteUser", "unmuteUser", "deleteUser"];
 
 /**
  * The user store with an announcement after every write to an existing user (status, ban, profile,

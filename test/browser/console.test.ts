@@ -2,7 +2,7 @@
  * The operator console in a real headless Chromium against the booted app (SQLite + memory cache):
  * an admin signs in with the one-time password and a TOTP code, picks a new password, finds a
  * player by openid, sees their orders, refunds one (on the memory cache: the server holds the key),
- * and disables the player, whose room socket closes with 4401. Nothing is loaded from another host.
+ * mutes the player in rooms, and disables them, whose room socket closes with 4401. Nothing is loaded from another host.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -79,6 +79,20 @@ describe("operator console in headless Chromium", function () {
     const coins = (await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number };
     assert.equal(coins.balance, 80, "30 of the 50 spent came back");
 
+    await page.locator("#player-rooms td", { hasText: room.roomId }).waitFor();
+    assert.equal(await page.locator("#player-rooms tbody tr").count(), 1, "one live room: the lobby");
+    // Mute in rooms: the player's chat is refused at once.
+    const refusals: Array<{ code: string }> = [];
+    room.onMessage("error", (e) => refusals.push(e));
+    room.onMessage("chat", () => undefined);
+    await page.fill("#mute-reason", "spam in the lobby");
+    await page.selectOption("#mute-duration", "3600");
+    await page.click("#mute-submit");
+    await page.locator("#player-mute", { hasText: "muted until" }).waitFor();
+    room.send("chat", { text: "buy gold at example.com" });
+    for (let i = 0; i < 100 && refusals.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(refusals.map((e) => e.code), ["muted"]);
+
     await page.getByLabel("Reason").first().fill("chargeback abuse");
     await page.click("#disable-submit");
     await page.locator("#player-status", { hasText: "disabled: chargeback abuse" }).waitFor();
@@ -93,7 +107,7 @@ describe("operator console in headless Chromium", function () {
     await page.close();
   });
 
-  it("admin: a mail the player claims once shows in the wallet; a catalog version; a ban from a board", async () => {
+  it("admin: a mail the player claims once shows in the wallet; a catalog version and a restore; a ban from a board, lifted", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cm")}.1`);
     const { token, user } = login.body.data;
     const admin = await addOperator(h.config, unique("mailer"), "admin");
@@ -137,6 +151,14 @@ describe("operator console in headless Chromium", function () {
     await page.locator("#catalog-version", { hasText: "version 1" }).waitFor();
     assert.match((await page.textContent("#catalog-json")) ?? "", /"crown"/);
     assert.equal((await h.get("/api/catalog", { authorization: `Bearer ${token}` })).body.data.version, 1);
+    // The history: version 1 in use; version 0 (the settings' catalog) viewed, then restored as version 2.
+    await page.locator("#catalog-history td", { hasText: "1 (in use)" }).waitFor();
+    await page.getByRole("button", { name: "View version 1" }).click();
+    await page.locator("#catalog-old", { hasText: '"crown"' }).waitFor();
+    await page.getByRole("button", { name: "Restore version 0" }).click();
+    await page.locator("#catalog-version", { hasText: "version 2" }).waitFor();
+    await page.locator("#catalog-history td", { hasText: "2 (in use)" }).waitFor();
+    assert.doesNotMatch((await page.textContent("#catalog-json")) ?? "", /"crown"/);
 
     // A leaderboard record, then a ban from the board.
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 77 }, { authorization: `Bearer ${token}` })).status, 200);
@@ -149,6 +171,10 @@ describe("operator console in headless Chromium", function () {
     await page.locator("#status", { hasText: "ban highscores: done" }).waitFor();
     await page.locator("#board-records td", { hasText: "Nothing here" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 80 }, { authorization: `Bearer ${token}` })).status, 403, "banned");
+    await page.selectOption("#unban-board", "highscores");
+    await page.getByRole("button", { name: "Unban" }).click();
+    await page.locator("#status", { hasText: "unban highscores: done" }).waitFor();
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 81 }, { authorization: `Bearer ${token}` })).status, 200, "unbanned");
     await page.close();
   });
 

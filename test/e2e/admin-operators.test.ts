@@ -57,4 +57,41 @@ describe("admin operator commands and the CLI's audit trail", function () {
       await store.close();
     }
   });
+
+  it("audit prune removes entries older than the retention (or --days), keeps the rest, and is itself audited", async () => {
+    const store = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
+    const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+    try {
+      for (const [id, days] of [["ancient", 800], ["old", 400], ["recent", 30]] as const) {
+        await store.appendAudit({ id: `prune-${id}`, at: daysAgo(days), actor: "lead", via: "cli", action: "cli.find", target: id, outcome: "ok", detail: {} });
+      }
+    } finally {
+      await store.close();
+    }
+    const kept = async () => {
+      const s = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
+      try {
+        return (await s.searchAudit({ action: "cli.find" })).map((e) => e.target).filter((t) => ["ancient", "old", "recent"].includes(t ?? ""));
+      } finally {
+        await s.close();
+      }
+    };
+    assert.equal((await admin("audit", "prune", "--days", "-1")).status, 2);
+    assert.equal((await admin("audit", "shred")).status, 2);
+    const byDefault = await admin("audit", "prune", "--by", "lead");
+    assert.equal(byDefault.status, 0, byDefault.stderr);
+    assert.equal(JSON.parse(byDefault.stdout).removed, 2, "365 days by default");
+    assert.deepEqual(await kept(), ["recent"]);
+    const keepAll = await admin("audit", "prune", "--days", "0");
+    assert.deepEqual(JSON.parse(keepAll.stdout).removed, 0);
+    assert.equal(JSON.parse((await admin("audit", "prune", "--days", "7")).stdout).removed, 1);
+    assert.deepEqual(await kept(), []);
+    const s = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
+    try {
+      const pruned = await s.searchAudit({ action: "audit.prune", actor: "lead" });
+      assert.deepEqual(pruned.map((e) => [e.outcome, e.detail.days, e.detail.removed]), [["ok", 365, 2]]);
+    } finally {
+      await s.close();
+    }
+  });
 });

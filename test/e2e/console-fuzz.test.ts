@@ -20,9 +20,12 @@ const ROUTES: Array<[string, string]> = [
   ["GET", "/players/:userId"],
   ["GET", "/players/:userId/export"],
   ["GET", "/players/:userId/orders"],
+  ["GET", "/players/:userId/rooms"],
   ["POST", "/players/:userId/kick"],
   ["POST", "/players/:userId/disable"],
   ["POST", "/players/:userId/enable"],
+  ["POST", "/players/:userId/mute"],
+  ["POST", "/players/:userId/unmute"],
   ["POST", "/players/:userId/erase"],
   ["POST", "/players/:userId/orders/:orderId/refund"],
   ["POST", "/players/:userId/orders/:orderId/redeliver"],
@@ -40,11 +43,15 @@ const ROUTES: Array<[string, string]> = [
   ["GET", "/economy/players/:userId"],
   ["GET", "/economy/catalog"],
   ["POST", "/economy/catalog"],
+  ["GET", "/economy/catalog/versions"],
+  ["GET", "/economy/catalog/versions/:version"],
+  ["POST", "/economy/catalog/versions/:version/restore"],
   ["POST", "/mail"],
   ["GET", "/leaderboards"],
   ["GET", "/leaderboards/players/:userId"],
   ["POST", "/leaderboards/:boardId/players/:userId/remove"],
   ["POST", "/leaderboards/:boardId/players/:userId/ban"],
+  ["POST", "/leaderboards/:boardId/players/:userId/unban"],
 ];
 
 /** A seeded generator, so a failure replays. */

@@ -76,6 +76,8 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "GET", "/players/{userId}", none)).status, 403);
     assert.equal((await call(admin, "GET", "/players/{userId}/export", `${p}/export`)).status, 200);
     assert.equal((await call(viewer, "GET", "/players/{userId}/export", `${p}/export`)).status, 403);
+    assert.deepEqual((await call(viewer, "GET", "/players/{userId}/rooms", `${p}/rooms`)).body.data, { rooms: [], unanswered: 0 });
+    assert.equal((await call(admin, "GET", "/players/{userId}/rooms", `${none}/rooms`)).status, 403);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=delivered`)).status, 200);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=lost`)).status, 400);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=default`)).body.data.length, 1);
@@ -94,6 +96,12 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "POST", "/players/{userId}/disable", `${p}/disable`, {})).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/enable", `${p}/enable`)).status, 200);
     assert.equal((await call(viewer, "POST", "/players/{userId}/enable", `${p}/enable`)).status, 403);
+    const muted = await call(admin, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 60 });
+    assert.deepEqual([muted.status, muted.body.data.mute?.reason], [200, "doc"]);
+    assert.equal((await call(admin, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 0 })).status, 400);
+    assert.equal((await call(viewer, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 60 })).status, 403);
+    assert.deepEqual((await call(admin, "POST", "/players/{userId}/unmute", `${p}/unmute`)).body.data.mute, null);
+    assert.equal((await call(admin, "POST", "/players/{userId}/unmute", `${none}/unmute`)).status, 403);
     assert.equal((await call(admin, "GET", "/health")).status, 200);
     assert.equal((await call(anonymous, "GET", "/health")).status, 401);
     assert.equal((await call(admin, "GET", "/apps")).status, 200);
@@ -142,6 +150,17 @@ describe("console routes in the API description", function () {
     assert.deepEqual([saved.status, saved.body.data.version], [200, catalog.body.data.version + 1]);
     assert.equal((await call(admin, "POST", "/economy/catalog", "/economy/catalog", { expectedVersion: catalog.body.data.version, catalog: next })).status, 409, "a version already replaced");
     assert.equal((await admin.call("GET", "/economy/catalog")).body.data.version, catalog.body.data.version + 1);
+    const versions = await call(reader, "GET", "/economy/catalog/versions", "/economy/catalog/versions?app=default");
+    assert.deepEqual(versions.body.data.versions.map((v: { version: number }) => v.version), [catalog.body.data.version + 1]);
+    assert.equal((await call(reader, "GET", "/economy/catalog/versions", "/economy/catalog/versions?app=nope")).status, 400);
+    assert.equal((await call(reader, "GET", "/economy/catalog/versions/{version}", "/economy/catalog/versions/0?app=default")).status, 200);
+    assert.equal((await call(reader, "GET", "/economy/catalog/versions/{version}", "/economy/catalog/versions/99?app=default")).status, 404);
+    const restore = "/economy/catalog/versions/{version}/restore";
+    assert.equal((await call(reader, "POST", restore, "/economy/catalog/versions/0/restore", {})).status, 403);
+    assert.equal((await call(admin, "POST", restore, "/economy/catalog/versions/99/restore", {})).status, 404);
+    assert.equal((await call(admin, "POST", restore, "/economy/catalog/versions/0/restore", { expectedVersion: 0 })).status, 409);
+    const back = await call(admin, "POST", restore, `/economy/catalog/versions/${catalog.body.data.version + 1}/restore`, {});
+    assert.deepEqual([back.status, back.body.data.version], [200, catalog.body.data.version + 2]);
     // Mail: sent once per mail id; a viewer may not.
     const mail = { userId: user.id, title: "Sorry", currencies: { gold: 5 }, mailId: unique("doc-mail") };
     assert.equal((await call(reader, "POST", "/mail", "/mail", mail)).status, 403);
@@ -174,6 +193,13 @@ describe("console routes in the API description", function () {
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 50 }, player)).status, 403, "banned from the board");
     const trail = await admin.call("GET", "/audit?action=board.ban&outcome=ok");
     assert.equal(trail.body.data[0].target, user.id);
+    assert.equal((await call(reader, "POST", board("unban"), `/leaderboards/highscores/players/${user.id}/unban`, {})).status, 403);
+    assert.equal((await call(admin, "POST", board("unban"), `/leaderboards/nope/players/${user.id}/unban`, {})).status, 404);
+    const unbanned = await call(admin, "POST", board("unban"), `/leaderboards/highscores/players/${user.id}/unban`, { app: "default" });
+    assert.deepEqual([unbanned.status, unbanned.body.data.banned], [200, false]);
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 51 }, player)).status, 200, "scores are taken again");
+    const unbanTrail = await admin.call("GET", `/audit?action=board.unban&target=${user.id}`);
+    assert.deepEqual(unbanTrail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused"]);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);

@@ -8,10 +8,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, parseConfig } from "../../src/config/config";
-import { startHarness, type Harness } from "../support/app-harness";
+import { startHarness, TEST_JWT_SECRET, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient } from "../support/console";
 
 const STRONG = "a-very-strong-production-jwt-secret-0123456789";
+const CONSOLE_KEY = "a-strong-console-key-for-totp-seeds-0123456789";
 const production = {
   NODE_ENV: "production",
   JWT_SECRET: STRONG,
@@ -40,7 +41,13 @@ describe("console settings and production rules", function () {
     assert.equal(parseConfig(production).console.enabled, false);
     assert.ok(problemsOf({ ...production, CONSOLE_ENABLED: "true" }).some((p) => p.startsWith("TRUST_PROXY")));
     assert.ok(problemsOf({ ...production, CONSOLE_ENABLED: "true", TRUST_PROXY: "loopback", CONSOLE_SESSION_TTL_SEC: "86400" }).some((p) => p.startsWith("CONSOLE_SESSION_TTL_SEC")));
-    const on = parseConfig({ ...production, CONSOLE_ENABLED: "true", TRUST_PROXY: "loopback" });
+    const enabled = { ...production, CONSOLE_ENABLED: "true", TRUST_PROXY: "loopback" };
+    assert.ok(problemsOf(enabled).some((p) => p.startsWith("CONSOLE_SECRET_KEY")), "the TOTP seeds' key is required");
+    for (const weak of ["short-key", "change-me-change-me-change-me-change-me", STRONG]) {
+      assert.ok(problemsOf({ ...enabled, CONSOLE_SECRET_KEY: weak }).some((p) => p.startsWith("CONSOLE_SECRET_KEY")), weak);
+    }
+    assert.deepEqual(problemsOf({ ...production, CONSOLE_SECRET_KEY: "short-key" }), [], "only with the console on");
+    const on = parseConfig({ ...enabled, CONSOLE_SECRET_KEY: CONSOLE_KEY });
     assert.equal(on.console.enabled, true);
     assert.equal(on.console.idleTimeoutSec, 1800);
   });
@@ -59,7 +66,7 @@ describe("console settings and production rules", function () {
 
   describe("in production", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-console-prod-"));
-    const env = { NODE_ENV: "production", CONSOLE_ENABLED: "true", TRUST_PROXY: "loopback", ACCESS_TOKEN_ROUTE_KEY: "0123456789abcdef0123", SQLITE_PATH: path.join(dir, "users.sqlite") };
+    const env = { NODE_ENV: "production", CONSOLE_ENABLED: "true", TRUST_PROXY: "loopback", ACCESS_TOKEN_ROUTE_KEY: "0123456789abcdef0123", CONSOLE_SECRET_KEY: CONSOLE_KEY, SQLITE_PATH: path.join(dir, "users.sqlite") };
     let h: Harness | undefined;
     after(async () => {
       await h?.close();
@@ -68,7 +75,9 @@ describe("console settings and production rules", function () {
 
     it("refuses to start without an operator, then signs in over HTTPS only with a Secure cookie and TOTP for admins", async () => {
       await assert.rejects(startHarness({ env }), /no operator can sign in/);
-      const store = { store: { kind: "sqlite" as const, path: env.SQLITE_PATH, synchronous: "FULL" as const } };
+      // Written as the CLI would on the server's settings: the seeds under the same key.
+      const seedKeys = parseConfig({ JWT_SECRET: TEST_JWT_SECRET, CONSOLE_SECRET_KEY: CONSOLE_KEY }).consoleSeedKeys;
+      const store = { store: { kind: "sqlite" as const, path: env.SQLITE_PATH, synchronous: "FULL" as const }, consoleSeedKeys: seedKeys };
       const support = await addOperator(store, "prod-support", "support", { production: true });
       const admin = await addOperator(store, "prod-admin", "admin", { production: true });
       assert.ok(admin.totpSecret, "an admin gets a second factor in production");

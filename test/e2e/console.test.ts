@@ -4,6 +4,7 @@
  * player's disable closing their room socket with 4401, and refunds and grants from the server process (on the memory cache too).
  */
 import assert from "node:assert/strict";
+import { matchMaker } from "@colyseus/core";
 import { Client } from "colyseus.js";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { sessionCookie } from "../../src/console/console-guard";
@@ -156,7 +157,7 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal(audit.body.data.length, 1);
   });
 
-  it("admin finds a player by openid, refunds an order and grants coins through the server process; disabling closes the room with 4401", async () => {
+  it("admin finds a player by openid, refunds an order and grants coins through the server process, sees their live room; disabling closes it with 4401", async () => {
     const { client } = await signedIn("admin");
     const p = await player();
     await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: p.openid, balance: 100 }) });
@@ -185,6 +186,8 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
 
     const room = await new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: p.token });
     const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));
+    const live = await client.call("GET", `/players/${p.user.id}/rooms`);
+    assert.deepEqual(live.body.data.rooms.map((r: any) => [r.roomId, r.roomType, r.app, r.processId, r.pid, r.connected]), [[room.roomId, "lobby", "default", matchMaker.processId, process.pid, true]]);
     const disabled = await client.call("POST", `/players/${p.user.id}/disable`, { reason: "chargeback abuse", until: "2099-01-01T00:00:00Z" });
     assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
     assert.equal(disabled.body.data.restriction.reason, "chargeback abuse");

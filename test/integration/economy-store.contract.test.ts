@@ -209,5 +209,23 @@ for (const impl of implementations) {
       assert.equal((await store.saveCatalog(appId, 1, { items: [] }, "op", at()))?.version, 2);
       assert.equal((await other.latestCatalog(appId))?.version, 2);
     });
+
+    it("keeps every catalog version with who saved it and when: listed newest first, each readable", async () => {
+      const appId = `app-${crypto.randomBytes(4).toString("hex")}`;
+      assert.deepEqual(await store.listCatalogVersions(appId, { limit: 10 }), []);
+      assert.equal(await store.findCatalog(appId, 1), null);
+      for (let v = 1; v <= 5; v++) {
+        const saved = await (v % 2 ? store : other).saveCatalog(appId, v - 1, { items: [{ itemId: `v${v}` }], note: { "a.b": "$x" } }, `op${v}`, `2030-01-0${v}T00:00:00.000Z`);
+        assert.equal(saved?.version, v);
+      }
+      await store.saveCatalog(`${appId}-other`, 0, { items: [] }, "elsewhere", at());
+      const listed = await other.listCatalogVersions(appId, { limit: 3 });
+      assert.deepEqual(listed, [5, 4, 3].map((v) => ({ appId, version: v, by: `op${v}`, at: `2030-01-0${v}T00:00:00.000Z` })));
+      assert.deepEqual((await store.listCatalogVersions(appId, { limit: 10, before: 3 })).map((c) => c.version), [2, 1]);
+      const first = await other.findCatalog(appId, 1);
+      assert.deepEqual(first, { appId, version: 1, body: { items: [{ itemId: "v1" }], note: { "a.b": "$x" } }, by: "op1", at: "2030-01-01T00:00:00.000Z" });
+      assert.equal(await store.findCatalog(appId, 6), null);
+      assert.equal((await store.latestCatalog(appId))?.version, 5, "the history does not change the latest");
+    });
   });
 }

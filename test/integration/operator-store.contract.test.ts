@@ -95,6 +95,16 @@ for (const impl of implementations) {
       assert.equal(await store.update(crypto.randomUUID(), { disabled: true }, at(7)), null);
     });
 
+    it("applies a change conditioned on the stored seed only while that seed is still there", async () => {
+      const op = { ...draft(), totpSecret: "enc1:old" };
+      await store.createOperator(op);
+      assert.equal(await store.update(op.id, { totpSecret: "enc1:new" }, at(8), "enc1:other"), null, "another seed: nothing written");
+      assert.equal((await store.findById(op.id))?.totpSecret, "enc1:old");
+      assert.equal((await store.update(op.id, { totpSecret: "enc1:new" }, at(8), "enc1:old"))?.totpSecret, "enc1:new");
+      assert.equal(await store.update(op.id, { totpSecret: "enc1:newer" }, at(9), "enc1:old"), null, "the seed read before is gone");
+      assert.equal((await store.findById(op.id))?.totpSecret, "enc1:new");
+    });
+
     it("searches the audit trail by every filter, newest first, with a limit", async () => {
       const actor = `ops-${suffix()}`;
       const entry = (minute: number, over: Partial<AuditEntry> = {}): AuditEntry => ({
@@ -117,6 +127,20 @@ for (const impl of implementations) {
       assert.deepEqual(await store.searchAudit({ actor, since: at(2), until: at(4) }), [entries[2], entries[1]]);
       assert.deepEqual(await store.searchAudit({ actor, limit: 1 }), [entries[3]]);
       assert.deepEqual(await store.searchAudit({ actor: `${actor}-other` }), []);
+    });
+
+    it("prunes entries older than a time, oldest first, at most a batch at a time; later ones stay", async () => {
+      const actor = `old-${suffix()}`;
+      const old = (day: number, id = crypto.randomUUID()): AuditEntry => ({ id, at: new Date(Date.UTC(2001, 0, day)).toISOString(), actor, via: "cli", action: "cli.find", target: null, outcome: "ok", detail: {} });
+      const entries = [old(5), old(1), old(3), old(20)];
+      for (const e of entries) await store.appendAudit(e);
+      const before = new Date(Date.UTC(2001, 0, 10)).toISOString();
+      assert.equal(await store.pruneAudit(before, 2), 2);
+      assert.deepEqual((await store.searchAudit({ actor })).map((e) => e.at), [old(20).at, old(5).at], "the two oldest went first");
+      assert.equal(await store.pruneAudit(before, 2), 1);
+      assert.equal(await store.pruneAudit(before, 2), 0);
+      assert.deepEqual((await store.searchAudit({ actor })).map((e) => e.id), [entries[3].id]);
+      assert.ok((await store.searchAudit({})).length > 1, "entries of other tests (2026) stay");
     });
   });
 }

@@ -524,6 +524,43 @@ for (const impl of implementations) {
       });
     });
 
+    describe("mutes", () => {
+      it("mutes with a reason until an end, replaced by a later mute, lifted by unmute; the version moves, the status does not", async () => {
+        const user = await store.createUser(draft(), []);
+        assert.equal(await store.findMute(user.id), null);
+        const muted = await store.muteUser(user.id, { reason: "spam", until: "2099-01-01T00:00:00.000Z" }, "2024-04-01T00:00:00.000Z");
+        assertUser(muted);
+        assert.deepEqual([muted.status, muted.version, muted.updatedAt], [1, 2, "2024-04-01T00:00:00.000Z"]);
+        assert.deepEqual(await store.findMute(user.id), { reason: "spam", until: "2099-01-01T00:00:00.000Z" });
+        await store.muteUser(user.id, { reason: "insults", until: "2098-01-01T00:00:00.000Z" }, "2024-04-02T00:00:00.000Z");
+        assert.deepEqual(await store.findMute(user.id), { reason: "insults", until: "2098-01-01T00:00:00.000Z" });
+        const record = await store.exportUser(user.id);
+        assert.deepEqual([record?.user.muteReason, record?.user.mutedUntil], ["insults", "2098-01-01T00:00:00.000Z"], "the export shows the mute");
+
+        const unmuted = await store.unmuteUser(user.id, "2024-04-03T00:00:00.000Z");
+        assertUser(unmuted);
+        assert.equal(unmuted.version, 4);
+        assert.equal(await store.findMute(user.id), null);
+        assert.equal(await store.muteUser(crypto.randomUUID(), { reason: "x", until: "2099-01-01T00:00:00.000Z" }, CREATED_AT), null);
+        assert.equal(await store.unmuteUser(crypto.randomUUID(), CREATED_AT), null);
+        assert.equal(await store.findMute(crypto.randomUUID()), null);
+      });
+
+      it("reads a mute as over once its end has passed, with no write; a mute leaves the account usable", async () => {
+        const start = Date.parse("2030-01-01T00:00:00.000Z");
+        clockMs = start;
+        const user = await store.createUser(draft(), []);
+        const until = new Date(start + 60_000).toISOString();
+        const muted = await store.muteUser(user.id, { reason: "flood", until }, new Date(start).toISOString());
+        assert.deepEqual(await store.findById(user.id), muted);
+        assert.deepEqual(await store.findMute(user.id), { reason: "flood", until });
+        assert.equal(await store.findRestriction(user.id), null, "muted is not disabled");
+        clockMs = start + 60_000;
+        assert.equal(await store.findMute(user.id), null);
+        assert.equal((await store.findById(user.id))?.version, muted?.version, "nothing was written");
+      });
+    });
+
     describe("export and delete", () => {
       it("exports every stored field but the password hash", async () => {
         const input = draft({ passwordSetAt: "2024-03-05T06:07:09.000Z" });

@@ -2,7 +2,8 @@
  * The console over two server processes on one PostgreSQL and one Redis: an operator signed in on
  * one process is signed in on both; a refund and a grant made through process B reach the player
  * who logged in and bought through process A (the kept session key is in Redis), each once; and a
- * disable through B closes the player's room socket on A with 4401.
+ * disable through B closes the player's room socket on A with 4401. Either process lists the rooms
+ * a player is in on both, and a mute made through one refuses the player's chat in a room on the other.
  */
 import assert from "node:assert/strict";
 import Redis from "ioredis";
@@ -89,5 +90,41 @@ import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services
 
     await onA.call("DELETE", "/session");
     assert.equal((await onB.call("GET", "/session")).status, 401, "signed out on both");
+  });
+
+  it("lists a player's rooms on both processes from either; a mute through one silences the player on the other", async () => {
+    const login = await fetch(`${servers[0].baseUrl}/api/minigame/wechat/login?jsCode=tworooms${Date.now().toString(36)}.1`).then((r) => r.json() as Promise<any>);
+    const { token, user } = login.data;
+    const lobby = await new Client(servers[0].baseUrl).joinOrCreate("lobby", { accessToken: token });
+    const match = await new Client(servers[1].baseUrl).create("match", { accessToken: token });
+    const errors: Array<{ code: string }> = [];
+    lobby.onMessage("error", (e) => errors.push(e));
+    lobby.onMessage("chat", () => undefined);
+    try {
+      const op = await addOperator(parseConfig(env), `rooms${Date.now().toString(36)}`, "support");
+      const consoles = servers.map((server) => new ConsoleClient(server.baseUrl));
+      assert.equal((await consoles[0].signIn(op, OPERATOR_PASSWORD)).status, 200);
+      assert.equal((await consoles[1].signIn(op)).status, 200, "then with the new password");
+      const pids = servers.map((server) => server.child.pid);
+      let lobbyPid: number | undefined;
+      for (const client of consoles) {
+        const listed = await client.call("GET", `/players/${user.id}/rooms`);
+        assert.equal(listed.status, 200, JSON.stringify(listed.body));
+        const rooms = listed.body.data.rooms as Array<{ roomId: string; roomType: string; pid: number; processId: string; connected: boolean }>;
+        assert.deepEqual(rooms.map((r) => [r.roomType, r.roomId, r.connected]), [["lobby", lobby.roomId, true], ["match", match.roomId, true]]);
+        for (const r of rooms) assert.ok(pids.includes(r.pid), `the room's process is one of the two servers (${r.pid})`);
+        assert.equal(listed.body.data.unanswered, 0);
+        lobbyPid = rooms[0].pid;
+      }
+      // Mute through the process that does not hold the lobby (or through B when both hold it).
+      const other = consoles[pids.indexOf(lobbyPid) === 0 ? 1 : 0];
+      const muted = await other.call("POST", `/players/${user.id}/mute`, { reason: "two-process mute", durationSec: 600 });
+      assert.equal(muted.status, 200, JSON.stringify(muted.body));
+      lobby.send("chat", { text: "hello from the muted" });
+      for (let i = 0; i < 150 && errors.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual(errors.map((e) => e.code), ["muted"]);
+    } finally {
+      await Promise.allSettled([lobby.leave(), match.leave()]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 /** Operators for console tests, created the way `operator add` does, and a cookie-keeping console client. */
-import { createOperatorStore } from "../../src/adapters/store/create-operator-store";
+import { openOperatorStore } from "../../src/server/operator-wiring";
+import { createLogger } from "../../src/logging/logger";
 import type { AppConfig } from "../../src/config/config";
 import type { OperatorRole } from "../../src/core/ports/operator-store";
 import { OperatorAccounts } from "../../src/services/console/operator-accounts";
@@ -16,9 +17,10 @@ export interface TestOperator {
 }
 
 /** Adds an operator on the server's database; `ready` also does the first sign-in's password change. */
-export async function addOperator(config: Pick<AppConfig, "store">, name: string, role: OperatorRole, options: { totp?: boolean; production?: boolean } = {}): Promise<TestOperator & { initialPassword: string }> {
+export async function addOperator(config: Pick<AppConfig, "store" | "consoleSeedKeys">, name: string, role: OperatorRole, options: { totp?: boolean; production?: boolean } = {}): Promise<TestOperator & { initialPassword: string }> {
   // Beside a server in this process, its SQLite connection (a second one could wait on it forever).
-  const store = await createOperatorStore(config.store, { shareSqlite: true }).catch(() => createOperatorStore(config.store));
+  const logger = createLogger({ level: "silent" });
+  const store = await openOperatorStore(config, logger, { shareSqlite: true }).catch(() => openOperatorStore(config, logger));
   try {
     const created = await new OperatorAccounts(store, { production: options.production ?? false }).add(name, role, options);
     const totpSecret = created.totpUri ? new URL(created.totpUri).searchParams.get("secret")! : undefined;

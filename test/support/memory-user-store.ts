@@ -4,12 +4,13 @@
  * whose end has passed reading as active), without a database. The real stores are held to the same
  * rules by test/integration/user-store.contract.test.ts. Methods no unit test needs throw.
  */
-import { AccountTakenError, IdentityTakenError, type NewUser, type UserRestriction, type UserStore } from "../../src/core/ports/user-store";
+import { AccountTakenError, IdentityTakenError, type NewUser, type UserMute, type UserRestriction, type UserStore } from "../../src/core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../src/core/user";
 
 interface Row {
   user: User;
   restriction: UserRestriction | null;
+  mute?: UserMute | null;
 }
 
 const identityKey = (identity: PlatformIdentityKey) => `${identity.platform}\u0000${identity.platformId}`;
@@ -101,6 +102,28 @@ export class MemoryUserStore implements UserStore {
     const row = this.rows.get(id);
     if (!row || this.effectiveStatus(row) === USER_STATUS_ACTIVE) return null;
     return row.restriction ?? { reason: null, until: null };
+  }
+
+  async muteUser(id: string, mute: UserMute, at: string): Promise<User | null> {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    row.mute = { ...mute };
+    this.change(row, { updatedAt: at });
+    return this.read(row);
+  }
+
+  async unmuteUser(id: string, at: string): Promise<User | null> {
+    const row = this.rows.get(id);
+    if (!row) return null;
+    row.mute = null;
+    this.change(row, { updatedAt: at });
+    return this.read(row);
+  }
+
+  async findMute(id: string): Promise<UserMute | null> {
+    this.calls.push("findMute");
+    const mute = this.rows.get(id)?.mute;
+    return mute && Date.parse(mute.until) > this.now() ? { ...mute } : null;
   }
 
   async deleteUser(id: string): Promise<boolean> {

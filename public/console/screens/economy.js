@@ -1,5 +1,7 @@
 // Economy: a player's wallet and inventory per app, and the catalog in use with its version; an
-// admin uploads a new version (JSON), which the server checks and stores as the next version.
+// admin uploads a new version (JSON), which the server checks and stores as the next version. The
+// catalog's history lists every stored version (who, when); any can be viewed, and an admin
+// restores one as the next version.
 export async function walletSection(ctx, userId, app = "default") {
   const { api, h, table, load } = ctx;
   const box = h("div", { id: "player-wallet" });
@@ -25,7 +27,7 @@ export async function walletSection(ctx, userId, app = "default") {
 }
 
 export async function render(root, ctx) {
-  const { api, h, attempt, load, operator } = ctx;
+  const { api, h, table, attempt, load, operator } = ctx;
   const walletBox = h("div", {});
   const walletForm = h(
     "form",
@@ -49,6 +51,32 @@ export async function render(root, ctx) {
     version.textContent = `version ${c.version}`;
     catalogBox.textContent = JSON.stringify(c.catalog, null, 2);
     if (editor) editor.value = catalogBox.textContent;
+    await loadHistory();
+  };
+  const historyBox = h("div", { id: "catalog-history" });
+  const oldBox = h("pre", { id: "catalog-old" });
+  const app = () => appInput.value || "default";
+  const loadHistory = async () => {
+    const list = await load("Catalog history", () => api("GET", `/economy/catalog/versions?app=${encodeURIComponent(app())}`));
+    if (!list) return;
+    const view = (v) => async () => {
+      const found = await load(`Version ${v}`, () => api("GET", `/economy/catalog/versions/${v}?app=${encodeURIComponent(app())}`));
+      if (found) oldBox.textContent = `version ${v}:\n${JSON.stringify(found.catalog, null, 2)}`;
+    };
+    const restore = (v) => async () => {
+      const saved = await attempt(`Restore version ${v}`, () => api("POST", `/economy/catalog/versions/${v}/restore`, { app: app(), expectedVersion: shown }));
+      if (saved) await loadCatalog();
+    };
+    const rows = [...list.versions, { version: 0, by: "the settings' catalog", at: "" }];
+    historyBox.replaceChildren(table([
+      { title: "Version", cell: (v) => (v.version === list.current ? `${v.version} (in use)` : String(v.version)) },
+      { title: "By", cell: (v) => v.by },
+      { title: "At", cell: (v) => v.at },
+      { title: "", cell: (v) => [
+        h("button", { type: "button", "aria-label": `View version ${v.version}`, onclick: view(v.version) }, "View"),
+        operator.role === "admin" && v.version !== list.current ? h("button", { type: "button", "aria-label": `Restore version ${v.version}`, onclick: restore(v.version) }, "Restore") : null,
+      ] },
+    ], rows, "Catalog versions"));
   };
   let editor = null;
   const catalog = h(
@@ -78,6 +106,7 @@ export async function render(root, ctx) {
     );
     catalog.append(upload);
   }
-  root.append(h("section", {}, h("h2", {}, "A player's wallet"), walletForm, walletBox), catalog);
+  const history = h("section", { "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, "Catalog history"), historyBox, oldBox);
+  root.append(h("section", {}, h("h2", {}, "A player's wallet"), walletForm, walletBox), catalog, history);
   await loadCatalog();
 }

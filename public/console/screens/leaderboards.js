@@ -1,13 +1,15 @@
-// Leaderboards: an app's boards, a player's records; an admin removes a record or bans the player
-// from a board (which removes their current record too).
+// Leaderboards: an app's boards, a player's records; an admin removes a record, bans the player
+// from a board (which removes their current record too) or lifts a ban.
 export async function render(root, { api, h, table, attempt, load, operator }) {
   const appInput = h("input", { id: "boards-app", value: "default", size: 10 });
   const boards = h("div", { id: "board-list" });
   const records = h("div", { id: "board-records" });
   const app = () => appInput.value || "default";
+  const unbanBoard = h("select", { name: "boardId", id: "unban-board" });
   const loadBoards = async () => {
     const b = await load("Boards", () => api("GET", `/leaderboards?app=${encodeURIComponent(app())}`));
     if (!b) return;
+    unbanBoard.replaceChildren(...b.boards.map((x) => h("option", { value: x.id }, x.id)));
     boards.replaceChildren(table([
       { title: "Board", cell: (x) => x.id },
       { title: "Period", cell: (x) => (x.period ? `#${x.period.seq ?? ""} ${x.period.endsAt ?? ""}` : "—") },
@@ -39,9 +41,21 @@ export async function render(root, { api, h, table, attempt, load, operator }) {
     h("label", {}, "Player's user id", h("input", { name: "userId", id: "board-user", required: true, size: 38 })),
     h("button", { type: "submit" }, "Show records"),
   );
+  const unbanForm = h(
+    "form",
+    { id: "unban-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const userId = new FormData(playerForm).get("userId");
+      if (!userId) return playerForm.reportValidity();
+      const path = `/leaderboards/${encodeURIComponent(unbanBoard.value)}/players/${encodeURIComponent(userId)}/unban`;
+      if (await attempt(`unban ${unbanBoard.value}`, () => api("POST", path, { app: app() }))) await loadRecords(userId);
+    } },
+    h("label", {}, "Lift the player's ban from", unbanBoard),
+    h("button", { type: "submit", id: "unban-submit" }, "Unban"),
+  );
   root.append(
     h("section", {}, h("h2", {}, "Boards"), h("form", { onsubmit: (e) => { e.preventDefault(); loadBoards(); } }, h("label", {}, "App", appInput), h("button", { type: "submit" }, "Show boards")), boards),
-    h("section", {}, h("h2", {}, "A player's records"), playerForm, records),
+    h("section", {}, h("h2", {}, "A player's records"), playerForm, records, operator.role === "admin" ? unbanForm : null),
   );
   await loadBoards();
 }

@@ -1,6 +1,8 @@
 // Players: find by user id, openid/unionid, username or email; profile, identities per app, live
-// sessions; kick, disable with reason and end, enable, export, erase with typed confirmation; the
+// sessions and rooms; kick, disable with reason and end, enable, mute in rooms, export, erase with typed confirmation; the
 // player's orders with refund and re-delivery, and coin grants.
+const MUTE_DURATIONS = [[600, "10 minutes"], [3600, "1 hour"], [86400, "1 day"], [604800, "7 days"], [2592000, "30 days"]];
+
 export async function render(root, ctx) {
   const { api, h, table, attempt, load } = ctx;
   const results = h("div", { id: "player-results" });
@@ -51,6 +53,7 @@ export async function render(root, ctx) {
         h("dt", {}, "Nickname"), h("dd", {}, p.user.nickname ?? "—"),
         h("dt", {}, "Email"), h("dd", {}, p.user.email),
         h("dt", {}, "Status"), h("dd", { id: "player-status" }, statusTag(p)),
+        h("dt", {}, "Chat in rooms"), h("dd", { id: "player-mute" }, p.mute ? h("span", { className: "tag bad" }, `muted until ${p.mute.until}: ${p.mute.reason}`) : "allowed"),
         h("dt", {}, "Live sessions"), h("dd", { id: "player-sessions" }, p.sessionApps.length ? p.sessionApps.join(", ") : "none"),
         h("dt", {}, "Created"), h("dd", {}, p.user.createdAt),
       ),
@@ -68,6 +71,18 @@ export async function render(root, ctx) {
       h("label", {}, "Reason", h("input", { name: "reason", id: "disable-reason", required: true, maxlength: 500 })),
       h("label", {}, "Until (empty: indefinitely)", h("input", { name: "until", id: "disable-until", type: "datetime-local" })),
       h("button", { type: "submit", className: "danger", id: "disable-submit" }, "Disable"),
+    );
+    const muteForm = h(
+      "form",
+      { id: "mute-form", onsubmit: async (e) => {
+        e.preventDefault();
+        const data = new FormData(muteForm);
+        if (await attempt("Mute", () => api("POST", `${path}/mute`, { reason: data.get("reason"), durationSec: Number(data.get("durationSec")) }))) refresh();
+      } },
+      h("label", {}, "Mute reason", h("input", { name: "reason", id: "mute-reason", required: true, maxlength: 500 })),
+      h("label", {}, "For", h("select", { name: "durationSec", id: "mute-duration" }, MUTE_DURATIONS.map(([sec, text]) => h("option", { value: sec }, text)))),
+      h("button", { type: "submit", id: "mute-submit" }, "Mute in rooms"),
+      h("button", { type: "button", id: "unmute", onclick: async () => (await attempt("Unmute", () => api("POST", `${path}/unmute`))) && refresh() }, "Unmute"),
     );
     const eraseForm = h(
       "form",
@@ -94,14 +109,38 @@ export async function render(root, ctx) {
         } }, "Export"),
       ),
       disableForm,
+      muteForm,
       eraseForm,
     );
-    detail.replaceChildren(profile, actions, await ordersSection(userId, p));
+    detail.replaceChildren(profile, await roomsSection(userId), actions, await ordersSection(userId, p));
     // The economy screen's wallet and inventory, where the economy is wired (its screen is listed).
     if (ctx.screens?.some((s) => s.id === "economy")) {
       const { walletSection } = await import("./economy.js");
       detail.append(await walletSection(ctx, userId, p.sessionApps[0] ?? "default"));
     }
+  }
+
+  async function roomsSection(userId) {
+    const section = h("section", { "aria-labelledby": "rooms-title" }, h("h2", { id: "rooms-title" }, "Live rooms"));
+    const found = await load("Rooms", () => api("GET", `/players/${encodeURIComponent(userId)}/rooms`));
+    if (!found) return section;
+    section.append(h("div", { id: "player-rooms" },
+      table(
+        [
+          { title: "Room id", cell: (r) => r.roomId },
+          { title: "Type", cell: (r) => r.roomType },
+          { title: "App", cell: (r) => r.app ?? "" },
+          { title: "Process", cell: (r) => r.processId },
+          { title: "Host", cell: (r) => `${r.host} (pid ${r.pid})` },
+          { title: "Seat", cell: (r) => (r.connected ? "connected" : "held for reconnection") },
+          { title: "Players", cell: (r) => String(r.clients) },
+        ],
+        found.rooms,
+        "Live rooms",
+      ),
+    ));
+    if (found.unanswered) section.append(h("p", { className: "tag bad" }, `${found.unanswered} room(s) did not answer in time`));
+    return section;
   }
 
   async function ordersSection(userId, p) {

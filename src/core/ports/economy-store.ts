@@ -7,7 +7,8 @@
  * concurrent writers or processes, on every backend (FerretDB included: see the Mongo adapter).
  *
  * Also here: the operators' catalog documents, versioned per app (a new version is an insert that
- * exactly one writer of a given version wins), so every process can poll for the latest version.
+ * exactly one writer of a given version wins), so every process can poll for the latest version;
+ * every version is kept, with who saved it and when (the console's catalog history).
  */
 import type { ItemCount } from "./reward-grants";
 
@@ -83,6 +84,9 @@ export interface StoredCatalog {
   at: string;
 }
 
+/** A stored catalog version without its body: one line of the app's catalog history. */
+export type CatalogVersionInfo = Omit<StoredCatalog, "body">;
+
 export interface EconomyStore {
   /** Brings the schema to the current version; safe on every boot and from several processes. */
   migrate(): Promise<void>;
@@ -106,6 +110,10 @@ export interface EconomyStore {
   saveCatalog(appId: string, expectedVersion: number, body: unknown, by: string, at: string): Promise<StoredCatalog | null>;
   /** The latest stored catalog of the app, or null when operators never stored one. */
   latestCatalog(appId: string): Promise<StoredCatalog | null>;
+  /** The app's stored versions (every one is kept), newest first, at most `limit`; with `before`, only older ones. */
+  listCatalogVersions(appId: string, options: { limit: number; before?: number }): Promise<CatalogVersionInfo[]>;
+  /** One stored version with its body, or null. */
+  findCatalog(appId: string, version: number): Promise<StoredCatalog | null>;
   close(): Promise<void>;
 }
 

@@ -33,6 +33,13 @@ export interface UserRestriction {
   until: string | null;
 }
 
+/** An operator's mute: the player's chat in rooms is refused until `until`. */
+export interface UserMute {
+  reason: string;
+  /** ISO 8601 UTC end of the mute; after it the player reads as not muted, without any write. */
+  until: string;
+}
+
 /** A platform identity as stored, with when it was linked. */
 export interface StoredIdentity extends PlatformIdentityKey {
   createdAt: string;
@@ -105,6 +112,12 @@ export interface UserStore {
   enableUser(id: string, at: string): Promise<User | null>;
   /** The restriction in force, or null when the user is active (a ban that ended included) or missing. */
   findRestriction(id: string): Promise<UserRestriction | null>;
+  /** Mutes the user's chat until `mute.until` (a later mute replaces it); increments version. Null for a missing user. */
+  muteUser(id: string, mute: UserMute, at: string): Promise<User | null>;
+  /** Lifts the mute; increments version. Null for a missing user. */
+  unmuteUser(id: string, at: string): Promise<User | null>;
+  /** The mute in force, or null when there is none, it has ended, or the user is missing. */
+  findMute(id: string): Promise<UserMute | null>;
   /** Everything stored about the user except the password hash, or null when the user does not exist. */
   exportUser(id: string): Promise<UserRecord | null>;
   /** Removes the user and its identities atomically; false when there was no such user. */

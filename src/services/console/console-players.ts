@@ -5,17 +5,20 @@
  */
 import { AppError } from "../../core/errors";
 import type { Order, OrderState } from "../../core/ports/order-ledger";
-import type { UserRecord, UserRestriction, UserStore } from "../../core/ports/user-store";
+import type { UserMute, UserRecord, UserRestriction, UserStore } from "../../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { PlatformDefinition } from "../../platforms/platform";
 import type { PaymentServices } from "../../server/payment-wiring";
 import type { AccountService } from "../account-service";
+import type { MuteService } from "../mute-service";
 import type { PlatformApps } from "../platform-apps";
 import type { SessionService } from "../session-service";
 
 export interface PlayerOverview {
   user: User;
   restriction: UserRestriction | null;
+  /** The mute of the player's chat in rooms, while one is in force. */
+  mute: UserMute | null;
   /** Each identity with the app it belongs to where one can be told (a bare platform name is studio-wide). */
   identities: Array<PlatformIdentityKey & { app: string | null }>;
   /** The apps in which a session is live. */
@@ -25,6 +28,7 @@ export interface PlayerOverview {
 export interface ConsolePlayerDeps {
   store: UserStore;
   accounts: AccountService;
+  mutes: MuteService;
   sessions: SessionService;
   payments: PaymentServices;
   platformApps: PlatformApps;
@@ -75,6 +79,19 @@ export class ConsolePlayers {
   async enable(userId: string): Promise<PlayerOverview> {
     await this.require(userId);
     return this.overviewOf(await this.deps.accounts.enableUser(userId));
+  }
+
+  /** Refuses the player's chat in rooms for `durationSec`, on every process at once. */
+  async mute(userId: string, input: { reason: string; durationSec: number }): Promise<PlayerOverview> {
+    const user = await this.require(userId);
+    await this.deps.mutes.mute(user.id, input);
+    return this.overviewOf(user);
+  }
+
+  async unmute(userId: string): Promise<PlayerOverview> {
+    const user = await this.require(userId);
+    await this.deps.mutes.unmute(user.id);
+    return this.overviewOf(user);
   }
 
   /** Erases only when `confirmation` repeats the player's username or id: a typed confirmation. */
@@ -154,11 +171,12 @@ export class ConsolePlayers {
   }
 
   private async overviewOf(user: User): Promise<PlayerOverview> {
-    const [restriction, identities, sessionApps] = await Promise.all([
+    const [restriction, mute, identities, sessionApps] = await Promise.all([
       this.deps.store.findRestriction(user.id),
+      this.deps.mutes.find(user.id),
       this.deps.store.listIdentities(user.id),
       this.deps.sessions.liveApps(user.id),
     ]);
-    return { user, restriction, identities: identities.map((i) => ({ ...i, app: this.appOfNamespace(i.platform) })), sessionApps };
+    return { user, restriction, mute, identities: identities.map((i) => ({ ...i, app: this.appOfNamespace(i.platform) })), sessionApps };
   }
 }

@@ -68,7 +68,12 @@ export function totpAt(secretBase32: string, atMs: number): string {
  */
 export function verifyTotp(secretBase32: string, code: string, atMs: number): number | null {
   if (!/^\d{6}$/.test(code)) return null;
-  const secret = base32Decode(secretBase32);
+  let secret: Buffer;
+  try {
+    secret = base32Decode(secretBase32);
+  } catch {
+    return null; // a seed no key could decrypt (seed-cipher.ts): no code opens it
+  }
   const step = Math.floor(atMs / 1000 / TOTP_STEP_SEC);
   const given = Buffer.from(code);
   for (const candidate of [step, step - 1, step + 1]) {

@@ -6,7 +6,7 @@
  */
 import { AppError } from "../../core/errors";
 import { checkCatalog, emptyCatalog, onSale, type Catalog, type CatalogItem } from "../../core/catalog";
-import type { EconomyStore } from "../../core/ports/economy-store";
+import type { CatalogVersionInfo, EconomyStore } from "../../core/ports/economy-store";
 import type { Logger } from "../../logging/logger";
 
 export interface VersionedCatalog {
@@ -14,13 +14,21 @@ export interface VersionedCatalog {
   catalog: Catalog;
 }
 
+/** One version as the history shows it: version 0 is the settings' catalog (no author, no time). */
+export interface CatalogVersion {
+  version: number;
+  by: string | null;
+  at: string | null;
+  catalog: unknown;
+}
+
 export class CatalogService {
   private readonly live = new Map<string, VersionedCatalog>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly store: Pick<EconomyStore, "latestCatalog" | "saveCatalog">,
-    base: Readonly<Record<string, Catalog>>,
+    private readonly store: Pick<EconomyStore, "latestCatalog" | "saveCatalog" | "listCatalogVersions" | "findCatalog">,
+    private readonly base: Readonly<Record<string, Catalog>>,
     private readonly appKeys: readonly string[],
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
@@ -88,5 +96,27 @@ export class CatalogService {
     this.live.set(app, next);
     this.logger.info({ event: "catalog_changed", app, version: saved.version, by }, "catalog changed by an operator");
     return next;
+  }
+
+  /** The app's stored versions, newest first (every one is kept). */
+  history(app: string, options: { limit: number; before?: number }): Promise<CatalogVersionInfo[]> {
+    return this.store.listCatalogVersions(app, options);
+  }
+
+  /** One version as stored; 0 is the settings' catalog. */
+  async version(app: string, version: number): Promise<CatalogVersion> {
+    if (version === 0) return { version: 0, by: null, at: null, catalog: this.base[app] ?? emptyCatalog() };
+    const stored = await this.store.findCatalog(app, version);
+    if (!stored) throw new AppError("catalog_version_not_found", { data: { app, version } });
+    return { version: stored.version, by: stored.by, at: stored.at, catalog: stored.body };
+  }
+
+  /**
+   * Stores an older version's content as the next version (checked again, as any new version is):
+   * going back never rewrites history, it adds to it.
+   */
+  async restore(app: string, version: number, by: string, expectedVersion?: number): Promise<VersionedCatalog> {
+    const old = await this.version(app, version);
+    return this.replace(app, old.catalog, by, expectedVersion);
   }
 }

@@ -12,7 +12,7 @@
  * Reads that decide are point reads by `_id` (FerretDB's SQLite backend pushes no other filter down).
  */
 import type { Collection, Connection } from "mongoose";
-import type { ApplyResult, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
+import type { ApplyResult, CatalogVersionInfo, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
 import { EconomyChain, playerKey, type ChainRecords, type EconomyCrashHook, type SourceClaim } from "../economy-chain";
 import { isDuplicateKey } from "./claims";
 
@@ -82,6 +82,7 @@ export class MongoEconomyStore implements EconomyStore {
     // Plain indexes for export and erase; uniqueness is `_id` alone.
     await this.claims.createIndex({ userId: 1 });
     await this.entriesOf.createIndex({ userId: 1, appId: 1, seq: 1 });
+    await this.catalogs.createIndex({ appId: 1, version: -1 });
   }
 
   apply(change: EconomyChange): Promise<ApplyResult> {
@@ -131,6 +132,17 @@ export class MongoEconomyStore implements EconomyStore {
       doc = next;
       version += 1;
     }
+    return doc ? { appId, version: doc.version, body: JSON.parse(doc.body), by: doc.by, at: doc.at } : null;
+  }
+
+  async listCatalogVersions(appId: string, options: { limit: number; before?: number }): Promise<CatalogVersionInfo[]> {
+    const filter = options.before === undefined ? { appId } : { appId, version: { $lt: options.before } };
+    const docs = await this.catalogs.find(filter, { projection: { body: 0 } }).sort({ version: -1 }).limit(options.limit).toArray();
+    return docs.map((doc) => ({ appId, version: doc.version, by: doc.by, at: doc.at }));
+  }
+
+  async findCatalog(appId: string, version: number): Promise<StoredCatalog | null> {
+    const doc = await this.catalogs.findOne({ _id: catalogId(appId, version) });
     return doc ? { appId, version: doc.version, body: JSON.parse(doc.body), by: doc.by, at: doc.at } : null;
   }
 

@@ -46,6 +46,9 @@ export interface UserDoc {
   status: number;
   disabledReason: string | null;
   disabledUntil: Date | null;
+  /** An operator's mute of the player's chat; absent on users written before mutes existed. */
+  muteReason?: string | null;
+  mutedUntil?: Date | null;
   createdAt: Date;
   updatedAt: Date;
   version: number;
@@ -138,6 +141,8 @@ const userFields = {
   status: { type: Number, required: true },
   disabledReason: nullableString,
   disabledUntil: nullableDate,
+  muteReason: nullableString,
+  mutedUntil: nullableDate,
   createdAt: { type: Date, required: true },
   updatedAt: { type: Date, required: true },
   version: { type: Number, required: true },
@@ -230,6 +235,8 @@ export function newUserDoc(input: NewUser, identities: PlatformIdentityKey[]): U
     status: USER_STATUS_ACTIVE,
     disabledReason: null,
     disabledUntil: null,
+    muteReason: null,
+    mutedUntil: null,
     createdAt: at,
     updatedAt: at,
     version: 1,

@@ -2,7 +2,7 @@
  * Operators and the audit trail on MongoDB (and FerretDB, whose updates are not compare-and-set):
  * an operator's document has its name as `_id`, so creation is an insert-only claim of the name;
  * later changes (role, password, disable) are an operator's deliberate edits, where the last writer
- * winning is what an operator expects. Audit entries are only ever inserted.
+ * winning is what an operator expects. Audit entries are only ever inserted, and removed by the retention.
  */
 import type { Collection, Connection } from "mongoose";
 import type { AuditEntry, AuditQuery, NewOperator, Operator, OperatorChanges, OperatorStore } from "../../../core/ports/operator-store";
@@ -63,10 +63,11 @@ export class MongoOperatorStore implements OperatorStore {
     return docs.map(toOperator);
   }
 
-  async update(id: string, changes: OperatorChanges, at: string): Promise<Operator | null> {
+  async update(id: string, changes: OperatorChanges, at: string, ifSeed?: string): Promise<Operator | null> {
     const set: Partial<OperatorDoc> = { updatedAt: at };
     for (const [key, value] of Object.entries(changes)) if (value !== undefined) (set as Record<string, unknown>)[key] = value;
-    const result = await this.operators.updateOne({ id }, { $set: set });
+    // One conditioned update (FerretDB included: the filter and the write are one document operation).
+    const result = await this.operators.updateOne(ifSeed === undefined ? { id } : { id, totpSecret: ifSeed }, { $set: set });
     if (result.matchedCount === 0) return null;
     return this.findById(id);
   }
@@ -74,6 +75,12 @@ export class MongoOperatorStore implements OperatorStore {
   async appendAudit(entry: AuditEntry): Promise<void> {
     const { id, ...rest } = entry;
     await this.audit.insertOne({ _id: id, ...rest });
+  }
+
+  async pruneAudit(before: string, limit: number): Promise<number> {
+    const old = await this.audit.find({ at: { $lt: before } }, { projection: { _id: 1 } }).sort({ at: 1 }).limit(limit).toArray();
+    if (old.length === 0) return 0;
+    return (await this.audit.deleteMany({ _id: { $in: old.map((d) => d._id) } })).deletedCount;
   }
 
   async searchAudit(query: AuditQuery): Promise<AuditEntry[]> {

@@ -9,8 +9,8 @@ import {
   IdentityTakenError,
   type NewUser,
   type ProfileChanges,
-  type StoredIdentity,
   type UserCredentials,
+  type UserMute,
   type UserRecord,
   type UserRestriction,
   type UserStore,
@@ -20,7 +20,8 @@ import { isFerretdb, releaseClaim, takeClaim, type ClaimOwners } from "./claims"
 import { defineModels, ensureCollection, identityKey, linkKey, newUserDoc, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
 import { RecoverySweep, type SweepReport } from "./recovery-sweep";
 import { insertOrReadBack } from "./unknown-outcome";
-import { finishErase, identityClaimsOf } from "./user-erase";
+import { finishErase } from "./user-erase";
+import { exportedFields, storedIdentities } from "./user-records";
 import { readNewest, writeNextVersion, type Change } from "./user-versions";
 
 export interface MongoUserStoreOptions {
@@ -151,7 +152,8 @@ export class MongoUserStore implements UserStore {
   }
 
   async listIdentities(userId: string): Promise<PlatformIdentityKey[]> {
-    return (await this.identitiesWithDates(userId)).map(({ platform, platformId }) => ({ platform, platformId }));
+    const user = await this.readActive(userId);
+    return (user ? await storedIdentities(this.models, user) : []).map(({ platform, platformId }) => ({ platform, platformId }));
   }
 
   async findCredentialsByUsername(username: string): Promise<UserCredentials | null> {
@@ -207,14 +209,23 @@ export class MongoUserStore implements UserStore {
     return { reason: user.disabledReason, until: user.disabledUntil?.toISOString() ?? null };
   }
 
+  muteUser(id: string, mute: UserMute, at: string): Promise<User | null> {
+    return this.write(id, (u) => ({ ...u, muteReason: mute.reason, mutedUntil: new Date(mute.until), updatedAt: new Date(at) }));
+  }
+
+  unmuteUser(id: string, at: string): Promise<User | null> {
+    return this.write(id, (u) => ({ ...u, muteReason: null, mutedUntil: null, updatedAt: new Date(at) }));
+  }
+
+  async findMute(id: string): Promise<UserMute | null> {
+    const user = await this.readActive(id);
+    if (!user?.mutedUntil || user.mutedUntil.getTime() <= this.now().getTime()) return null;
+    return { reason: user.muteReason ?? "", until: user.mutedUntil.toISOString() };
+  }
+
   async exportUser(id: string): Promise<UserRecord | null> {
     const stored = await this.readActive(id);
-    if (!stored) return null;
-    // Every stored field but the hash and the store's own bookkeeping, as the SQL stores export columns.
-    const { _id, passwordHash: _hash, usernameNorm: _u, emailNorm: _e, deletingAt: _d, ...fields } = stored;
-    const user: Record<string, unknown> = { id: _id };
-    for (const [key, value] of Object.entries(fields)) user[key] = value instanceof Date ? value.toISOString() : value;
-    return { user, identities: await this.identitiesWithDates(id) };
+    return stored ? { user: exportedFields(stored), identities: await storedIdentities(this.models, stored) } : null;
   }
 
   /**
@@ -272,14 +283,6 @@ export class MongoUserStore implements UserStore {
     return { user: this.toUser(user)!, passwordHash: user.passwordHash, passwordSetAt: user.passwordSetAt?.toISOString() ?? null };
   }
 
-  private async identitiesWithDates(userId: string): Promise<StoredIdentity[]> {
-    const user = await this.readActive(userId);
-    const claims = user ? await identityClaimsOf(this.models, user) : [];
-    return claims
-      .map((c) => ({ platform: c.platform, platformId: c.platformId, createdAt: c.createdAt.toISOString() }))
-      .sort((a, b) => compare(a.createdAt, b.createdAt) || compare(a.platform, b.platform) || compare(a.platformId, b.platformId));
-  }
-
   /** A disabled user whose ban end has passed is active again: decided on every read, never stored. */
   private effectiveStatus(user: UserDoc): number {
     if (user.status === USER_STATUS_ACTIVE || user.disabledUntil === null) return user.status;
@@ -302,8 +305,4 @@ export class MongoUserStore implements UserStore {
       version: doc.version,
     };
   }
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

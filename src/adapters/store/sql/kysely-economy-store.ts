@@ -4,7 +4,7 @@
  * decides. The ledger's length is read exactly (max(seq)), so no head hint is kept.
  */
 import { sql, type ColumnType, type Kysely } from "kysely";
-import type { ApplyResult, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
+import type { ApplyResult, CatalogVersionInfo, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
 import { EconomyChain, type ChainRecords, type EconomyCrashHook, type SourceClaim } from "../economy-chain";
 import { migrateToLatest, type SqlDialect } from "./migrations";
 
@@ -75,6 +75,18 @@ export class KyselyEconomyStore implements EconomyStore {
   async latestCatalog(appId: string): Promise<StoredCatalog | null> {
     const row = await this.db.selectFrom("economy_catalogs").selectAll().where("app_id", "=", appId).orderBy("version", "desc").limit(1).executeTakeFirst();
     return row ? { appId, version: row.version, body: JSON.parse(row.body), by: row.saved_by, at: iso(row.at) } : null;
+  }
+
+  async listCatalogVersions(appId: string, options: { limit: number; before?: number }): Promise<CatalogVersionInfo[]> {
+    let query = this.db.selectFrom("economy_catalogs").select(["version", "saved_by", "at"]).where("app_id", "=", appId);
+    if (options.before !== undefined) query = query.where("version", "<", options.before);
+    const rows = await query.orderBy("version", "desc").limit(options.limit).execute();
+    return rows.map((row) => ({ appId, version: Number(row.version), by: row.saved_by, at: iso(row.at) }));
+  }
+
+  async findCatalog(appId: string, version: number): Promise<StoredCatalog | null> {
+    const row = await this.db.selectFrom("economy_catalogs").selectAll().where("app_id", "=", appId).where("version", "=", version).executeTakeFirst();
+    return row ? { appId, version: Number(row.version), body: JSON.parse(row.body), by: row.saved_by, at: iso(row.at) } : null;
   }
 
   close(): Promise<void> {

@@ -123,7 +123,7 @@ export class KyselyOperatorStore implements OperatorStore {
     return rows.map(toOperator);
   }
 
-  async update(id: string, changes: OperatorChanges, at: string): Promise<Operator | null> {
+  async update(id: string, changes: OperatorChanges, at: string, ifSeed?: string): Promise<Operator | null> {
     const values: Record<string, unknown> = { updated_at: at };
     if (changes.role !== undefined) values.role = changes.role;
     if (changes.passwordHash !== undefined) values.password_hash = changes.passwordHash;
@@ -131,7 +131,9 @@ export class KyselyOperatorStore implements OperatorStore {
     if (changes.totpSecret !== undefined) values.totp_secret = changes.totpSecret;
     if (changes.disabled !== undefined) values.disabled = changes.disabled ? 1 : 0;
     if (changes.sessionEpoch !== undefined) values.session_epoch = changes.sessionEpoch;
-    const row = await this.db.updateTable("console_operators").set(values).where("id", "=", id).returningAll().executeTakeFirst();
+    let query = this.db.updateTable("console_operators").set(values).where("id", "=", id);
+    if (ifSeed !== undefined) query = query.where("totp_secret", "=", ifSeed);
+    const row = await query.returningAll().executeTakeFirst();
     return row ? toOperator(row) : null;
   }
 
@@ -140,6 +142,14 @@ export class KyselyOperatorStore implements OperatorStore {
       .insertInto("console_audit")
       .values({ ...entry, detail: JSON.stringify(entry.detail) })
       .execute();
+  }
+
+  async pruneAudit(before: string, limit: number): Promise<number> {
+    // In batches (the caller loops): one statement over years of entries would hold the table too long.
+    const rows = await this.db.selectFrom("console_audit").select("id").where("at", "<", before).orderBy("at").limit(limit).execute();
+    if (rows.length === 0) return 0;
+    const result = await this.db.deleteFrom("console_audit").where("id", "in", rows.map((r) => r.id)).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async searchAudit(query: AuditQuery): Promise<AuditEntry[]> {

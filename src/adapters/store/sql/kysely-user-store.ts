@@ -9,8 +9,8 @@ import {
   IdentityTakenError,
   type NewUser,
   type ProfileChanges,
-  type StoredIdentity,
   type UserCredentials,
+  type UserMute,
   type UserRecord,
   type UserRestriction,
   type UserStore,
@@ -21,12 +21,20 @@ import { PostgresUserBatches } from "./postgres-user-batches";
 import { createUserInOneStatement, insertNewUser } from "./new-user-writes";
 import type { SqliteGroupCommit } from "./sqlite-group-commit";
 import { compileUserStatements, type UserStatements } from "./user-statements";
-import { camelCase, isTimestampColumn, toIso, USER_COLUMNS, type Database, type UserRow } from "./user-tables";
+import { exportUserRow, toIso, USER_COLUMNS, type Database, type UserRow } from "./user-tables";
 
 export type { Database } from "./user-tables";
 
 /** The columns the account and status writes change. */
-type VersionedFields = Partial<{ password_hash: string; password_set_at: string; status: number; disabled_reason: string | null; disabled_until: string | null }>;
+type VersionedFields = Partial<{
+  password_hash: string;
+  password_set_at: string;
+  status: number;
+  disabled_reason: string | null;
+  disabled_until: string | null;
+  mute_reason: string | null;
+  muted_until: string | null;
+}>;
 
 /** Thrown inside a transaction to roll it back when the outcome is "nothing happened", not an error. */
 class Rollback extends Error {}
@@ -187,6 +195,20 @@ export class KyselyUserStore implements UserStore {
     return this.writeNextVersion(id, { status: USER_STATUS_ACTIVE, disabled_reason: null, disabled_until: null }, at);
   }
 
+  muteUser(id: string, mute: UserMute, at: string): Promise<User | null> {
+    return this.writeNextVersion(id, { mute_reason: mute.reason, muted_until: mute.until }, at);
+  }
+
+  unmuteUser(id: string, at: string): Promise<User | null> {
+    return this.writeNextVersion(id, { mute_reason: null, muted_until: null }, at);
+  }
+
+  async findMute(id: string): Promise<UserMute | null> {
+    const row = await this.db.selectFrom("users").select(["mute_reason", "muted_until"]).where("id", "=", id).executeTakeFirst();
+    if (!row || row.muted_until === null || new Date(row.muted_until).getTime() <= this.now().getTime()) return null;
+    return { reason: row.mute_reason ?? "", until: toIso(row.muted_until) };
+  }
+
   /** One statement: the change, the next version and updatedAt together (atomic on both dialects). */
   private async writeNextVersion(id: string, fields: VersionedFields, at: string): Promise<User | null> {
     const row = await this.db
@@ -208,29 +230,8 @@ export class KyselyUserStore implements UserStore {
     return { reason: row.disabled_reason, until: row.disabled_until === null ? null : toIso(row.disabled_until) };
   }
 
-  /** The identities with when each was linked, for the export. */
-  private async identitiesWithDates(userId: string): Promise<StoredIdentity[]> {
-    const rows = await this.db
-      .selectFrom("user_identities")
-      .select(["platform", "platform_id", "created_at"])
-      .where("user_id", "=", userId)
-      .orderBy("created_at")
-      .orderBy("platform")
-      .orderBy("platform_id")
-      .execute();
-    return rows.map((r) => ({ platform: r.platform, platformId: r.platform_id, createdAt: toIso(r.created_at) }));
-  }
-
-  async exportUser(id: string): Promise<UserRecord | null> {
-    // Every column, so a column added later is exported without touching this method.
-    const row = await this.db.selectFrom("users").selectAll().where("id", "=", id).executeTakeFirst();
-    if (!row) return null;
-    const user: Record<string, unknown> = {};
-    for (const [column, value] of Object.entries(row)) {
-      if (column === "password_hash") continue;
-      user[camelCase(column)] = value instanceof Date ? value.toISOString() : isTimestampColumn(column) && value !== null ? toIso(value as string) : value;
-    }
-    return { user, identities: await this.identitiesWithDates(id) };
+  exportUser(id: string): Promise<UserRecord | null> {
+    return exportUserRow(this.db, id);
   }
 
   async deleteUser(id: string): Promise<boolean> {

@@ -104,6 +104,14 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         if (!columns.has("reason")) await db.schema.alterTable("orders").addColumn("reason", "text").execute();
       },
     },
+    // Operators' mutes: the player's chat in rooms is refused until muted_until.
+    "0010_mutes": {
+      async up(db: Kysely<any>) {
+        const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "users")?.columns.map((c) => c.name));
+        if (!columns.has("mute_reason")) await db.schema.alterTable("users").addColumn("mute_reason", "text").execute();
+        if (!columns.has("muted_until")) await db.schema.alterTable("users").addColumn("muted_until", t.timestamp).execute();
+      },
+    },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
         await refuseCaseCollisions(db);
