@@ -83,6 +83,7 @@ function toAppConfig(s: Settings) {
     /** Boards per app key (docs/leaderboards.md). */
     leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
     leaderboardTickMs: s.LEADERBOARD_TICK_MS,
+    leaderboardPeriodRetentionMs: s.LEADERBOARD_PERIOD_RETENTION_DAYS * 24 * 3600_000,
     ...consoleConfig(s),
   };
 }

@@ -77,10 +77,24 @@ const RENEW_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
 
+// KEYS: build, ready, z, h. An ended period's index is marked ready with its expiry in one step,
+// so no ready mark outlives the records it vouches for.
 const FINISH_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], '1')
 redis.call('DEL', KEYS[1])
+local ttl = tonumber(ARGV[2])
+if not ttl then redis.call('SET', KEYS[2], '1') return 1 end
+if ttl <= 0 then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) return 1 end
+redis.call('SET', KEYS[2], '1', 'PX', ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+redis.call('PEXPIRE', KEYS[4], ttl)
+return 1`;
+
+// KEYS: z, h, ready; the same expiry for all three (none at all when ≤ 0).
+const EXPIRE = `
+local ttl = tonumber(ARGV[1])
+if ttl <= 0 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3]) end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1`;
 
 interface Held extends LeaderboardRecord {
@@ -153,9 +167,15 @@ export class RedisRankIndex implements RankIndex {
     return (await this.redis.eval(RENEW_BUILD, 1, this.keys(key).build, token, ttlMs)) === 1;
   }
 
-  async finishBuild(key: PeriodKey, token: string): Promise<boolean> {
-    const { build, ready } = this.keys(key);
-    return (await this.redis.eval(FINISH_BUILD, 2, build, ready, token)) === 1;
+  async finishBuild(key: PeriodKey, token: string, expireInMs?: number): Promise<boolean> {
+    const { build, ready, z, h } = this.keys(key);
+    const ttl = expireInMs === undefined ? "" : String(Math.ceil(expireInMs));
+    return (await this.redis.eval(FINISH_BUILD, 4, build, ready, z, h, token, ttl)) === 1;
+  }
+
+  async expire(key: PeriodKey, ttlMs: number): Promise<void> {
+    const { z, h, ready } = this.keys(key);
+    await this.redis.eval(EXPIRE, 3, z, h, ready, Math.ceil(ttlMs));
   }
 
   async close(): Promise<void> {

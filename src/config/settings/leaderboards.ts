@@ -160,6 +160,8 @@ export const leaderboardsShape = {
   LEADERBOARDS_FILE: z.string().min(1).optional(),
   /** How often each process looks for ended periods (resets) and unpaid season rewards. */
   LEADERBOARD_TICK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /** How long Redis keeps an ended period's ranks after its end (once its rewards are paid); then reads use the store. */
+  LEADERBOARD_PERIOD_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
 };
 
 /**

@@ -19,6 +19,12 @@ export interface ReadsLogger {
   warn(obj: object, msg: string): void;
 }
 
+/**
+ * How much longer the index may hold a period: null while it is live (or its rewards unpaid), ≤ 0
+ * once an ended period is past its retention (read from the store; never indexed again).
+ */
+export type IndexRetention = (key: PeriodKey) => Promise<number | null>;
+
 export class RankedReads {
   private readonly building = new Set<string>();
 
@@ -26,6 +32,7 @@ export class RankedReads {
     private readonly store: LeaderboardStore,
     private readonly index: RankIndex | undefined,
     private readonly logger: ReadsLogger,
+    private readonly retention: IndexRetention = async () => null,
   ) {}
 
   async page(key: PeriodKey, order: SortOrder, limit: number, cursor?: PageCursor): Promise<IndexedRecord[]> {
@@ -76,6 +83,9 @@ export class RankedReads {
   private async fromIndex<T>(key: PeriodKey, order: SortOrder, read: (index: RankIndex) => Promise<T | null>): Promise<T | null> {
     if (!this.index) return null;
     try {
+      // An ended period past its retention: its keys are gone or going; the store answers.
+      const left = await this.retention(key);
+      if (left !== null && left <= 0) return null;
       const answer = await read(this.index);
       if (answer !== null) {
         if (this.index.stale?.(key)) void this.rebuild(key, order);
@@ -96,6 +106,8 @@ export class RankedReads {
     if (!index || this.building.has(id)) return false;
     this.building.add(id);
     try {
+      const left = await this.retention(key);
+      if (left !== null && left <= 0) return false;
       const token = await index.startBuild(key, BUILD_LEASE_MS);
       if (!token) return false;
       let after: string | null = null;
@@ -103,10 +115,12 @@ export class RankedReads {
         const page = await this.store.scan(key, after, BUILD_PAGE);
         if (page.length === 0) break;
         await index.apply(key, order, page);
+        // An ended period's partial build expires too, should this builder die before finishing.
+        if (left !== null) await index.expire(key, left);
         after = page[page.length - 1].userId;
         if (!(await index.renewBuild(key, token, BUILD_LEASE_MS))) return false;
       }
-      return await index.finishBuild(key, token);
+      return await index.finishBuild(key, token, (await this.retention(key)) ?? undefined);
     } catch (err) {
       this.logger.warn({ err, board: key.board }, "rank index rebuild failed; reads use the store");
       return false;
