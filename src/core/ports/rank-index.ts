@@ -39,8 +39,10 @@ export interface RankIndex {
    */
   finishBuild(key: PeriodKey, token: string, expireInMs?: number): Promise<boolean>;
   /**
-   * Lets the period's index go after `ttlMs` (at once when ≤ 0): an ended period is kept a while
-   * for display, then reads answer from the store. Does nothing to a period the index does not hold.
+   * Lets the period's index go after `ttlMs`: an ended period is kept a while for display, then
+   * reads answer from the store. At ≤ 0 it goes at once, with any build under way (which can then
+   * never mark it ready): the next read rebuilds it from the store. Does nothing to a period the
+   * index does not hold.
    */
   expire(key: PeriodKey, ttlMs: number): Promise<void>;
   close(): Promise<void>;

@@ -160,8 +160,9 @@ export class LeaderboardService {
     return { records: found.sort((a, b) => a.rank - b.rank).map((r) => view(r.rank, r.record)), period };
   }
 
-  /** Rolls over every board whose period ended and pays ended periods' rewards; run by each process's ticker. */
+  /** Makes good missed index writes, rolls over ended periods and pays their rewards; each process's ticker runs it. */
   async tick(): Promise<void> {
+    await this.reads.catchUp();
     for (const [app, boards] of Object.entries(this.deps.boards)) {
       for (const board of boards) {
         if (!board.reset && !board.tournament && board.rewards.length === 0) continue;
