@@ -60,7 +60,7 @@ export async function runLeaderboardCommand(argv: string[]): Promise<number> {
   const store = await createLeaderboardStore(config.store, config.store.kind === "sqlite" ? { sqlite: sharedSqliteConnection(config.store.path) } : {});
   const cache = config.cache;
   const index = cache.kind === "memory" ? undefined : new RedisRankIndex(cache.kind === "redis" ? cache.url : { nodes: cache.nodes }, config.cacheKeyPrefix);
-  const service = new LeaderboardService({ boards: config.leaderboards, store, users: { findById: async () => null }, cache: new MemoryCache(), index, logger });
+  const service = new LeaderboardService({ boards: config.leaderboards, store, users: { findById: async () => null }, cache: new MemoryCache(), index, logger, periodRetentionMs: config.leaderboardPeriodRetentionMs });
   const userId = async (reference: string) => (await context.admin.resolve(reference)).id;
   const record = (action: string, fields: object) => audit.info({ event: "admin_action", by, action, app, ...fields }, `admin leaderboards ${action}`);
   try {

@@ -64,7 +64,8 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   if (apps.length > 0) problem("APPS_FILE", apps.join("; "));
   const catalogs = catalogAppProblems(s, [DEFAULT_APP, ...(s.APPS_FILE?.apps ?? []).map((a) => a.key)]);
   if (catalogs.length > 0) problem("CATALOG_FILE", catalogs.join("; "));
-  const boards = leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production");
+  // Reward ids are checked against the catalogs this deployment starts with (economyConfig's).
+  const boards = leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production", economyConfig(s).economy.catalogs);
   if (boards.problems.length > 0) problem("LEADERBOARDS_FILE", boards.problems.join("; "));
 }
 
@@ -83,6 +84,7 @@ function toAppConfig(s: Settings) {
     /** Boards per app key (docs/leaderboards.md). */
     leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
     leaderboardTickMs: s.LEADERBOARD_TICK_MS,
+    leaderboardPeriodRetentionMs: s.LEADERBOARD_PERIOD_RETENTION_DAYS * 24 * 3600_000,
     ...consoleConfig(s),
   };
 }

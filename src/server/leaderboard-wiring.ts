@@ -51,6 +51,7 @@ export async function buildLeaderboards(input: LeaderboardWiringInput): Promise<
     notifyReward: input.notifyReward,
     logger: input.logger,
     now: input.now,
+    periodRetentionMs: config.leaderboardPeriodRetentionMs,
   });
   if (input.tick ?? true) leaderboards.start(config.leaderboardTickMs);
   return {

@@ -4,6 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ConfigError, parseConfig } from "../../src/config/config";
+import { rewardCatalogProblems } from "../../src/config/settings/leaderboards";
+import { exampleCatalog } from "../../src/core/catalog";
+import { checkSettings, formatCheck } from "../../src/ops/settings-check";
 import { BoardPeriods } from "../../src/services/leaderboards/board-periods";
 import type { LeaderboardStore } from "../../src/core/ports/leaderboard-store";
 
@@ -82,6 +85,50 @@ describe("leaderboards configuration", () => {
     assert.match(text, /board "stars" of app "puzzle" is in both LEADERBOARDS_FILE and APPS_FILE/);
     const bad = file({ apps: [{ key: "puzzle", wechat: { appId: "wx_puzzle", appSecret: "puzzle-secret" }, leaderboards: [{ id: "s", operator: "sum" }] }] });
     assert.match(problems({ APPS_FILE: bad }), /APPS_FILE apps\[0\]\.leaderboards\[0\]\.operator/);
+  });
+
+  it("checks reward ids against each board's app's catalog, every unknown one reported with the other settings' problems", () => {
+    const wx = (key: string) => ({ appId: `wx_${key}`, appSecret: `${key}-secret-value-1234` });
+    const puzzleCatalog = { currencies: [{ currencyId: "stars" }], items: [{ itemId: "hint", name: "Hint", kind: "consumable", prices: { stars: 1 } }] };
+    const apps = file({
+      apps: [
+        { key: "puzzle", wechat: wx("puzzle"), catalog: puzzleCatalog, leaderboards: [{ id: "p", rewards: [{ ranks: [1, 1], currencies: { stars: 3, gems: 1 }, items: [{ itemId: "hint", count: 1 }] }] }] },
+        { key: "arcade", wechat: wx("arcade"), leaderboards: [{ id: "q", rewards: [{ ranks: [1, 1], currencies: { gold: 1 } }] }, { id: "free" }] },
+      ],
+    });
+    // The default app sells the example catalog in development: currency gems, items sword … potion.
+    const boards = file({
+      default: [
+        { id: "a", rewards: [{ ranks: [1, 1], currencies: { gold: 5 } }, { ranks: [2, 3], items: [{ itemId: "potion", count: 1 }, { itemId: "chest", count: 1 }] }] },
+        { id: "b", rewards: [{ ranks: [1, 10], currencies: { coins: 5, gems: 5 } }] },
+      ],
+    });
+    const env = { APPS_FILE: apps, LEADERBOARDS_FILE: boards, ACCESS_TOKEN_TTL_SEC: "600", REFRESH_TOKEN_TTL_SEC: "300" };
+    const text = problems(env);
+    for (const expected of [
+      'board "a" of app "default": rewards[0].currencies.gold: unknown currency (app "default"\'s catalog declares: gems)',
+      'board "a" of app "default": rewards[1].items[1]: unknown item "chest"',
+      'board "b" of app "default": rewards[0].currencies.coins: unknown currency',
+      'board "p" of app "puzzle": rewards[0].currencies.gems: unknown currency (app "puzzle"\'s catalog declares: stars)',
+      'board "q" of app "arcade" pays rewards, but app "arcade" has no catalog',
+      "REFRESH_TOKEN_TTL_SEC: must be longer than ACCESS_TOKEN_TTL_SEC",
+    ]) {
+      assert.ok(text.includes(expected), `missing "${expected}" in:\n${text}`);
+    }
+    for (const known of ["potion", "stars:", "hint", "items[0]", '"free"']) assert.ok(!text.includes(known), `"${known}" is not a problem:\n${text}`);
+    assert.ok(!text.includes('currencies.gems: unknown currency (app "default"'), text);
+    const check = checkSettings({ NODE_ENV: "development", ...env });
+    assert.equal(check.ok, false);
+    assert.match(formatCheck(check), /unknown item "chest"[\s\S]*has no catalog|has no catalog[\s\S]*unknown item "chest"/);
+    // Reward ids the catalogs declare start.
+    const fixed = file({ default: [{ id: "a", rewards: [{ ranks: [1, 1], currencies: { gems: 5 }, items: [{ itemId: "potion", count: 1 }] }] }] });
+    const good = file({ apps: [{ key: "puzzle", wechat: wx("puzzle"), catalog: puzzleCatalog, leaderboards: [{ id: "p", rewards: [{ ranks: [1, 1], currencies: { stars: 3 } }] }] }] });
+    assert.equal(parseConfig({ NODE_ENV: "test", APPS_FILE: good, LEADERBOARDS_FILE: fixed }).leaderboards.puzzle[0].id, "p");
+    // The example boards (no boards configured) are not the operator's: a catalog of one's own still starts.
+    const own = file({ currencies: [{ currencyId: "gold" }], items: [{ itemId: "hat", name: "Hat", kind: "durable", prices: { gold: 5 } }] });
+    assert.ok(parseConfig({ NODE_ENV: "test", CATALOG_FILE: own }).leaderboards.default.some((b) => b.id === "weekly"));
+    // …and they pay in the example catalog's currency and items.
+    assert.deepEqual(rewardCatalogProblems(parseConfig({ NODE_ENV: "test" }).leaderboards, { default: exampleCatalog() }), []);
   });
 
   it("ends a weekly period at Monday midnight in the board's timezone, and a tournament's at its end", () => {

@@ -73,6 +73,8 @@ interface Period {
   builtAt: number;
   sign: number;
   building?: { token: string; next: SortedRecords };
+  /** An ended period's index is forgotten at this time (ms since epoch). */
+  expiresAt?: number;
 }
 
 export class MemoryRankIndex implements RankIndex {
@@ -83,8 +85,17 @@ export class MemoryRankIndex implements RankIndex {
   private period(key: PeriodKey): Period {
     const id = `${key.app}\0${key.board}\0${key.seq}`;
     let p = this.periods.get(id);
+    if (p?.expiresAt !== undefined && this.now() >= p.expiresAt) p = undefined;
     if (!p) this.periods.set(id, (p = { builtAt: 0, sign: 1 }));
     return p;
+  }
+
+  async expire(key: PeriodKey, ttlMs: number): Promise<void> {
+    const p = this.period(key);
+    if (p.live || p.building) p.expiresAt = this.now() + ttlMs;
+    // Nothing reads an ended period once it is past: forget every such one now, not on its next read.
+    for (const [id, other] of this.periods) if (other.expiresAt !== undefined && this.now() >= other.expiresAt) this.periods.delete(id);
+    if (!p.live && !p.building) this.periods.delete(`${key.app}\0${key.board}\0${key.seq}`);
   }
 
   async ready(key: PeriodKey): Promise<boolean> {
@@ -142,13 +153,14 @@ export class MemoryRankIndex implements RankIndex {
     return this.period(key).building?.token === token;
   }
 
-  async finishBuild(key: PeriodKey, token: string): Promise<boolean> {
+  async finishBuild(key: PeriodKey, token: string, expireInMs?: number): Promise<boolean> {
     const p = this.period(key);
     if (p.building?.token !== token) return false;
     p.building.next.sort();
     p.live = p.building.next;
     p.builtAt = this.now();
     p.building = undefined;
+    if (expireInMs !== undefined) p.expiresAt = p.builtAt + expireInMs;
     return true;
   }
 

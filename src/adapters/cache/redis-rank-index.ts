@@ -14,7 +14,8 @@
 import crypto from "node:crypto";
 import type { LeaderboardRecord, PeriodKey, SortOrder } from "../../core/ports/leaderboard-store";
 import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
-import { connectRedis, type RedisClient, type RedisTarget } from "./redis-connection";
+import { GuardedRedis } from "./guarded-redis";
+import type { RedisTarget } from "./redis-connection";
 
 const OFFSET = 2 ** 53;
 const hex = (n: number, width: number) => n.toString(16).padStart(width, "0");
@@ -77,10 +78,25 @@ const RENEW_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
 
+// KEYS: build, ready, z, h. An ended period's index is marked ready with its expiry in one step,
+// so no ready mark outlives the records it vouches for.
 const FINISH_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], '1')
 redis.call('DEL', KEYS[1])
+local ttl = tonumber(ARGV[2])
+if not ttl then redis.call('SET', KEYS[2], '1') return 1 end
+if ttl <= 0 then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) return 1 end
+redis.call('SET', KEYS[2], '1', 'PX', ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+redis.call('PEXPIRE', KEYS[4], ttl)
+return 1`;
+
+// KEYS: z, h, ready, build; the same expiry for the first three. At ≤ 0 all four go at once: a
+// build under way loses its claim, so it cannot mark ready an index missing what was deleted.
+const EXPIRE = `
+local ttl = tonumber(ARGV[1])
+if ttl <= 0 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4]) end
+for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1`;
 
 interface Held extends LeaderboardRecord {
@@ -88,11 +104,11 @@ interface Held extends LeaderboardRecord {
 }
 
 export class RedisRankIndex implements RankIndex {
-  private readonly redis: RedisClient;
+  /** Fails fast while Redis is away: the callers answer from the store meanwhile. */
+  private readonly redis: GuardedRedis;
 
   constructor(target: RedisTarget, keyPrefix: string) {
-    this.redis = connectRedis(target, { keyPrefix, maxRetriesPerRequest: 1, enableOfflineQueue: true, commandTimeout: 2000 });
-    this.redis.on("error", () => undefined); // failures reach each command's caller
+    this.redis = new GuardedRedis(target, { keyPrefix });
   }
 
   private keys(k: PeriodKey) {
@@ -101,7 +117,7 @@ export class RedisRankIndex implements RankIndex {
   }
 
   async ready(key: PeriodKey): Promise<boolean> {
-    return (await this.redis.exists(this.keys(key).ready)) === 1;
+    return (await this.redis.run((r) => r.exists(this.keys(key).ready))) === 1;
   }
 
   async apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<number | null> {
@@ -114,18 +130,18 @@ export class RedisRankIndex implements RankIndex {
       const held: Held = { ...r, member };
       args.push(r.userId, r.version, sign * r.score, member, JSON.stringify(held));
     }
-    const [, rank] = (await this.redis.eval(APPLY, 3, z, h, ready, ...args)) as [number, number?];
+    const [, rank] = (await this.redis.run((r) => r.eval(APPLY, 3, z, h, ready, ...args))) as [number, number?];
     return rank === undefined || rank === null ? null : rank + 1;
   }
 
   async remove(key: PeriodKey, userId: string): Promise<void> {
     const { z, h } = this.keys(key);
-    await this.redis.eval(REMOVE, 2, z, h, userId);
+    await this.redis.run((r) => r.eval(REMOVE, 2, z, h, userId));
   }
 
   async range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null> {
     const { z, h, ready } = this.keys(key);
-    const rows = (await this.redis.eval(RANGE, 3, z, h, ready, offset, offset + limit - 1)) as Array<string | null> | null;
+    const rows = (await this.redis.run((r) => r.eval(RANGE, 3, z, h, ready, offset, offset + limit - 1))) as Array<string | null> | null;
     if (rows === null) return null;
     const out: IndexedRecord[] = [];
     rows.forEach((json, i) => {
@@ -136,7 +152,7 @@ export class RedisRankIndex implements RankIndex {
 
   async ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null> {
     const { z, h, ready } = this.keys(key);
-    const flat = (await this.redis.eval(RANKS, 3, z, h, ready, ...userIds)) as Array<number | string> | null;
+    const flat = (await this.redis.run((r) => r.eval(RANKS, 3, z, h, ready, ...userIds))) as Array<number | string> | null;
     if (flat === null) return null;
     const out: IndexedRecord[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ rank: Number(flat[i]) + 1, record: fromHeld(String(flat[i + 1])) });
@@ -145,21 +161,27 @@ export class RedisRankIndex implements RankIndex {
 
   async startBuild(key: PeriodKey, ttlMs: number): Promise<string | null> {
     const token = crypto.randomBytes(12).toString("hex");
-    const taken = await this.redis.set(this.keys(key).build, token, "PX", ttlMs, "NX");
+    const taken = await this.redis.run((r) => r.set(this.keys(key).build, token, "PX", ttlMs, "NX"));
     return taken === "OK" ? token : null;
   }
 
   async renewBuild(key: PeriodKey, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.eval(RENEW_BUILD, 1, this.keys(key).build, token, ttlMs)) === 1;
+    return (await this.redis.run((r) => r.eval(RENEW_BUILD, 1, this.keys(key).build, token, ttlMs))) === 1;
   }
 
-  async finishBuild(key: PeriodKey, token: string): Promise<boolean> {
-    const { build, ready } = this.keys(key);
-    return (await this.redis.eval(FINISH_BUILD, 2, build, ready, token)) === 1;
+  async finishBuild(key: PeriodKey, token: string, expireInMs?: number): Promise<boolean> {
+    const { build, ready, z, h } = this.keys(key);
+    const ttl = expireInMs === undefined ? "" : String(Math.ceil(expireInMs));
+    return (await this.redis.run((r) => r.eval(FINISH_BUILD, 4, build, ready, z, h, token, ttl))) === 1;
+  }
+
+  async expire(key: PeriodKey, ttlMs: number): Promise<void> {
+    const { z, h, ready, build } = this.keys(key);
+    await this.redis.run((r) => r.eval(EXPIRE, 4, z, h, ready, build, Math.ceil(ttlMs)));
   }
 
   async close(): Promise<void> {
-    this.redis.disconnect();
+    this.redis.close();
   }
 }
 

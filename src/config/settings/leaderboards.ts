@@ -8,6 +8,7 @@ import fs from "node:fs";
 import { Cron } from "croner";
 import { z } from "zod";
 import { DEFAULT_APP } from "../../core/apps";
+import type { Catalog } from "../../core/catalog";
 
 export const DEFAULT_BOARD_TIMEZONE = "Asia/Shanghai";
 const BOARD_ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
@@ -82,10 +83,11 @@ export const EXAMPLE_BOARDS: readonly unknown[] = [
     operator: "increment",
     reset: "0 0 * * 1",
     timezone: DEFAULT_BOARD_TIMEZONE,
+    // The example catalog's currency and item (core/catalog.ts exampleCatalog).
     rewards: [
-      { ranks: [1, 1], currencies: { gold: 1000 } },
-      { ranks: [2, 3], currencies: { gold: 500 } },
-      { ranks: [4, 10], currencies: { gold: 100 } },
+      { ranks: [1, 1], currencies: { gems: 100 }, items: [{ itemId: "potion", count: 3 }] },
+      { ranks: [2, 3], currencies: { gems: 50 } },
+      { ranks: [4, 10], currencies: { gems: 10 } },
     ],
     tournament: { startsAt: "2026-01-05T00:00:00+08:00", endsAt: "2027-12-27T00:00:00+08:00", joinRequired: true, maxSize: 10_000 },
   },
@@ -160,16 +162,51 @@ export const leaderboardsShape = {
   LEADERBOARDS_FILE: z.string().min(1).optional(),
   /** How often each process looks for ended periods (resets) and unpaid season rewards. */
   LEADERBOARD_TICK_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /** How long Redis keeps an ended period's ranks after its end (once its rewards are paid); then reads use the store. */
+  LEADERBOARD_PERIOD_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(7),
 };
 
 /**
+ * The reward ids of every board that its app's catalog does not declare: season rewards are paid
+ * through the economy, which would credit an unknown currency or item that nothing in the game uses.
+ * Checked against the settings' catalog (version 0) of each board's app.
+ */
+export function rewardCatalogProblems(boards: BoardsByApp, catalogs: Readonly<Record<string, Catalog>>): string[] {
+  const problems: string[] = [];
+  for (const [app, list] of Object.entries(boards)) {
+    const catalog = catalogs[app];
+    const currencies = new Set(catalog?.currencies.map((c) => c.currencyId));
+    const items = new Set(catalog?.items.map((i) => i.itemId));
+    const declared = (set: Set<string>) => [...set].join(", ") || "none";
+    for (const board of list) {
+      if (board.rewards.length === 0) continue;
+      const where = `board "${board.id}" of app "${app}"`;
+      if (!catalog) {
+        problems.push(`${where} pays rewards, but app "${app}" has no catalog to pay them from (CATALOG_FILE, or "catalog" in its APPS_FILE entry)`);
+        continue;
+      }
+      board.rewards.forEach((reward, r) => {
+        for (const currency of Object.keys(reward.currencies ?? {})) {
+          if (!currencies.has(currency)) problems.push(`${where}: rewards[${r}].currencies.${currency}: unknown currency (app "${app}"'s catalog declares: ${declared(currencies)})`);
+        }
+        (reward.items ?? []).forEach((item, i) => {
+          if (!items.has(item.itemId)) problems.push(`${where}: rewards[${r}].items[${i}]: unknown item "${item.itemId}" (not in app "${app}"'s catalog)`);
+        });
+      });
+    }
+  }
+  return problems;
+}
+
+/**
  * Every app's boards from both sources, or every problem: unknown apps, a board defined in both
- * places, and each board's own problems.
+ * places, each board's own problems, and, given the apps' catalogs, reward ids they do not declare.
  */
 export function leaderboardsConfig(
   file: string | undefined,
   appEntries: ReadonlyArray<{ key: string; leaderboards?: unknown }>,
   production: boolean,
+  catalogs?: Readonly<Record<string, Catalog>>,
 ): { boards: BoardsByApp; problems: string[] } {
   const problems: string[] = [];
   const boards: BoardsByApp = {};
@@ -191,6 +228,9 @@ export function leaderboardsConfig(
       else list.push(b);
     }
   });
+  // The operator's boards only: the examples pay in the example catalog, and a development setup with
+  // a catalog of its own but no boards must still start.
+  if (catalogs) problems.push(...rewardCatalogProblems(boards, catalogs));
   if (!file && !appEntries.some((a) => a.leaderboards !== undefined) && !production) {
     const examples = parseBoards(EXAMPLE_BOARDS, "examples");
     if ("boards" in examples) boards[DEFAULT_APP] = examples.boards;

@@ -33,6 +33,17 @@ export interface RankIndex {
   stale?(key: PeriodKey): boolean;
   /** Keeps a long build's claim alive; false when it was lost (the index was flushed): stop building. */
   renewBuild(key: PeriodKey, token: string, ttlMs: number): Promise<boolean>;
-  finishBuild(key: PeriodKey, token: string): Promise<boolean>;
+  /**
+   * Marks the build complete (ready) unless its claim was lost. With `expireInMs` (an ended
+   * period's build), the period's index goes after that long, its ready mark with it, atomically.
+   */
+  finishBuild(key: PeriodKey, token: string, expireInMs?: number): Promise<boolean>;
+  /**
+   * Lets the period's index go after `ttlMs`: an ended period is kept a while for display, then
+   * reads answer from the store. At ≤ 0 it goes at once, with any build under way (which can then
+   * never mark it ready): the next read rebuilds it from the store. Does nothing to a period the
+   * index does not hold.
+   */
+  expire(key: PeriodKey, ttlMs: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -12,6 +12,7 @@ import type { RewardGranter } from "../../core/ports/reward-grants";
 import type { UserStore } from "../../core/ports/user-store";
 import { USER_STATUS_ACTIVE } from "../../core/user";
 import { BoardPeriods } from "./board-periods";
+import { DEFAULT_PERIOD_RETENTION_MS, PeriodRetention } from "./period-retention";
 import { RankedReads, type PageCursor } from "./ranked-reads";
 import { SeasonPayouts, type PayoutLogger, type PayoutNotice } from "./season-payouts";
 
@@ -47,6 +48,8 @@ export interface LeaderboardDeps {
   payoutLeaseMs?: number;
   /** Tells each paid player of a season reward (mail); see SeasonPayouts. */
   notifyReward?: (notice: PayoutNotice) => Promise<void>;
+  /** How long the rank index keeps an ended, paid period (period-retention.ts); 7 days by default. */
+  periodRetentionMs?: number;
 }
 
 export interface SubmitOptions {
@@ -63,6 +66,7 @@ export class LeaderboardService {
   readonly periods: BoardPeriods;
   readonly payouts: SeasonPayouts;
   readonly reads: RankedReads;
+  readonly retention: PeriodRetention;
   private readonly now: () => number;
   private ticker?: NodeJS.Timeout;
 
@@ -70,7 +74,9 @@ export class LeaderboardService {
     this.now = deps.now ?? Date.now;
     this.periods = new BoardPeriods(deps.store, this.now);
     this.payouts = new SeasonPayouts(deps.store, deps.cache, deps.granter, deps.logger, this.now, deps.afterGrant, deps.payoutLeaseMs, deps.notifyReward);
-    this.reads = new RankedReads(deps.store, deps.index, deps.logger);
+    const boardOf = (app: string, id: string) => this.boards(app).find((b) => b.id === id);
+    this.retention = new PeriodRetention(deps.store, this.periods, deps.index, boardOf, deps.periodRetentionMs ?? DEFAULT_PERIOD_RETENTION_MS, this.now, deps.logger);
+    this.reads = new RankedReads(deps.store, deps.index, deps.logger, (key) => this.retention.remainingMs(key));
   }
 
   boards(app: string): readonly BoardDefinition[] {
@@ -154,8 +160,9 @@ export class LeaderboardService {
     return { records: found.sort((a, b) => a.rank - b.rank).map((r) => view(r.rank, r.record)), period };
   }
 
-  /** Rolls over every board whose period ended and pays ended periods' rewards; run by each process's ticker. */
+  /** Makes good missed index writes, rolls over ended periods and pays their rewards; each process's ticker runs it. */
   async tick(): Promise<void> {
+    await this.reads.catchUp();
     for (const [app, boards] of Object.entries(this.deps.boards)) {
       for (const board of boards) {
         if (!board.reset && !board.tournament && board.rewards.length === 0) continue;
@@ -174,7 +181,9 @@ export class LeaderboardService {
     if (!current) return;
     // The two periods before the current one: a restart after a long outage may find both unpaid.
     for (const seq of [current.seq - 2, current.seq - 1]) {
-      if (seq >= 1) await this.payouts.settle(board, { app, board: board.id, seq });
+      if (seq < 1) continue;
+      const key = { app, board: board.id, seq };
+      if ((await this.payouts.settle(board, key)) !== "busy") await this.retention.retire(key);
     }
   }
 
@@ -196,6 +205,8 @@ export class LeaderboardService {
   async reset(app: string, boardId: string, by: string): Promise<{ period: PeriodView; started: boolean }> {
     const board = this.board(app, boardId);
     const { period, started } = await this.periods.reset(app, board, by);
+    // A board that neither resets, ends nor pays is not ticked: its ended period is retired here.
+    if (started && board.rewards.length === 0) await this.retention.retire({ app, board: boardId, seq: period.seq - 1 });
     return { period: periodView(period), started };
   }
 

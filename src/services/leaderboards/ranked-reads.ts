@@ -5,10 +5,13 @@
  */
 import type { LeaderboardRecord, LeaderboardStore, PeriodKey, RankCursor, SortOrder } from "../../core/ports/leaderboard-store";
 import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
+import { IndexCatchUp } from "./index-catch-up";
 
 const BUILD_PAGE = 2000;
 /** A build holds its claim this long past its last page; a dead builder's claim frees itself then. */
 const BUILD_LEASE_MS = 30_000;
+/** While Redis is away every read and write fails over to the store: one warning per kind this often. */
+const WARN_EVERY_MS = 10_000;
 
 export interface PageCursor extends RankCursor {
   /** How many records came before the next page. */
@@ -19,14 +22,26 @@ export interface ReadsLogger {
   warn(obj: object, msg: string): void;
 }
 
+/**
+ * How much longer the index may hold a period: null while it is live (or its rewards unpaid), ≤ 0
+ * once an ended period is past its retention (read from the store; never indexed again).
+ */
+export type IndexRetention = (key: PeriodKey) => Promise<number | null>;
+
 export class RankedReads {
   private readonly building = new Set<string>();
+  /** Index writes that failed, made good when the index answers again. */
+  private readonly missed?: IndexCatchUp;
+  private readonly warned = new Map<string, { at: number; suppressed: number }>();
 
   constructor(
     private readonly store: LeaderboardStore,
     private readonly index: RankIndex | undefined,
     private readonly logger: ReadsLogger,
-  ) {}
+    private readonly retention: IndexRetention = async () => null,
+  ) {
+    if (index) this.missed = new IndexCatchUp(store, index);
+  }
 
   async page(key: PeriodKey, order: SortOrder, limit: number, cursor?: PageCursor): Promise<IndexedRecord[]> {
     const offset = cursor?.offset ?? 0;
@@ -57,32 +72,51 @@ export class RankedReads {
 
   /**
    * Keeps the index in step after a write; answers the player's rank when the index had it (else
-   * null: ask `ranksOf`). A failure leaves the store right and is only logged.
+   * null: ask `ranksOf`). A failure leaves the store right; the write is made good in the index
+   * when it answers again (index-catch-up.ts), and the period is read from the store until then.
    */
   async written(key: PeriodKey, order: SortOrder, record: LeaderboardRecord): Promise<number | null> {
-    if (!this.index) return null;
+    if (!this.index || this.missed?.pending(key)) {
+      this.missed?.note(key, order, record.userId);
+      return null;
+    }
     return this.index.apply(key, order, [record]).catch((err) => {
-      this.logger.warn({ err, board: key.board }, "rank index update failed");
+      this.missed?.note(key, order, record.userId);
+      this.warn(err, key, "rank index update failed; made good when Redis answers again");
       return null;
     });
   }
 
   async removed(key: PeriodKey, userId: string): Promise<void> {
     if (!this.index) return;
-    await this.index.remove(key, userId).catch((err) => this.logger.warn({ err, board: key.board }, "rank index removal failed"));
+    await this.index.remove(key, userId).catch((err) => {
+      this.missed?.noteRemoval(key);
+      this.warn(err, key, "rank index removal failed; the period's index is rebuilt when Redis answers again");
+    });
+  }
+
+  /** Makes good every index write that failed; run by each tick. */
+  async catchUp(): Promise<void> {
+    if (!this.missed?.size) return;
+    await this.missed.runAll().catch((err) => this.warn(err, null, "rank index still unavailable; missed writes wait"));
   }
 
   /** Reads the index; when it is not ready (or fails), starts a rebuild and answers null (read the store). */
   private async fromIndex<T>(key: PeriodKey, order: SortOrder, read: (index: RankIndex) => Promise<T | null>): Promise<T | null> {
     if (!this.index) return null;
     try {
+      // An ended period past its retention: its keys are gone or going; the store answers.
+      const left = await this.retention(key);
+      if (left !== null && left <= 0) return null;
+      // Writes the index missed are made good first; until then it would answer from before them.
+      if (this.missed?.pending(key)) await this.missed.run(key);
       const answer = await read(this.index);
       if (answer !== null) {
         if (this.index.stale?.(key)) void this.rebuild(key, order);
         return answer;
       }
     } catch (err) {
-      this.logger.warn({ err, board: key.board }, "rank index read failed; reading the store");
+      this.warn(err, key, "rank index read failed; reading the store");
       return null;
     }
     void this.rebuild(key, order);
@@ -96,6 +130,8 @@ export class RankedReads {
     if (!index || this.building.has(id)) return false;
     this.building.add(id);
     try {
+      const left = await this.retention(key);
+      if (left !== null && left <= 0) return false;
       const token = await index.startBuild(key, BUILD_LEASE_MS);
       if (!token) return false;
       let after: string | null = null;
@@ -103,16 +139,29 @@ export class RankedReads {
         const page = await this.store.scan(key, after, BUILD_PAGE);
         if (page.length === 0) break;
         await index.apply(key, order, page);
+        // An ended period's partial build expires too, should this builder die before finishing.
+        if (left !== null) await index.expire(key, left);
         after = page[page.length - 1].userId;
         if (!(await index.renewBuild(key, token, BUILD_LEASE_MS))) return false;
       }
-      return await index.finishBuild(key, token);
+      return await index.finishBuild(key, token, (await this.retention(key)) ?? undefined);
     } catch (err) {
       this.logger.warn({ err, board: key.board }, "rank index rebuild failed; reads use the store");
       return false;
     } finally {
       this.building.delete(id);
     }
+  }
+
+  private warn(err: unknown, key: PeriodKey | null, msg: string): void {
+    const now = Date.now();
+    const last = this.warned.get(msg);
+    if (last && now - last.at < WARN_EVERY_MS) {
+      last.suppressed++;
+      return;
+    }
+    this.logger.warn({ err, board: key?.board, suppressed: last?.suppressed ?? 0 }, msg);
+    this.warned.set(msg, { at: now, suppressed: 0 });
   }
 }
 
