@@ -6,9 +6,6 @@
  */
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import mongoose from "mongoose";
 import { Client } from "pg";
@@ -17,74 +14,37 @@ import { createOperatorStore } from "../../src/adapters/store/create-operator-st
 import { createLogger } from "../../src/logging/logger";
 import { openOperatorStore } from "../../src/server/operator-wiring";
 import { OperatorAccounts } from "../../src/services/console/operator-accounts";
+import { storeImplementations } from "../support/store-configs";
 import { UNREADABLE_SEED, type SeedKeys } from "../../src/services/console/seed-cipher";
 import { newTotpSecret, totpAt, verifyTotp } from "../../src/services/console/totp";
-import { createTestMongoDatabase } from "../support/mongo";
-import { createTestDatabase } from "../support/postgres";
-import { testDatabaseUrl, testMongoUrl } from "../support/services";
 
 type StoreConfig = AppConfig["store"];
 
-interface Implementation {
-  name: string;
-  prepare(): Promise<{ config: StoreConfig; release(): Promise<void> }>;
-  /** Every stored operator row or document, as JSON text, read around the store. */
-  rawRows(config: StoreConfig): Promise<string[]>;
-}
-
-const implementations: Implementation[] = [
-  {
-    name: "SQLite",
-    async prepare() {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-seeds-"));
-      return { config: { kind: "sqlite", path: path.join(dir, "users.sqlite"), synchronous: "FULL" }, release: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-    },
-    async rawRows(config) {
-      const db = new SqliteDatabase((config as { path: string }).path, { readonly: true });
-      try {
-        return db.prepare("select * from console_operators").all().map((row) => JSON.stringify(row));
-      } finally {
-        db.close();
-      }
-    },
-  },
-];
-if (testDatabaseUrl) {
-  const baseUrl = testDatabaseUrl;
-  implementations.push({
-    name: "PostgreSQL",
-    async prepare() {
-      const db = await createTestDatabase(baseUrl);
-      return { config: { kind: "postgres", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 2000 }, release: () => db.drop() };
-    },
-    async rawRows(config) {
-      const client = new Client({ connectionString: (config as { url: string }).url });
-      await client.connect();
-      try {
-        return (await client.query("select * from console_operators")).rows.map((row) => JSON.stringify(row));
-      } finally {
-        await client.end();
-      }
-    },
-  });
-}
-if (testMongoUrl) {
-  const baseUrl = testMongoUrl;
-  implementations.push({
-    name: "MongoDB",
-    async prepare() {
-      const db = createTestMongoDatabase(baseUrl);
-      return { config: { kind: "mongodb", url: db.url, connectTimeoutMs: 1000, acquireTimeoutMs: 3000, queryTimeoutMs: 5000 }, release: () => db.drop() };
-    },
-    async rawRows(config) {
-      const connection = await mongoose.createConnection((config as { url: string }).url, { serverSelectionTimeoutMS: 5000 }).asPromise();
-      try {
-        return (await connection.collection("console_operators").find({}).toArray()).map((doc) => JSON.stringify(doc));
-      } finally {
-        await connection.close();
-      }
-    },
-  });
+/** Every stored operator row or document, as JSON text, read around the store. */
+async function rawRows(config: StoreConfig): Promise<string[]> {
+  if (config.kind === "sqlite") {
+    const db = new SqliteDatabase(config.path, { readonly: true });
+    try {
+      return db.prepare("select * from console_operators").all().map((row) => JSON.stringify(row));
+    } finally {
+      db.close();
+    }
+  }
+  if (config.kind === "postgres") {
+    const client = new Client({ connectionString: config.url });
+    await client.connect();
+    try {
+      return (await client.query("select * from console_operators")).rows.map((row) => JSON.stringify(row));
+    } finally {
+      await client.end();
+    }
+  }
+  const connection = await mongoose.createConnection(config.url, { serverSelectionTimeoutMS: 5000 }).asPromise();
+  try {
+    return (await connection.collection("console_operators").find({}).toArray()).map((doc) => JSON.stringify(doc));
+  } finally {
+    await connection.close();
+  }
 }
 
 const logger = createLogger({ level: "silent" });
@@ -92,13 +52,13 @@ const keys = (current: string, ...previous: string[]): SeedKeys => ({ current: `
 const K1 = "first-console-key-0123456789abcdef0123456789";
 const K2 = "second-console-key-0123456789abcdef012345678";
 
-for (const impl of implementations) {
+for (const impl of storeImplementations("operator-seeds")) {
   describe(`operator TOTP seeds at rest — ${impl.name}`, function () {
     this.timeout(30_000);
     let config: StoreConfig;
     let release: () => Promise<void>;
     const open = (seedKeys: SeedKeys) => openOperatorStore({ store: config, consoleSeedKeys: seedKeys }, logger);
-    const stored = async (seed: string) => (await impl.rawRows(config)).filter((row) => row.includes(seed));
+    const stored = async (seed: string) => (await rawRows(config)).filter((row) => row.includes(seed));
 
     before(async () => ({ config, release } = await impl.prepare()));
     after(async () => release?.());
