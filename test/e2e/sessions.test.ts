@@ -9,7 +9,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 for (const backend of backends) {
   describe(`sessions and accounts over HTTP — ${backend.name}`, () => {
     let clock = Date.now();
-    const h = useHarness(backend, { env: { REFRESH_GRACE_SEC: "10" }, overrides: { now: () => clock } });
+    const h = useHarness(backend, { env: { REFRESH_GRACE_SEC: "2" }, overrides: { now: () => clock } });
 
     async function register(name = unique("user")) {
       const res = await h.request("POST", "/api/auth/register", { username: name, email: `${name}@example.com`, password: "correct horse" });
@@ -54,7 +54,7 @@ for (const backend of backends) {
       assert.equal((await h.get("/api/users/me", bearer(refreshed.body.data.token))).status, 200);
       assert.equal((await h.get("/api/users/me", bearer(token))).status, 401);
 
-      await new Promise((r) => setTimeout(r, 10_500)); // let the grace entry expire in the real cache
+      await new Promise((r) => setTimeout(r, 2_500)); // let the grace entry expire in the real cache
       const replay = await h.request("POST", "/api/auth/refresh", { refreshToken });
       assert.equal(replay.status, 401);
       assert.equal(replay.body.data.code, "refresh_token_reused");
