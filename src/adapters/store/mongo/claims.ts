@@ -7,6 +7,7 @@
  */
 import type { mongo } from "mongoose";
 import type { IdentityClaim, KeyClaim, UserDoc } from "./mongo-models";
+import { withoutBudget } from "./call-budget";
 import { insertOrReadBack, isDuplicateKey } from "./unknown-outcome";
 
 /** A claim whose user never appeared after this long was left by a crash mid-creation. */
@@ -19,6 +20,8 @@ export const ORPHAN_AFTER_MS = 30_000;
  * over once ORPHAN_AFTER_MS old (or by the recovery sweep).
  */
 export const IN_FLIGHT_WAIT_MS = 800;
+/** See releaseClaims. */
+export const RELEASE_WAIT_MS = 200;
 
 type Claim = IdentityClaim | KeyClaim;
 
@@ -47,6 +50,8 @@ export interface ClaimOwners {
   byIdOnly: boolean;
   /** How long to wait for a young claim's creation (default IN_FLIGHT_WAIT_MS). */
   inFlightWaitMs?: number;
+  /** How long a failed creation's answer waits for its claims to be removed (default RELEASE_WAIT_MS). */
+  releaseWaitMs?: number;
 }
 
 export type ClaimOutcome = "taken" | "held";
@@ -91,6 +96,18 @@ export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>
  */
 export async function releaseClaim<T extends Claim>(collection: mongo.Collection<T>, id: string, userId: string, byIdOnly: boolean): Promise<void> {
   await deleteOwned(collection, id, { userId } as Partial<T>, byIdOnly);
+}
+
+/**
+ * Removes the claims a failed creation made. Outside its call's budget (call-budget.ts), so that a
+ * creation that ran out of time still frees its keys; the caller waits at most `waitMs`, and a slow
+ * database finishes the removal in the background under the connection's own timeouts.
+ */
+export async function releaseClaims(claims: { release(): Promise<void> }[], waitMs = RELEASE_WAIT_MS): Promise<void> {
+  const done = withoutBudget(() => Promise.allSettled(claims.map((c) => c.release())));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
 }
 
 /** `releaseClaim` for any insert-only document: removes `_id` only while its fields match `owner`. */
