@@ -51,9 +51,9 @@ describe("MongoDB operation gate", () => {
     assert.deepEqual(sent, ["with time left"]);
   });
 
-  it("does not count a reply missed within a timeout shortened to the call's budget as the database failing", async () => {
+  it("does not count a reply missed within the least timeout (a call that waited long in a burst) as the database failing", async () => {
     const gate = new OperationGate({ slots: 2, queryTimeoutMs: Q, acquireTimeoutMs: 1000 });
-    for (const n of [1, 2, 3]) await assert.rejects(gate.run(left(Q / 2), `short ${n}`, async () => Promise.reject(lateReply())));
+    for (const n of [1, 2, 3]) await assert.rejects(gate.run(left(0), `short ${n}`, async () => Promise.reject(lateReply())));
     assert.equal(gate.failing(), false);
     for (const n of [1, 2]) await assert.rejects(gate.run(left(Q), `lost ${n}`, async () => Promise.reject(new MongoNetworkTimeoutError("x"))));
     assert.equal(gate.failing(), true);

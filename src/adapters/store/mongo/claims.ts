@@ -7,7 +7,8 @@
  */
 import type { mongo } from "mongoose";
 import type { IdentityClaim, KeyClaim, UserDoc } from "./mongo-models";
-import { withoutBudget } from "./call-budget";
+import { performance } from "node:perf_hooks";
+import { currentBudget, withoutBudget } from "./call-budget";
 import { insertOrReadBack, isDuplicateKey } from "./unknown-outcome";
 
 /** A claim whose user never appeared after this long was left by a crash mid-creation. */
@@ -21,7 +22,7 @@ export const ORPHAN_AFTER_MS = 30_000;
  */
 export const IN_FLIGHT_WAIT_MS = 800;
 /** See releaseClaims. */
-export const RELEASE_WAIT_MS = 200;
+export const RELEASE_WAIT_MS = 100;
 
 type Claim = IdentityClaim | KeyClaim;
 
@@ -61,10 +62,14 @@ export type ClaimOutcome = "taken" | "held";
  * claim read back is ours). "held": it belongs to a live user. A claim whose user is being deleted
  * gets that erase finished, one a crashed creation left (no user after ORPHAN_AFTER_MS) is
  * removed, and the insert is retried. A claim whose creation is still young (in flight, or its
- * answer lost) answers ClaimInFlightError, a retryable 503, within IN_FLIGHT_WAIT_MS.
+ * answer lost) answers ClaimInFlightError, a retryable 503, within IN_FLIGHT_WAIT_MS (or what its
+ * call has left).
  */
 export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>, claim: T, owners: ClaimOwners): Promise<ClaimOutcome> {
-  const waitUntil = Date.now() + (owners.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS);
+  // Nor longer than the call's budget (call-budget.ts): waiting on a creation whose reply is late
+  // is waiting on the same outage.
+  const budget = currentBudget()?.remaining(performance.now()) ?? Infinity;
+  const waitUntil = Date.now() + Math.min(owners.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS, Math.max(0, budget));
   // Ours if read back with our owner and our insertion time: an owner's older claim of the same key is not.
   const ours = (stored: T) => stored.userId === claim.userId && stored.at.getTime() === claim.at.getTime();
   for (let attempt = 0; ; attempt++) {

@@ -29,7 +29,7 @@ export interface MongoTimeouts {
 export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
   const store = new MongoUserStore(await openMongoConnection(url, timeouts, 10), {
     inFlightWaitMs: timeouts.queryTimeoutMs,
-    releaseWaitMs: Math.ceil(timeouts.queryTimeoutMs / 4),
+    releaseWaitMs: Math.ceil(timeouts.queryTimeoutMs / 8),
     ...options,
   });
   return withCallBudgets(store, timeouts.queryTimeoutMs, ["migrate", "sweep", "finishInterruptedErases", "close"]);
