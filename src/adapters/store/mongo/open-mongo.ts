@@ -22,12 +22,14 @@ export interface MongoTimeouts {
 }
 
 /**
- * While the database fails, a request's calls (a login's lookup and creation, an erase) spend at
- * most the query timeout in all, waiting for a connection included (call-budget.ts,
- * operation-gate.ts); the sweep and the start-up work keep the connection's per-operation timeouts.
+ * A request's calls (a login's lookup and creation, an erase) share one query timeout, waiting for
+ * a connection included (call-budget.ts, operation-gate.ts); the sweep and the start-up work keep
+ * the connection's per-operation timeouts. 20 connections, not PostgreSQL's 10: a late reply holds
+ * one for up to a timeout, and MongoDB connections are cheap; with 10, 20 concurrent first logins
+ * per process queued behind 10 late writes (docs/stores.md has the figures).
  */
 export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
-  const store = new MongoUserStore(await openMongoConnection(url, timeouts, 10), {
+  const store = new MongoUserStore(await openMongoConnection(url, timeouts, 20), {
     inFlightWaitMs: timeouts.queryTimeoutMs,
     releaseWaitMs: Math.ceil(timeouts.queryTimeoutMs / 8),
     ...options,
