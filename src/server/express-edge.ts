@@ -1,11 +1,13 @@
 /**
  * The edge rules on the Express side of the HTTP server: the client-address rule behind `req.ip`,
- * CORS by CORS_ORIGINS in place of the one @colyseus/tools installs, and the envelope for whatever
- * no route serves. Matchmaking gets the same rules in matchmake-handler.ts.
+ * CORS by CORS_ORIGINS in place of the one @colyseus/tools installs, one store budget per request,
+ * and the envelope for whatever no route serves. Matchmaking gets the same rules in
+ * matchmake-handler.ts (but its store calls are each budgeted alone).
  */
 import type express from "express";
 import type http from "node:http";
 import { errorHandler, notFoundHandler } from "../api/error-handler";
+import { shareStoreBudgets } from "../adapters/store/mongo/call-budget";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
 import type { TrustFunction } from "../net/client-ip";
@@ -33,6 +35,9 @@ export function applyEdgeRules(app: express.Express, rules: EdgeRules): void {
     },
   });
   app.use((req, _res, next) => next(hasValidPercentEncoding(req.url) ? undefined : new AppError("invalid_request", { message: MALFORMED_URL })));
+  // A request's calls of a MongoDB store share one query timeout while the database fails: a login
+  // that looks the player up and then creates them answers within one timeout, not two (call-budget.ts).
+  app.use((_req, res, next) => shareStoreBudgets(() => !res.writableEnded && !res.destroyed, next));
 }
 
 export const MALFORMED_URL = "The URL is not valid percent-encoding";

@@ -11,12 +11,15 @@ const MONGO_UNAVAILABLE = new Set([
   "MongoPoolClearedError",
   "MongoWaitQueueTimeoutError",
   "MongoNotConnectedError",
+  // The client-side operation timeout (timeoutMS) a MongoDB store's calls run under (call-deadline.ts).
+  "MongoOperationTimeoutError",
 ]);
 /**
  * The MongoDB store's own retryable refusals: a user that kept changing under a write, a write
- * whose answer was lost and could not be read back, a claim whose creation is still in flight.
+ * whose answer was lost and could not be read back, a claim whose creation is still in flight, a
+ * call whose time ran out before its next operation was sent.
  */
-const STORE_RETRYABLE = new Set(["STORE_CONTENTION", "STORE_OUTCOME_UNKNOWN", "STORE_CLAIM_IN_FLIGHT"]);
+const STORE_RETRYABLE = new Set(["STORE_CONTENTION", "STORE_OUTCOME_UNKNOWN", "STORE_CLAIM_IN_FLIGHT", "STORE_DEADLINE"]);
 const TRANSIENT_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|database is locked/i;
 
 /**

@@ -7,6 +7,8 @@
  */
 import type { mongo } from "mongoose";
 import type { IdentityClaim, KeyClaim, UserDoc } from "./mongo-models";
+import { performance } from "node:perf_hooks";
+import { currentBudget, withoutBudget } from "./call-budget";
 import { insertOrReadBack, isDuplicateKey } from "./unknown-outcome";
 
 /** A claim whose user never appeared after this long was left by a crash mid-creation. */
@@ -19,6 +21,8 @@ export const ORPHAN_AFTER_MS = 30_000;
  * over once ORPHAN_AFTER_MS old (or by the recovery sweep).
  */
 export const IN_FLIGHT_WAIT_MS = 800;
+/** See releaseClaims. */
+export const RELEASE_WAIT_MS = 100;
 
 type Claim = IdentityClaim | KeyClaim;
 
@@ -47,6 +51,8 @@ export interface ClaimOwners {
   byIdOnly: boolean;
   /** How long to wait for a young claim's creation (default IN_FLIGHT_WAIT_MS). */
   inFlightWaitMs?: number;
+  /** How long a failed creation's answer waits for its claims to be removed (default RELEASE_WAIT_MS). */
+  releaseWaitMs?: number;
 }
 
 export type ClaimOutcome = "taken" | "held";
@@ -56,10 +62,14 @@ export type ClaimOutcome = "taken" | "held";
  * claim read back is ours). "held": it belongs to a live user. A claim whose user is being deleted
  * gets that erase finished, one a crashed creation left (no user after ORPHAN_AFTER_MS) is
  * removed, and the insert is retried. A claim whose creation is still young (in flight, or its
- * answer lost) answers ClaimInFlightError, a retryable 503, within IN_FLIGHT_WAIT_MS.
+ * answer lost) answers ClaimInFlightError, a retryable 503, within IN_FLIGHT_WAIT_MS (or what its
+ * call has left).
  */
 export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>, claim: T, owners: ClaimOwners): Promise<ClaimOutcome> {
-  const waitUntil = Date.now() + (owners.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS);
+  // Nor longer than the call's budget (call-budget.ts): waiting on a creation whose reply is late
+  // is waiting on the same outage.
+  const budget = currentBudget()?.remaining(performance.now()) ?? Infinity;
+  const waitUntil = Date.now() + Math.min(owners.inFlightWaitMs ?? IN_FLIGHT_WAIT_MS, Math.max(0, budget));
   // Ours if read back with our owner and our insertion time: an owner's older claim of the same key is not.
   const ours = (stored: T) => stored.userId === claim.userId && stored.at.getTime() === claim.at.getTime();
   for (let attempt = 0; ; attempt++) {
@@ -91,6 +101,18 @@ export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>
  */
 export async function releaseClaim<T extends Claim>(collection: mongo.Collection<T>, id: string, userId: string, byIdOnly: boolean): Promise<void> {
   await deleteOwned(collection, id, { userId } as Partial<T>, byIdOnly);
+}
+
+/**
+ * Removes the claims a failed creation made. Outside its call's budget (call-budget.ts), so that a
+ * creation that ran out of time still frees its keys; the caller waits at most `waitMs`, and a slow
+ * database finishes the removal in the background under the connection's own timeouts.
+ */
+export async function releaseClaims(claims: { release(): Promise<void> }[], waitMs = RELEASE_WAIT_MS): Promise<void> {
+  const done = withoutBudget(() => Promise.allSettled(claims.map((c) => c.release())));
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+  clearTimeout(timer);
 }
 
 /** `releaseClaim` for any insert-only document: removes `_id` only while its fields match `owner`. */

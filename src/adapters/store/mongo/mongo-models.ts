@@ -29,6 +29,7 @@
 import { Schema, type Connection, type Model, type mongo } from "mongoose";
 import type { NewUser } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, type PlatformIdentityKey } from "../../../core/user";
+import { underCallBudget } from "./operation-gate";
 
 /** Everything stored about a user; `usernameNorm` / `emailNorm` name the claims it holds. */
 export interface UserDoc {
@@ -197,7 +198,8 @@ export function defineModels(connection: Connection): MongoModels {
     links: connection.model("UserIdentityLink", linkSchema, "user_identity_links"),
   };
   // mongoose types a model's collection without its document type; these are the same objects.
-  const typed = <T extends { _id: string }>(model: Model<T>) => model.collection as unknown as mongo.Collection<T>;
+  // Inside a store call, each operation passes the connection's gate (operation-gate.ts).
+  const typed = <T extends { _id: string }>(model: Model<T>) => underCallBudget(model.collection as unknown as mongo.Collection<T>, connection);
   const collections = {
     users: typed(models.users),
     versions: typed(models.versions),

@@ -16,11 +16,11 @@ import {
   type UserStore,
 } from "../../../core/ports/user-store";
 import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, type User } from "../../../core/user";
-import { isFerretdb, releaseClaim, takeClaim, type ClaimOwners } from "./claims";
+import { isFerretdb, releaseClaim, releaseClaims, takeClaim, type ClaimOwners } from "./claims";
 import { defineModels, ensureCollection, identityKey, linkKey, newUserDoc, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
 import { RecoverySweep, type SweepReport } from "./recovery-sweep";
-import { insertOrReadBack } from "./unknown-outcome";
-import { finishErase } from "./user-erase";
+import { insertOrReadBack, OutcomeUnknownError } from "./unknown-outcome";
+import { finishErase, identityClaimsOf } from "./user-erase";
 import { exportedFields, storedIdentities } from "./user-records";
 import { readNewest, writeNextVersion, type Change } from "./user-versions";
 
@@ -31,6 +31,8 @@ export interface MongoUserStoreOptions {
   sweepIntervalMs?: number;
   /** How long a creation waits for another still in flight before a retryable 503 (claims.ts). */
   inFlightWaitMs?: number;
+  /** How long a failed creation's answer waits for its claims to be removed (claims.ts releaseClaims). */
+  releaseWaitMs?: number;
 }
 
 /** Every 5 minutes: a sweep reads the user collections whole, which FerretDB answers by scanning. */
@@ -50,7 +52,7 @@ export class MongoUserStore implements UserStore {
   ) {
     this.models = defineModels(connection);
     this.now = options.now ?? (() => new Date());
-    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true, inFlightWaitMs: options.inFlightWaitMs };
+    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true, inFlightWaitMs: options.inFlightWaitMs, releaseWaitMs: options.releaseWaitMs };
     this.sweeper = new RecoverySweep(this.models, this.owners);
   }
 
@@ -99,11 +101,12 @@ export class MongoUserStore implements UserStore {
    * insert's answer was lost goes too, being ours by its owner id). Once it is sent, nothing is
    * undone: a lost answer is a retryable 503, the claims kept for the user that may exist, which
    * the next login finds. A crash part-way leaves claims without a user, taken over after 30 s or
-   * removed by the sweep.
+   * removed by the sweep. Removing claims is never refused for lack of time (claims.ts releaseClaims).
    */
   async createUser(input: NewUser, identities: PlatformIdentityKey[]): Promise<User> {
     const user = newUserDoc(input, identities);
     const claimed: { release(): Promise<void> }[] = [];
+    const releaseAll = () => releaseClaims(claimed, this.owners.releaseWaitMs);
     const claim = async <T extends IdentityClaim | KeyClaim>(collection: mongo.Collection<T>, doc: T) => {
       // Listed before the insert: a claim whose answer was lost is released as well (if it landed).
       claimed.push({ release: () => releaseClaim(collection, doc._id, doc.userId, this.owners.byIdOnly) });
@@ -120,11 +123,17 @@ export class MongoUserStore implements UserStore {
       if (!(await claim(this.models.collections.usernames, { _id: user.usernameNorm, userId: input.id, at: now() }))) throw new AccountTakenError();
       if (!(await claim(this.models.collections.emails, { _id: user.emailNorm, userId: input.id, at: now() }))) throw new AccountTakenError();
     } catch (err) {
-      await Promise.allSettled(claimed.map((c) => c.release()));
+      await releaseAll();
       throw err;
     }
-    // The id is new: a document under it is this user, written by this very insert.
-    await insertOrReadBack(this.models.collections.users, user, () => true, `user ${input.id}`);
+    try {
+      // The id is new: a document under it is this user, written by this very insert.
+      await insertOrReadBack(this.models.collections.users, user, () => true, `user ${input.id}`);
+    } catch (err) {
+      // Never sent (no time left, no server): no user needs the claims.
+      if (!(err instanceof OutcomeUnknownError)) await releaseAll();
+      throw err;
+    }
     return this.toUser(user)!;
   }
 

@@ -4,8 +4,10 @@
  * unavailable-errors.ts turns that into a 503; the driver keeps probing and heals by itself.
  */
 import mongoose from "mongoose";
+import { withCallBudgets } from "./call-budget";
 import { watchMonitors } from "./monitor-watchdog";
 import { MongoUserStore, type MongoUserStoreOptions } from "./mongo-user-store";
+import { gateConnection } from "./operation-gate";
 
 /** How often the driver's monitor checks a server when nothing else asks (a request asks sooner). */
 const HEARTBEAT_FREQUENCY_MS = 2000;
@@ -19,8 +21,20 @@ export interface MongoTimeouts {
   queryTimeoutMs: number;
 }
 
+/**
+ * A request's calls (a login's lookup and creation, an erase) share one query timeout, waiting for
+ * a connection included (call-budget.ts, operation-gate.ts); the sweep and the start-up work keep
+ * the connection's per-operation timeouts. 20 connections, not PostgreSQL's 10: a late reply holds
+ * one for up to a timeout, and MongoDB connections are cheap; with 10, 20 concurrent first logins
+ * per process queued behind 10 late writes (docs/stores.md has the figures).
+ */
 export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, options: MongoUserStoreOptions = {}): Promise<MongoUserStore> {
-  return new MongoUserStore(await openMongoConnection(url, timeouts, 10), { inFlightWaitMs: timeouts.queryTimeoutMs, ...options });
+  const store = new MongoUserStore(await openMongoConnection(url, timeouts, 20), {
+    inFlightWaitMs: timeouts.queryTimeoutMs,
+    releaseWaitMs: Math.ceil(timeouts.queryTimeoutMs / 8),
+    ...options,
+  });
+  return withCallBudgets(store, timeouts.queryTimeoutMs, ["migrate", "sweep", "finishInterruptedErases", "close"]);
 }
 
 /** A connection with the failure budget above; the order ledger opens one of its own (open-mongo-order-ledger.ts). */
@@ -44,6 +58,7 @@ export async function openMongoConnection(url: string, timeouts: MongoTimeouts, 
   // A connection error after the first connect is reported by the operation that meets it; without
   // a listener it would reach the process's uncaughtException handler and shut the server down.
   connection.on("error", () => undefined);
+  gateConnection(connection, { slots: maxPoolSize, queryTimeoutMs: timeouts.queryTimeoutMs, acquireTimeoutMs: timeouts.acquireTimeoutMs });
   await connection.asPromise();
   // A monitor whose heartbeat hangs would leave the server "Unknown" for good (monitor-watchdog.ts).
   const watchdog = watchMonitors(connection.getClient(), { connectTimeoutMs: timeouts.connectTimeoutMs, heartbeatFrequencyMs: HEARTBEAT_FREQUENCY_MS });

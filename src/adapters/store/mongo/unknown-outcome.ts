@@ -40,14 +40,26 @@ const NEVER_SENT = new Set([
 ]);
 
 /**
+ * The driver's client-side operation timeout (`timeoutMS`, call-deadline.ts) before the request was
+ * written: while choosing a server (its cause a server selection error, or none), waiting for a
+ * pooled connection (its cause the wait queue's timeout). Any other (during the write, the read,
+ * or the server's own maxTimeMS) leaves the outcome unknown.
+ */
+const TIMED_OUT_BEFORE_SENDING = /^Timed out (in server selection|during server selection|during connection checkout|before socket write)\b/;
+
+/**
  * True when the error says nothing about whether the server applied the write: anything but an
  * answer from the server itself (which carries a numeric code) or a request that was never sent.
  */
 export function isOutcomeUnknown(err: unknown): boolean {
   if (err instanceof OutcomeUnknownError) return true;
-  const e = err as { name?: unknown; code?: unknown; errorResponse?: unknown } | undefined;
+  const e = err as { name?: unknown; code?: unknown; errorResponse?: unknown; message?: unknown; cause?: { name?: unknown } } | undefined;
   if (!e || typeof e !== "object") return false;
   if (typeof e.name === "string" && NEVER_SENT.has(e.name)) return false;
+  if (e.name === "MongoOperationTimeoutError") {
+    const neverSent = (typeof e.cause?.name === "string" && NEVER_SENT.has(e.cause.name)) || (typeof e.message === "string" && TIMED_OUT_BEFORE_SENDING.test(e.message));
+    return !neverSent;
+  }
   if (e.name === "MongoServerError" || e.name === "MongoBulkWriteError" || e.errorResponse !== undefined) return false;
   return typeof e.name === "string" && e.name.startsWith("Mongo");
 }
