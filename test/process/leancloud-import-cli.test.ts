@@ -81,6 +81,8 @@ for (const backend of backends) {
         JWT_SECRET: "leancloud-import-tests-jwt-secret-0123456789",
         LOG_LEVEL: "warn",
         SQLITE_PATH: path.join(tmp, `${label}.sqlite`),
+        // The killed run leaves claims of creations cut short; the rerun takes them over this much later.
+        MONGODB_ORPHAN_CLAIM_SEC: "5",
         ...simulatorPlatformEnv("http://127.0.0.1:9"),
         ...prepared.env,
       };

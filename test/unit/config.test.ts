@@ -211,10 +211,17 @@ describe("config: the user store's URL", () => {
   it("picks MongoDB for mongodb:// and mongodb+srv:// URLs, with the database timeouts", () => {
     for (const url of ["mongodb://127.0.0.1:27017/game", "mongodb+srv://game:secret@cluster0.example.net/game?retryWrites=true"]) {
       const c = parseConfig({ DATABASE_URL: url, DATABASE_CONNECT_TIMEOUT_MS: "900" });
-      assert.deepEqual(c.store, { kind: "mongodb", url, connectTimeoutMs: 900, acquireTimeoutMs: 3000, queryTimeoutMs: 800 });
+      assert.deepEqual(c.store, { kind: "mongodb", url, connectTimeoutMs: 900, acquireTimeoutMs: 3000, queryTimeoutMs: 800, orphanClaimMs: 30_000 });
     }
     assert.equal(parseConfig({ DATABASE_URL: "postgres://db/x" }).store.kind, "postgres");
+    assert.equal("orphanClaimMs" in parseConfig({ DATABASE_URL: "postgres://db/x" }).store, false);
     assert.equal(parseConfig({}).store.kind, "sqlite");
+  });
+
+  it("takes over a MongoDB creation claim left by a crash after MONGODB_ORPHAN_CLAIM_SEC, never under 5 s", () => {
+    const store = parseConfig({ DATABASE_URL: "mongodb://db/x", MONGODB_ORPHAN_CLAIM_SEC: "5" }).store as { orphanClaimMs?: number };
+    assert.equal(store.orphanClaimMs, 5000);
+    assert.ok(problemsOf({ DATABASE_URL: "mongodb://db/x", MONGODB_ORPHAN_CLAIM_SEC: "4" }).some((p) => p.startsWith("MONGODB_ORPHAN_CLAIM_SEC:")));
   });
 
   it("refuses a URL of another kind or without a host, naming DATABASE_URL", () => {

@@ -10,6 +10,7 @@ export const storageShape = {
   DATABASE_CONNECT_TIMEOUT_MS: int(100, 60_000).default(800),
   DATABASE_POOL_ACQUIRE_TIMEOUT_MS: int(100, 60_000).default(3000),
   DATABASE_QUERY_TIMEOUT_MS: int(100, 600_000).default(800),
+  MONGODB_ORPHAN_CLAIM_SEC: int(5, 3600).default(30),
   SQLITE_PATH: z.string().min(1).default("./data/users.sqlite"),
   SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   USER_CACHE_TTL_MS: int(0, 60_000).default(5000),
@@ -33,6 +34,7 @@ export function storageConfig(s: StorageSettings) {
           connectTimeoutMs: s.DATABASE_CONNECT_TIMEOUT_MS,
           acquireTimeoutMs: s.DATABASE_POOL_ACQUIRE_TIMEOUT_MS,
           queryTimeoutMs: s.DATABASE_QUERY_TIMEOUT_MS,
+          ...(s.DATABASE_URL.startsWith("mongodb") ? { orphanClaimMs: s.MONGODB_ORPHAN_CLAIM_SEC * 1000 } : {}),
         } as const)
       : ({ kind: "sqlite", path: s.SQLITE_PATH, synchronous: s.SQLITE_SYNCHRONOUS } as const),
     /** Per-process cache of active user records for token verification (0 ms turns it off). */

@@ -53,6 +53,8 @@ export interface ClaimOwners {
   inFlightWaitMs?: number;
   /** How long a failed creation's answer waits for its claims to be removed (default RELEASE_WAIT_MS). */
   releaseWaitMs?: number;
+  /** When a claim without its user counts as left by a crash (default ORPHAN_AFTER_MS; MONGODB_ORPHAN_CLAIM_SEC). */
+  orphanAfterMs?: number;
 }
 
 export type ClaimOutcome = "taken" | "held";
@@ -83,7 +85,7 @@ export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>
       continue;
     }
     // The wall clock, not the store's (tests move that one): this is about a crash, not about users.
-    if (Date.now() - holder.at.getTime() >= ORPHAN_AFTER_MS) {
+    if (Date.now() - holder.at.getTime() >= (owners.orphanAfterMs ?? ORPHAN_AFTER_MS)) {
       await releaseClaim(collection, holder._id, holder.userId, owners.byIdOnly);
       continue;
     }

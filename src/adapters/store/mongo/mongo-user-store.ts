@@ -33,6 +33,8 @@ export interface MongoUserStoreOptions {
   inFlightWaitMs?: number;
   /** How long a failed creation's answer waits for its claims to be removed (claims.ts releaseClaims). */
   releaseWaitMs?: number;
+  /** When a claim without its user is taken over as left by a crash (claims.ts; default 30 s). */
+  orphanAfterMs?: number;
 }
 
 /** Every 5 minutes: a sweep reads the user collections whole, which FerretDB answers by scanning. */
@@ -52,7 +54,7 @@ export class MongoUserStore implements UserStore {
   ) {
     this.models = defineModels(connection);
     this.now = options.now ?? (() => new Date());
-    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true, inFlightWaitMs: options.inFlightWaitMs, releaseWaitMs: options.releaseWaitMs };
+    this.owners = { readUser: (id) => readNewest(this.models, id), finishErase: (user) => finishErase(this.models, this.owners, user), byIdOnly: true, inFlightWaitMs: options.inFlightWaitMs, releaseWaitMs: options.releaseWaitMs, orphanAfterMs: options.orphanAfterMs };
     this.sweeper = new RecoverySweep(this.models, this.owners);
   }
 

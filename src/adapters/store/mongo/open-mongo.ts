@@ -19,6 +19,8 @@ export interface MongoTimeouts {
   acquireTimeoutMs: number;
   /** One operation's reply; a silent server costs a request no more than this. */
   queryTimeoutMs: number;
+  /** When a creation's claim without its user is taken over as left by a crash (MONGODB_ORPHAN_CLAIM_SEC). */
+  orphanClaimMs?: number;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function openMongoUserStore(url: string, timeouts: MongoTimeouts, o
   const store = new MongoUserStore(await openMongoConnection(url, timeouts, 20), {
     inFlightWaitMs: timeouts.queryTimeoutMs,
     releaseWaitMs: Math.ceil(timeouts.queryTimeoutMs / 8),
+    orphanAfterMs: timeouts.orphanClaimMs,
     ...options,
   });
   return withCallBudgets(store, timeouts.queryTimeoutMs, ["migrate", "sweep", "finishInterruptedErases", "close"]);

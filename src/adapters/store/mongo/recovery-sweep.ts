@@ -63,7 +63,8 @@ export class RecoverySweep {
   private async sweep(): Promise<SweepReport> {
     const { users, versions, identities, usernames, emails, links } = this.models.collections;
     const report: SweepReport = { erasesFinished: 0, claimsReleased: 0, leftoversRemoved: 0 };
-    const oldEnough = (at: Date | undefined) => !at || Date.now() - at.getTime() >= ORPHAN_AFTER_MS;
+    const orphanAfterMs = this.owners.orphanAfterMs ?? ORPHAN_AFTER_MS;
+    const oldEnough = (at: Date | undefined) => !at || Date.now() - at.getTime() >= orphanAfterMs;
     const heads = new Map<string, Head>();
     for await (const head of users.find({}, { projection: { usernameNorm: 1, emailNorm: 1, deletingAt: 1 } })) heads.set(head._id, head as Head);
     // A user exists unless neither the scan nor a read now finds it (it may have been written since).
