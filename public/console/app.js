@@ -55,6 +55,18 @@ export function table(columns, rows, label) {
   );
 }
 
+/** `gold=10, potion=2` (commas or lines) as [["gold", 10], ["potion", 2]]: the grant forms' fields. */
+export function keyValuePairs(text) {
+  return String(text ?? "")
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const [key, value] = pair.split("=");
+      return [key.trim(), Number(value)];
+    });
+}
+
 /** Runs an action, reporting its outcome in the live region (a read, `quiet`, reports only a failure). */
 export async function attempt(what, action, quiet = false) {
   try {
@@ -129,7 +141,7 @@ async function start(session) {
   );
   const screens = await api("GET", "/screens");
   const load = (what, action) => attempt(what, action, true);
-  const context = { api, h, say, table, attempt, load, operator: session.operator, screens };
+  const context = { api, h, say, table, attempt, load, keyValuePairs, operator: session.operator, screens };
   const show = async (id) => {
     const screen = screens.find((s) => s.id === id) ?? screens[0];
     for (const b of nav.querySelectorAll("button")) {

@@ -1,16 +1,7 @@
 // Mail: send currencies and items to one player or to every player of an app, with an expiry. Each
 // player claims a mail once; the same mail id again is the same mail.
-export async function render(root, { api, h, attempt }) {
+export async function render(root, { api, h, attempt, keyValuePairs: pairs }) {
   const result = h("pre", { id: "mail-result" });
-  const pairs = (text) =>
-    String(text ?? "")
-      .split(/[,\n]/)
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((pair) => {
-        const [key, value] = pair.split("=");
-        return [key.trim(), Number(value)];
-      });
   const form = h(
     "form",
     { id: "mail-form", onsubmit: async (e) => {

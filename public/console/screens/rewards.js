@@ -1,16 +1,7 @@
 // Rewards: give soft currencies and items to one player through the economy's one granter; the
 // same grant id again grants nothing more. Shown where the economy is wired.
-export async function render(root, { api, h, attempt }) {
+export async function render(root, { api, h, attempt, keyValuePairs: parsePairs }) {
   const result = h("pre", { id: "reward-result" });
-  const parsePairs = (text) =>
-    text
-      .split(/[,\n]/)
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map((pair) => {
-        const [key, value] = pair.split("=");
-        return [key.trim(), Number(value)];
-      });
   const form = h(
     "form",
     { id: "reward-form", onsubmit: async (e) => {
