@@ -9,12 +9,10 @@ import type { Router } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
 import { parseInput } from "../api/validate";
-import type { Services } from "../server/container";
-import { appQuery, knownApp } from "./console-apps";
+import { appQuery, knownApp, knownPlayer } from "./console-apps";
 import { catalogHistoryRoutes } from "./console-catalog";
 import type { ConsoleScreen } from "./console-screens";
 
-export { appQuery, knownApp } from "./console-apps";
 import { userIdParam } from "./console-schemas";
 
 const appId = z.string().min(1).max(64).default("default");
@@ -38,11 +36,6 @@ export const mailSendBody = z
     mailId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "1-64 of A-Z a-z 0-9 _ -: the same id again is the same mail").optional(),
   })
   .refine((b) => Object.keys(b.currencies).length + b.items.length > 0, "attach at least one currency or item");
-
-async function knownPlayer(services: Services, userId: string): Promise<string> {
-  if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
-  return userId;
-}
 
 export const economyScreen: ConsoleScreen = {
   id: "economy",

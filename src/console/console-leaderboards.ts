@@ -5,21 +5,13 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { AppError } from "../core/errors";
 import { parseInput } from "../api/validate";
-import type { Services } from "../server/container";
-import { appQuery, knownApp } from "./console-economy";
+import { appQuery, knownApp, knownPlayer } from "./console-apps";
 import type { ConsoleScreen } from "./console-screens";
 import { userIdParam } from "./console-schemas";
 
 export const boardRecordParams = userIdParam.extend({ boardId: z.string().min(1).max(64).meta({ example: "weekly-score" }) });
 export const boardChangeBody = z.object({ app: z.string().min(1).max(64).default("default") });
-
-async function knownPlayer(services: Services, userId: string): Promise<string> {
-  // Records of an erased player are gone with them; a made-up id is refused as the players screen does.
-  if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
-  return userId;
-}
 
 export const leaderboardsScreen: ConsoleScreen = {
   id: "leaderboards",

@@ -10,6 +10,7 @@ import { AppError } from "../core/errors";
 import type { RewardGranter } from "../core/ports/reward-grants";
 import { parseInput } from "../api/validate";
 import type { Services } from "../server/container";
+import { knownApp, knownPlayer } from "./console-apps";
 import type { ConsoleScreen } from "./console-screens";
 import { userIdParam } from "./console-schemas";
 
@@ -43,8 +44,8 @@ export const rewardsScreen: ConsoleScreen = {
         if (!granter) throw new AppError("route_not_found", { message: "The economy is not part of this server" });
         const { userId } = parseInput(userIdParam, req.params);
         const body = parseInput(rewardGrantBody, req.body ?? {});
-        if (!services.platformApps.appKeys.includes(body.app)) throw new AppError("unknown_app", { message: `No app ${body.app} here` });
-        if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
+        knownApp(services, body.app);
+        await knownPlayer(services, userId);
         const total = Object.values(body.currencies).reduce((sum, n) => sum + n, 0) + body.items.reduce((sum, i) => sum + i.count, 0);
         const max = services.config.console.supportGrantMax;
         if (session.operator.role === "support" && total > max) {

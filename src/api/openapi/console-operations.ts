@@ -6,7 +6,8 @@
 import type { z } from "zod";
 import * as c from "../../console/console-schemas";
 import { rewardGrantBody } from "../../console/console-rewards";
-import { appQuery, catalogUploadBody, mailSendBody } from "../../console/console-economy";
+import { appQuery } from "../../console/console-apps";
+import { catalogUploadBody, mailSendBody } from "../../console/console-economy";
 import { boardChangeBody, boardRecordParams } from "../../console/console-leaderboards";
 import { catalogHistoryQuery, catalogRestoreBody, catalogVersionParam } from "../../console/console-catalog";
 import type { ErrorCode } from "../../core/errors";
