@@ -45,6 +45,16 @@ describe("operator console in headless Chromium", function () {
     await page.click("#signin-submit");
   }
 
+  /** An operator's first sign-in: the one-time password, then their own, until the header names them. */
+  async function firstSignIn(page: Page, operator: { name: string; password: string }, role: string) {
+    await signIn(page, operator.name, operator.password);
+    await page.fill("#current-password", operator.password);
+    await page.fill("#new-password", OPERATOR_PASSWORD);
+    await page.fill("#repeat-password", OPERATOR_PASSWORD);
+    await page.click("#password-form button[type=submit]");
+    await page.locator("#operator", { hasText: `${operator.name} (${role})` }).waitFor();
+  }
+
   it("admin: TOTP sign-in, new password, player by openid, orders, refund, disable (socket 4401)", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cb")}.1`);
     const { token, openid, user } = login.body.data;
@@ -113,12 +123,7 @@ describe("operator console in headless Chromium", function () {
     const admin = await addOperator(h.config, unique("mailer"), "admin");
     await browser.context.clearCookies();
     const page = await browser.open(h.baseUrl, "/console");
-    await signIn(page, admin.name, admin.password);
-    await page.fill("#current-password", admin.password);
-    await page.fill("#new-password", OPERATOR_PASSWORD);
-    await page.fill("#repeat-password", OPERATOR_PASSWORD);
-    await page.click("#password-form button[type=submit]");
-    await page.locator("#operator", { hasText: `${admin.name} (admin)` }).waitFor();
+    await firstSignIn(page, admin, "admin");
 
     await page.click('nav button[data-screen="mail"]');
     await page.getByLabel("Player's user id").fill(user.id);
@@ -183,12 +188,7 @@ describe("operator console in headless Chromium", function () {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cr")}.1`);
     await browser.context.clearCookies();
     const page = await browser.open(h.baseUrl, "/console");
-    await signIn(page, viewer.name, viewer.password);
-    await page.fill("#current-password", viewer.password);
-    await page.fill("#new-password", OPERATOR_PASSWORD);
-    await page.fill("#repeat-password", OPERATOR_PASSWORD);
-    await page.click("#password-form button[type=submit]");
-    await page.locator("#operator", { hasText: `${viewer.name} (viewer)` }).waitFor();
+    await firstSignIn(page, viewer, "viewer");
     assert.equal(await page.locator('nav button[data-screen="mail"]').count(), 0, "no mail screen for a viewer");
     // What a hand-made request from the viewer's page gets: the session's CSRF token, yet 403.
     const answer = await page.evaluate(async (userId) => {
@@ -212,11 +212,7 @@ describe("operator console in headless Chromium", function () {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cv")}.1`);
     await browser.context.clearCookies(); // another operator on this browser
     const page = await browser.open(h.baseUrl, "/console");
-    await signIn(page, viewer.name, viewer.password);
-    await page.fill("#current-password", viewer.password);
-    await page.fill("#new-password", OPERATOR_PASSWORD);
-    await page.fill("#repeat-password", OPERATOR_PASSWORD);
-    await page.click("#password-form button[type=submit]");
+    await firstSignIn(page, viewer, "viewer");
     assert.equal(await page.locator('nav button[data-screen="operators"]').count(), 0, "no operators screen for a viewer");
     await page.locator("#player-query").fill(login.body.data.user.id);
     await page.keyboard.press("Enter");
