@@ -15,6 +15,7 @@ import crypto from "node:crypto";
 import type { LeaderboardRecord, PeriodKey, SortOrder } from "../../core/ports/leaderboard-store";
 import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
 import { GuardedRedis } from "./guarded-redis";
+import { RankPageCache } from "./rank-page-cache";
 import type { RedisTarget } from "./redis-connection";
 
 const OFFSET = 2 ** 53;
@@ -22,9 +23,10 @@ const hex = (n: number, width: number) => n.toString(16).padStart(width, "0");
 /** An integer of ±2^53 as 14 hex digits that sort as the numbers do. */
 const lex = (n: number) => hex(n + OFFSET, 14);
 
+// KEYS: z, h, ready, version; ARGV[1] the write's version (rank-page-cache.ts), then 5 per record.
 const APPLY = `
 local n = 0
-for i = 1, #ARGV, 5 do
+for i = 2, #ARGV, 5 do
   local user, version, score, member, json = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
   local old = redis.call('HGET', KEYS[2], user)
   local keep = false
@@ -38,28 +40,44 @@ for i = 1, #ARGV, 5 do
     n = n + 1
   end
 end
+if n > 0 then
+  redis.call('SET', KEYS[4], ARGV[1])
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[4], ttl) end
+end
 -- One record: its player's rank too (0-based), when the index is complete.
-if #ARGV == 5 and redis.call('EXISTS', KEYS[3]) == 1 then
-  local held = cjson.decode(redis.call('HGET', KEYS[2], ARGV[1]))
+if #ARGV == 6 and redis.call('EXISTS', KEYS[3]) == 1 then
+  local held = cjson.decode(redis.call('HGET', KEYS[2], ARGV[2]))
   return {n, redis.call('ZRANK', KEYS[1], held.member)}
 end
 return {n}`;
 
+// KEYS: z, h, version; ARGV: the user, the write's version.
 const REMOVE = `
 local old = redis.call('HGET', KEYS[2], ARGV[1])
 if not old then return 0 end
 redis.call('ZREM', KEYS[1], cjson.decode(old).member)
 redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[3], ttl) end
 return 1`;
 
-// Records of ranks ARGV[1]..ARGV[2] (0-based), as JSON, in rank order; nil while not ready.
+// KEYS: z, h, ready, version. Nil while not ready; else the index's version first, then, unless
+// it is ARGV[3] (the version the reader holds the page at), the records of ranks ARGV[1]..ARGV[2]
+// (0-based) as JSON, in rank order.
 const RANGE = `
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
+local version = redis.call('GET', KEYS[4]) or ''
+if version ~= '' and version == ARGV[3] then return {version} end
+local out = {version}
 local members = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])
-if #members == 0 then return {} end
+if #members == 0 then return out end
 local users = {}
 for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
-return redis.call('HMGET', KEYS[2], unpack(users))`;
+local rows = redis.call('HMGET', KEYS[2], unpack(users))
+for i = 1, #users do out[i + 1] = rows[i] end
+return out`;
 
 // For each user: its 0-based rank and record, or nothing; nil while not ready.
 const RANKS = `
@@ -78,42 +96,55 @@ const RENEW_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('PEXPIRE', KEYS[1], ARGV[2])`;
 
-// KEYS: build, ready, z, h. An ended period's index is marked ready with its expiry in one step,
+// KEYS: build, ready, z, h, version. An ended period's index is marked ready with its expiry in one step,
 // so no ready mark outlives the records it vouches for.
 const FINISH_BUILD = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 local ttl = tonumber(ARGV[2])
 if not ttl then redis.call('SET', KEYS[2], '1') return 1 end
-if ttl <= 0 then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4]) return 1 end
+if ttl <= 0 then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5]) return 1 end
 redis.call('SET', KEYS[2], '1', 'PX', ttl)
-redis.call('PEXPIRE', KEYS[3], ttl)
-redis.call('PEXPIRE', KEYS[4], ttl)
+for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1`;
 
-// KEYS: z, h, ready, build; the same expiry for the first three. At ≤ 0 all four go at once: a
-// build under way loses its claim, so it cannot mark ready an index missing what was deleted.
+// KEYS: z, h, ready, build, version; the same expiry for all but the build. At ≤ 0 all go at once:
+// a build under way loses its claim, so it cannot mark ready an index missing what was deleted.
 const EXPIRE = `
 local ttl = tonumber(ARGV[1])
-if ttl <= 0 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4]) end
-for i = 1, 3 do redis.call('PEXPIRE', KEYS[i], ttl) end
+if ttl <= 0 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]) end
+for i = 1, 5 do if i ~= 4 then redis.call('PEXPIRE', KEYS[i], ttl) end end
 return 1`;
 
 interface Held extends LeaderboardRecord {
   member: string;
 }
 
+/**
+ * Sent by their SHA (EVALSHA, ioredis falling back to EVAL once when Redis has not seen a script):
+ * a top-100 read sent its script's text each time, a twentieth of its cost in socket writes.
+ */
+const SCRIPTS = { lbApply: APPLY, lbRemove: REMOVE, lbRange: RANGE, lbRanks: RANKS, lbRenewBuild: RENEW_BUILD, lbFinishBuild: FINISH_BUILD, lbExpire: EXPIRE };
+type ScriptName = keyof typeof SCRIPTS;
+type ScriptedClient = Record<ScriptName, (numKeys: number, ...args: Array<string | number>) => Promise<unknown>>;
+
 export class RedisRankIndex implements RankIndex {
   /** Fails fast while Redis is away: the callers answer from the store meanwhile. */
   private readonly redis: GuardedRedis;
+  private readonly pages = new RankPageCache();
 
   constructor(target: RedisTarget, keyPrefix: string) {
     this.redis = new GuardedRedis(target, { keyPrefix });
+    for (const [name, lua] of Object.entries(SCRIPTS)) this.redis.client.defineCommand(name, { lua });
+  }
+
+  private script(name: ScriptName, numKeys: number, ...args: Array<string | number>): Promise<unknown> {
+    return this.redis.run((r) => (r as unknown as ScriptedClient)[name](numKeys, ...args));
   }
 
   private keys(k: PeriodKey) {
     const tag = `lb:{${encodeURIComponent(k.app)}:${encodeURIComponent(k.board)}:${k.seq}}`;
-    return { z: `${tag}:z`, h: `${tag}:h`, ready: `${tag}:ready`, build: `${tag}:build` };
+    return { tag, z: `${tag}:z`, h: `${tag}:h`, ready: `${tag}:ready`, build: `${tag}:build`, version: `${tag}:v` };
   }
 
   async ready(key: PeriodKey): Promise<boolean> {
@@ -122,37 +153,51 @@ export class RedisRankIndex implements RankIndex {
 
   async apply(key: PeriodKey, order: SortOrder, records: readonly LeaderboardRecord[]): Promise<number | null> {
     if (records.length === 0) return null;
-    const { z, h, ready } = this.keys(key);
+    const { z, h, ready, version } = this.keys(key);
     const sign = order === "desc" ? -1 : 1;
-    const args: Array<string | number> = [];
+    const args: Array<string | number> = [this.pages.nextVersion()];
     for (const r of records) {
       const member = `${lex(sign * r.subscore)}${hex(r.reachedAt, 12)}${r.userId}`;
       const held: Held = { ...r, member };
       args.push(r.userId, r.version, sign * r.score, member, JSON.stringify(held));
     }
-    const [, rank] = (await this.redis.run((r) => r.eval(APPLY, 3, z, h, ready, ...args))) as [number, number?];
+    const [, rank] = (await this.script("lbApply", 4, z, h, ready, version, ...args)) as [number, number?];
     return rank === undefined || rank === null ? null : rank + 1;
   }
 
   async remove(key: PeriodKey, userId: string): Promise<void> {
-    const { z, h } = this.keys(key);
-    await this.redis.run((r) => r.eval(REMOVE, 2, z, h, userId));
+    const { z, h, version } = this.keys(key);
+    await this.script("lbRemove", 3, z, h, version, userId, this.pages.nextVersion());
   }
 
-  async range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null> {
-    const { z, h, ready } = this.keys(key);
-    const rows = (await this.redis.run((r) => r.eval(RANGE, 3, z, h, ready, offset, offset + limit - 1))) as Array<string | null> | null;
-    if (rows === null) return null;
+  range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null> {
+    return this.readRange(key, offset, limit, this.pages.versionOf(this.keys(key).tag, offset, limit));
+  }
+
+  private freshRange(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null> {
+    return this.readRange(key, offset, limit, "");
+  }
+
+  private async readRange(key: PeriodKey, offset: number, limit: number, held: string): Promise<IndexedRecord[] | null> {
+    const { tag, z, h, ready, version } = this.keys(key);
+    const reply = (await this.script("lbRange", 4, z, h, ready, version, offset, offset + limit - 1, held)) as Array<string | null> | null;
+    if (reply === null) return null;
+    const [current, ...rows] = reply as [string, ...Array<string | null>];
+    if (current !== "" && current === held && rows.length === 0) {
+      // Another read may have replaced the page meanwhile: then read it out again.
+      return this.pages.get(tag, offset, limit) ?? (await this.freshRange(key, offset, limit));
+    }
     const out: IndexedRecord[] = [];
     rows.forEach((json, i) => {
       if (json) out.push({ rank: offset + i + 1, record: fromHeld(json) });
     });
-    return out;
+    this.pages.keep(tag, offset, limit, current, out);
+    return out.slice();
   }
 
   async ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null> {
     const { z, h, ready } = this.keys(key);
-    const flat = (await this.redis.run((r) => r.eval(RANKS, 3, z, h, ready, ...userIds))) as Array<number | string> | null;
+    const flat = (await this.script("lbRanks", 3, z, h, ready, ...userIds)) as Array<number | string> | null;
     if (flat === null) return null;
     const out: IndexedRecord[] = [];
     for (let i = 0; i < flat.length; i += 2) out.push({ rank: Number(flat[i]) + 1, record: fromHeld(String(flat[i + 1])) });
@@ -166,18 +211,18 @@ export class RedisRankIndex implements RankIndex {
   }
 
   async renewBuild(key: PeriodKey, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.redis.run((r) => r.eval(RENEW_BUILD, 1, this.keys(key).build, token, ttlMs))) === 1;
+    return (await this.script("lbRenewBuild", 1, this.keys(key).build, token, ttlMs)) === 1;
   }
 
   async finishBuild(key: PeriodKey, token: string, expireInMs?: number): Promise<boolean> {
-    const { build, ready, z, h } = this.keys(key);
+    const { build, ready, z, h, version } = this.keys(key);
     const ttl = expireInMs === undefined ? "" : String(Math.ceil(expireInMs));
-    return (await this.redis.run((r) => r.eval(FINISH_BUILD, 4, build, ready, z, h, token, ttl))) === 1;
+    return (await this.script("lbFinishBuild", 5, build, ready, z, h, version, token, ttl)) === 1;
   }
 
   async expire(key: PeriodKey, ttlMs: number): Promise<void> {
-    const { z, h, ready, build } = this.keys(key);
-    await this.redis.run((r) => r.eval(EXPIRE, 4, z, h, ready, build, Math.ceil(ttlMs)));
+    const { z, h, ready, build, version } = this.keys(key);
+    await this.script("lbExpire", 5, z, h, ready, build, version, Math.ceil(ttlMs));
   }
 
   async close(): Promise<void> {
@@ -185,7 +230,17 @@ export class RedisRankIndex implements RankIndex {
   }
 }
 
+/** Field by field: an object rest (`{ member, ...record }`) was half of a top-100 read's CPU. */
 function fromHeld(json: string): LeaderboardRecord {
-  const { member: _member, ...record } = JSON.parse(json) as Held;
-  return { ...record, metadata: record.metadata ?? null };
+  const held = JSON.parse(json) as Held;
+  return {
+    userId: held.userId,
+    name: held.name,
+    score: held.score,
+    subscore: held.subscore,
+    metadata: held.metadata ?? null,
+    reachedAt: held.reachedAt,
+    updatedAt: held.updatedAt,
+    version: held.version,
+  };
 }

@@ -5,6 +5,7 @@
  */
 import type { BoardDefinition, BoardsByApp } from "../../config/settings/leaderboards";
 import { AppError } from "../../core/errors";
+import { isoUtc } from "../../core/iso-time";
 import type { Cache } from "../../core/ports/cache";
 import type { LeaderboardRecord, LeaderboardStore, Period, PeriodKey } from "../../core/ports/leaderboard-store";
 import type { RankIndex } from "../../core/ports/rank-index";
@@ -286,7 +287,7 @@ export class LeaderboardService {
 }
 
 function view(rank: number, r: LeaderboardRecord): RankedRecord {
-  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: new Date(r.updatedAt).toISOString() };
+  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: isoUtc(r.updatedAt) };
 }
 
 function periodView(p: Period): PeriodView {
