@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import express, { Router, type NextFunction, type Request, type Response } from "express";
+import { projectRoot } from "../config/settings-files";
 import { AppError } from "../core/errors";
 import { OPERATOR_ROLES, type OperatorStore } from "../core/ports/operator-store";
 import { sendOk } from "../api/envelope";
@@ -162,8 +163,7 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
 
 /** `public/console` next to `src/` when run with tsx, and two levels up from `build/src/` when built. */
 function consoleDir(): string {
-  const candidates = [path.resolve(__dirname, "../../public/console"), path.resolve(__dirname, "../../../public/console")];
-  const found = candidates.find((dir) => fs.existsSync(path.join(dir, "index.html")));
-  if (!found) throw new Error(`console files not found in ${candidates.join(" or ")}`);
-  return found;
+  const dir = path.join(projectRoot(), "public", "console");
+  if (!fs.existsSync(path.join(dir, "index.html"))) throw new Error(`console files not found in ${dir}`);
+  return dir;
 }

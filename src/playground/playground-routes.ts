@@ -1,21 +1,21 @@
 import fs from "node:fs";
 import path from "node:path";
 import express, { Router } from "express";
+import { projectRoot } from "../config/settings-files";
 import type { PlatformDefinition } from "../platforms/platform";
 import type { PlatformApps } from "../services/platform-apps";
 
-/** `public/` next to `src/` when run with tsx, and two levels up from `build/src/` when built. */
+/** `public/playground` of the project, whether this runs from src/ (tsx) or a build folder. */
 function publicDir(): string {
-  const candidates = [path.resolve(__dirname, "../../public"), path.resolve(__dirname, "../../../public")];
-  const found = candidates.find((dir) => fs.existsSync(path.join(dir, "playground", "index.html")));
-  if (!found) throw new Error(`playground files not found in ${candidates.join(" or ")}`);
-  return path.join(found, "playground");
+  const dir = path.join(projectRoot(), "public", "playground");
+  if (!fs.existsSync(path.join(dir, "index.html"))) throw new Error(`playground files not found in ${dir}`);
+  return dir;
 }
 
 /** The game client's drop-in file (client/dist), built by `npm ci` / `npm run build:client`. */
 function clientDropInFile(): string | undefined {
-  const candidates = [path.resolve(__dirname, "../../client/dist"), path.resolve(__dirname, "../../../client/dist")];
-  return candidates.map((dir) => path.join(dir, "minigame-client.js")).find((file) => fs.existsSync(file));
+  const file = path.join(projectRoot(), "client", "dist", "minigame-client.js");
+  return fs.existsSync(file) ? file : undefined;
 }
 
 /**

@@ -79,6 +79,17 @@ for (const impl of testRedisUrl ? storeImplementations("lb-index").filter((i) =>
       const fromIndex = await index.range(key(board), 0, 1000);
       assert.ok(fromIndex, "the index is ready");
       assert.deepEqual(fromIndex!.map((r) => [r.rank, r.record.userId, r.record.score]), fromStore.map((r, i) => [i + 1, r.userId, r.score]));
+      // Around-me in one script: the same page as the store's ranking gives, at the edges too.
+      const last = fromStore.length - 1;
+      for (const at of [0, 1, 2, Math.floor(last / 2), last - 1, last]) {
+        for (const limit of [1, 2, 5, 6]) {
+          const start = Math.max(0, at - Math.floor((limit - 1) / 2));
+          const expected = fromStore.slice(start, start + limit).map((r, i) => [start + i + 1, r.userId]);
+          const around = await index.around(key(board), fromStore[at].userId, limit);
+          assert.deepEqual(around?.map((r) => [r.rank, r.record.userId]), expected, `around rank ${at + 1}, limit ${limit}`);
+        }
+      }
+      assert.deepEqual(await index.around(key(board), "nobody", 5), []);
     }
 
     it("serves the store's ranking, ties by who reached the score first", async () => {

@@ -53,6 +53,37 @@ for (const impl of storeImplementations("leaderboards")) {
       assert.ok(record.version >= 50);
     });
 
+    it("answers each of many players' submissions made at once with its own record, under every operator", async () => {
+      const key = board();
+      const totals = board();
+      await Promise.all(Array.from({ length: 30 }, (_, i) => store.submit(key, "desc", "best", entry(`p${i}`, 100, 1000))));
+      // At once: bests that beat, equal or fall short of the held 100, latest replacements, two increments of one player.
+      const calls = Array.from({ length: 30 }, (_, i) => store.submit(key, "desc", "best", entry(`p${i}`, [150, 100, 50][i % 3], 2000 + i)));
+      const latest = Array.from({ length: 10 }, (_, i) => store.submit(key, "desc", "latest", entry(`q${i}`, i, 2000)));
+      const increments = [store.submit(totals, "desc", "increment", entry("t", 5, 2000)), store.submit(totals, "desc", "increment", entry("t", 7, 2001))];
+      const results = await Promise.all(calls);
+      results.forEach((r, i) => {
+        assert.equal(r.record.userId, `p${i}`);
+        assert.equal(r.changed, i % 3 === 0, `p${i}: changed only by a better score`);
+        assert.equal(r.record.score, i % 3 === 0 ? 150 : 100);
+        assert.equal(r.record.reachedAt, i % 3 === 0 ? 2000 + i : 1000);
+      });
+      assert.deepEqual((await Promise.all(latest)).map((r) => [r.record.userId, r.record.score, r.changed]), Array.from({ length: 10 }, (_, i) => [`q${i}`, i, true]));
+      // Calls made at once have no order between them: either increment may come first.
+      const answered = (await Promise.all(increments)).map((r) => r.record.score).sort((a, b) => a - b);
+      assert.ok(JSON.stringify(answered) === "[5,12]" || JSON.stringify(answered) === "[7,12]", `each increment answers the total after it: ${answered}`);
+      assert.equal((await store.find(totals, ["t"]))[0].score, 12);
+    });
+
+    it("tells the banned among many players checked at once", async () => {
+      const { app, board: name } = board();
+      await store.ban(app, name, "cheat1", 1000, "ops");
+      await store.ban(app, name, "cheat2", 1000, "ops");
+      const players = ["ok1", "cheat1", "ok2", "cheat2", "ok3"];
+      assert.deepEqual(await Promise.all(players.map((p) => store.isBanned(app, name, p))), [false, true, false, true, false]);
+      assert.equal(await store.isBanned(app, "other-board", "cheat1"), false);
+    });
+
     it("replaces with latest, and a best that is not better changes nothing", async () => {
       const key = board();
       await store.submit(key, "desc", "latest", entry("u1", 10, 1000));

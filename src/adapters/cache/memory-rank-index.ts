@@ -8,7 +8,7 @@
  */
 import crypto from "node:crypto";
 import type { LeaderboardRecord, PeriodKey, SortOrder } from "../../core/ports/leaderboard-store";
-import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
+import { aroundStart, type IndexedRecord, type RankIndex } from "../../core/ports/rank-index";
 
 export const MEMORY_INDEX_REFRESH_MS = 5_000;
 
@@ -128,6 +128,13 @@ export class MemoryRankIndex implements RankIndex {
     const live = this.period(key).live;
     if (!live) return null;
     return live.list.slice(offset, offset + limit).map((e, i) => ({ rank: offset + i + 1, record: e.record }));
+  }
+
+  async around(key: PeriodKey, userId: string, limit: number): Promise<IndexedRecord[] | null> {
+    const mine = await this.ranksOf(key, [userId]);
+    if (!mine) return null;
+    if (mine.length === 0) return [];
+    return this.range(key, aroundStart(mine[0].rank, limit), limit);
   }
 
   async ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null> {

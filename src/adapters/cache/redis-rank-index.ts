@@ -79,6 +79,24 @@ local rows = redis.call('HMGET', KEYS[2], unpack(users))
 for i = 1, #users do out[i + 1] = rows[i] end
 return out`;
 
+// KEYS: z, h, ready; ARGV: the user, the page's size. Nil while not ready; {} without a record; else
+// where the page starts (0-based: aroundStart of rank-index.ts), then its records as JSON.
+const AROUND = `
+if redis.call('EXISTS', KEYS[3]) == 0 then return false end
+local json = redis.call('HGET', KEYS[2], ARGV[1])
+if not json then return {} end
+local rank = redis.call('ZRANK', KEYS[1], cjson.decode(json).member)
+if not rank then return {} end
+local limit = tonumber(ARGV[2])
+local start = math.max(0, rank - math.floor((limit - 1) / 2))
+local members = redis.call('ZRANGE', KEYS[1], start, start + limit - 1)
+local users = {}
+for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
+local out = {start}
+local rows = redis.call('HMGET', KEYS[2], unpack(users))
+for i = 1, #users do out[i + 1] = rows[i] end
+return out`;
+
 // For each user: its 0-based rank and record, or nothing; nil while not ready.
 const RANKS = `
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
@@ -124,7 +142,7 @@ interface Held extends LeaderboardRecord {
  * Sent by their SHA (EVALSHA, ioredis falling back to EVAL once when Redis has not seen a script):
  * a top-100 read sent its script's text each time, a twentieth of its cost in socket writes.
  */
-const SCRIPTS = { lbApply: APPLY, lbRemove: REMOVE, lbRange: RANGE, lbRanks: RANKS, lbRenewBuild: RENEW_BUILD, lbFinishBuild: FINISH_BUILD, lbExpire: EXPIRE };
+const SCRIPTS = { lbApply: APPLY, lbRemove: REMOVE, lbRange: RANGE, lbAround: AROUND, lbRanks: RANKS, lbRenewBuild: RENEW_BUILD, lbFinishBuild: FINISH_BUILD, lbExpire: EXPIRE };
 type ScriptName = keyof typeof SCRIPTS;
 type ScriptedClient = Record<ScriptName, (numKeys: number, ...args: Array<string | number>) => Promise<unknown>>;
 
@@ -193,6 +211,19 @@ export class RedisRankIndex implements RankIndex {
     });
     this.pages.keep(tag, offset, limit, current, out);
     return out.slice();
+  }
+
+  async around(key: PeriodKey, userId: string, limit: number): Promise<IndexedRecord[] | null> {
+    const { z, h, ready } = this.keys(key);
+    const reply = (await this.script("lbAround", 3, z, h, ready, userId, limit)) as Array<number | string | null> | null;
+    if (reply === null) return null;
+    const [start, ...rows] = reply as [number?, ...Array<string | null>];
+    if (start === undefined) return [];
+    const out: IndexedRecord[] = [];
+    rows.forEach((json, i) => {
+      if (json) out.push({ rank: Number(start) + i + 1, record: fromHeld(json) });
+    });
+    return out;
   }
 
   async ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null> {

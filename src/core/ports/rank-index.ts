@@ -22,6 +22,11 @@ export interface RankIndex {
   remove(key: PeriodKey, userId: string): Promise<void>;
   /** Records at ranks offset+1 … offset+limit; null while the period's index is not ready. */
   range(key: PeriodKey, offset: number, limit: number): Promise<IndexedRecord[] | null>;
+  /**
+   * The player's neighbours in one read: `limit` records from `aroundStart` of the player's rank;
+   * [] when the player has no record, null while not ready.
+   */
+  around(key: PeriodKey, userId: string, limit: number): Promise<IndexedRecord[] | null>;
   /** The ranks and records of those of the players who have one; null while not ready. */
   ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null>;
   /**
@@ -46,4 +51,9 @@ export interface RankIndex {
    */
   expire(key: PeriodKey, ttlMs: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Where a page of `limit` around the 1-based `rank` starts (0-based): about half of it above. */
+export function aroundStart(rank: number, limit: number): number {
+  return Math.max(0, rank - 1 - Math.floor((limit - 1) / 2));
 }

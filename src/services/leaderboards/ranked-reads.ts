@@ -4,7 +4,7 @@
  * index's tie order is the store's (score, subscore, who reached it first, user id).
  */
 import type { LeaderboardRecord, LeaderboardStore, PeriodKey, RankCursor, SortOrder } from "../../core/ports/leaderboard-store";
-import type { IndexedRecord, RankIndex } from "../../core/ports/rank-index";
+import { aroundStart, type IndexedRecord, type RankIndex } from "../../core/ports/rank-index";
 import { IndexCatchUp } from "./index-catch-up";
 
 const BUILD_PAGE = 2000;
@@ -58,16 +58,17 @@ export class RankedReads {
     return Promise.all(records.map(async (record) => ({ rank: (await this.store.countAhead(key, order, record)) + 1, record })));
   }
 
-  /** The player's neighbours: about half the page above, the rest below. */
+  /** The player's neighbours: about half the page above, the rest below (null: no record). */
   async around(key: PeriodKey, order: SortOrder, userId: string, limit: number): Promise<IndexedRecord[] | null> {
-    const [me] = await this.ranksOf(key, order, [userId]);
-    if (!me) return null;
-    const start = Math.max(0, me.rank - 1 - Math.floor((limit - 1) / 2));
-    const indexed = await this.fromIndex(key, order, (index) => index.range(key, start, limit));
-    if (indexed) return indexed;
-    const above = (await this.store.before(key, order, me.record, me.rank - 1 - start)).reverse();
-    const below = await this.store.top(key, order, limit - above.length - 1, cursorOf(me.record));
-    return [...above, me.record, ...below].map((record, i) => ({ rank: me.rank - above.length + i, record }));
+    const indexed = await this.fromIndex(key, order, (index) => index.around(key, userId, limit));
+    if (indexed) return indexed.length > 0 ? indexed : null;
+    const [record] = await this.store.find(key, [userId]);
+    if (!record) return null;
+    const rank = (await this.store.countAhead(key, order, record)) + 1;
+    const start = aroundStart(rank, limit);
+    const above = (await this.store.before(key, order, record, rank - 1 - start)).reverse();
+    const below = await this.store.top(key, order, limit - above.length - 1, cursorOf(record));
+    return [...above, record, ...below].map((r, i) => ({ rank: rank - above.length + i, record: r }));
   }
 
   /**

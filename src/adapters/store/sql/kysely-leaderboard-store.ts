@@ -19,22 +19,39 @@ import type {
 } from "../../../core/ports/leaderboard-store";
 import { LEADERBOARD_MIGRATIONS } from "./leaderboard-schema";
 import { migrateFeatureToLatest, type SqlDialect } from "./migrations";
+import { PostgresLeaderboardBatches } from "./postgres-leaderboard-batches";
 
 type Row = Record<string, unknown>;
 const JOIN_ATTEMPTS = 50;
 
 export class KyselyLeaderboardStore implements LeaderboardStore {
+  /** PostgreSQL: ban checks and submissions of one event-loop turn in one statement each. */
+  private readonly batches?: PostgresLeaderboardBatches;
+
   constructor(
     private readonly db: Kysely<any>,
     private readonly dialect: SqlDialect,
     private readonly onClose: () => Promise<void> = async () => undefined,
-  ) {}
+  ) {
+    if (dialect === "postgres") {
+      this.batches = new PostgresLeaderboardBatches(db, {
+        isBanned: (app, board, userId) => this.isBannedAlone(app, board, userId),
+        submit: (key, order, operator, submission) => this.submitAlone(key, order, operator, submission),
+        toRecord,
+      });
+    }
+  }
 
   migrate(): Promise<void> {
     return migrateFeatureToLatest(this.db, this.dialect, "leaderboard_migration", LEADERBOARD_MIGRATIONS);
   }
 
-  async submit(key: PeriodKey, order: SortOrder, operator: ScoreOperator, s: Submission): Promise<SubmitResult> {
+  submit(key: PeriodKey, order: SortOrder, operator: ScoreOperator, submission: Submission): Promise<SubmitResult> {
+    if (this.batches) return this.batches.submissions.add({ key, order, operator, submission });
+    return this.submitAlone(key, order, operator, submission);
+  }
+
+  private async submitAlone(key: PeriodKey, order: SortOrder, operator: ScoreOperator, s: Submission): Promise<SubmitResult> {
     const sign = order === "desc" ? -1 : 1;
     const metadata = s.metadata === null ? null : JSON.stringify(s.metadata);
     // Which conflicting rows the new values replace: `best` only a worse one; the others always.
@@ -210,7 +227,12 @@ export class KyselyLeaderboardStore implements LeaderboardStore {
     await this.db.deleteFrom("leaderboard_bans").where("app", "=", app).where("board", "=", board).where("user_id", "=", userId).execute();
   }
 
-  async isBanned(app: string, board: string, userId: string): Promise<boolean> {
+  isBanned(app: string, board: string, userId: string): Promise<boolean> {
+    if (this.batches) return this.batches.bans.add({ app, board, userId });
+    return this.isBannedAlone(app, board, userId);
+  }
+
+  private async isBannedAlone(app: string, board: string, userId: string): Promise<boolean> {
     const row = await this.db.selectFrom("leaderboard_bans").select("at").where("app", "=", app).where("board", "=", board).where("user_id", "=", userId).executeTakeFirst();
     return row !== undefined;
   }
