@@ -95,7 +95,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         return address && typeof address === "object" ? `http://127.0.0.1:${address.port}/api/minigame/${platform}/push` : undefined;
       });
       expressApp = app;
-      applyEdgeRules(app, { trust, clientIp, cors });
+      applyEdgeRules(app, { trust, clientIp, cors, storeBudgets: settings.store.kind === "mongodb" });
       app.disable("x-powered-by");
       // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
       app.set("etag", false);

@@ -19,6 +19,12 @@ export interface EdgeRules {
   trust: TrustFunction;
   clientIp: (req: http.IncomingMessage) => string;
   cors: CorsPolicy;
+  /**
+   * A MongoDB store: each request's calls share one budget (call-budget.ts). Off on the other stores,
+   * whose calls do not read it: the scope is an AsyncLocalStorage, and each one active taxes every
+   * promise of the process (/api/users/me on PostgreSQL: 0.33 → … ms of CPU, docs/performance.md).
+   */
+  storeBudgets: boolean;
 }
 
 /** First thing in the Express hook, before any route. */
@@ -37,7 +43,7 @@ export function applyEdgeRules(app: express.Express, rules: EdgeRules): void {
   app.use((req, _res, next) => next(hasValidPercentEncoding(req.url) ? undefined : new AppError("invalid_request", { message: MALFORMED_URL })));
   // A request's calls of a MongoDB store share one query timeout while the database fails: a login
   // that looks the player up and then creates them answers within one timeout, not two (call-budget.ts).
-  app.use((_req, res, next) => shareStoreBudgets(() => !res.writableEnded && !res.destroyed, next));
+  if (rules.storeBudgets) app.use((_req, res, next) => shareStoreBudgets(() => !res.writableEnded && !res.destroyed, next));
 }
 
 export const MALFORMED_URL = "The URL is not valid percent-encoding";

@@ -1,6 +1,6 @@
 /** isoUtc must write exactly what Date#toISOString writes, for every millisecond it takes on. */
 import assert from "node:assert/strict";
-import { isoUtc } from "../../src/core/iso-time";
+import { IsoMemo, isoUtc } from "../../src/core/iso-time";
 
 const same = (ms: number) => assert.equal(isoUtc(ms), new Date(ms).toISOString(), `at ${ms}`);
 
@@ -25,5 +25,14 @@ describe("isoUtc", () => {
   it("leaves what it does not compute to Date: before 1970, from year 10000, fractions", () => {
     for (const ms of [-1, -86_400_001, Date.UTC(10000, 0, 1), Date.UTC(275760, 8, 13), 1.5]) same(ms);
     assert.throws(() => isoUtc(Number.NaN), RangeError);
+  });
+});
+
+describe("IsoMemo", () => {
+  it("answers what isoUtc answers, kept or not, and holds at most its capacity", () => {
+    const memo = new IsoMemo(3);
+    const instants = [0, Date.UTC(2026, 10, 26, 19, 0, 0, 7), 1, 0, Date.UTC(2000, 1, 29), 2, 3, 1];
+    for (const ms of instants) assert.equal(memo.of(ms), isoUtc(ms));
+    assert.ok((memo as unknown as { known: Map<number, string> }).known.size <= 3);
   });
 });

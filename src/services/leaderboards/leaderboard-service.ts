@@ -5,7 +5,7 @@
  */
 import type { BoardDefinition, BoardsByApp } from "../../config/settings/leaderboards";
 import { AppError } from "../../core/errors";
-import { isoUtc } from "../../core/iso-time";
+import { IsoMemo } from "../../core/iso-time";
 import type { Cache } from "../../core/ports/cache";
 import type { LeaderboardRecord, LeaderboardStore, Period, PeriodKey } from "../../core/ports/leaderboard-store";
 import type { RankIndex } from "../../core/ports/rank-index";
@@ -286,8 +286,10 @@ export class LeaderboardService {
   }
 }
 
+const updatedIso = new IsoMemo();
+
 function view(rank: number, r: LeaderboardRecord): RankedRecord {
-  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: isoUtc(r.updatedAt) };
+  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: updatedIso.of(r.updatedAt) };
 }
 
 function periodView(p: Period): PeriodView {
