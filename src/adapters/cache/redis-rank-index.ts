@@ -65,7 +65,7 @@ return 1`;
 
 // KEYS: z, h, ready, version. Nil while not ready; else the index's version first, then, unless
 // it is ARGV[3] (the version the reader holds the page at), the records of ranks ARGV[1]..ARGV[2]
-// (0-based) as JSON, in rank order.
+// (0-based) in rank order, as one JSON array (one parse in the reader instead of one per record).
 const RANGE = `
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
 local version = redis.call('GET', KEYS[4]) or ''
@@ -76,11 +76,12 @@ if #members == 0 then return out end
 local users = {}
 for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
 local rows = redis.call('HMGET', KEYS[2], unpack(users))
-for i = 1, #users do out[i + 1] = rows[i] end
+for i = 1, #users do if not rows[i] then rows[i] = 'null' end end
+out[2] = '[' .. table.concat(rows, ',') .. ']'
 return out`;
 
 // KEYS: z, h, ready; ARGV: the user, the page's size. Nil while not ready; {} without a record; else
-// where the page starts (0-based: aroundStart of rank-index.ts), then its records as JSON.
+// where the page starts (0-based: aroundStart of rank-index.ts), then its records as one JSON array.
 const AROUND = `
 if redis.call('EXISTS', KEYS[3]) == 0 then return false end
 local json = redis.call('HGET', KEYS[2], ARGV[1])
@@ -94,7 +95,8 @@ local users = {}
 for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
 local out = {start}
 local rows = redis.call('HMGET', KEYS[2], unpack(users))
-for i = 1, #users do out[i + 1] = rows[i] end
+for i = 1, #users do if not rows[i] then rows[i] = 'null' end end
+out[2] = '[' .. table.concat(rows, ',') .. ']'
 return out`;
 
 // For each user: its 0-based rank and record, or nothing; nil while not ready.
@@ -121,16 +123,18 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
 local ttl = tonumber(ARGV[2])
 if not ttl then redis.call('SET', KEYS[2], '1') return 1 end
-if ttl <= 0 then redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5]) return 1 end
+if ttl <= 0 then redis.call('UNLINK', KEYS[2], KEYS[3], KEYS[4], KEYS[5]) return 1 end
 redis.call('SET', KEYS[2], '1', 'PX', ttl)
 for i = 3, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1`;
 
 // KEYS: z, h, ready, build, version; the same expiry for all but the build. At ≤ 0 all go at once:
 // a build under way loses its claim, so it cannot mark ready an index missing what was deleted.
+// UNLINK, not DEL: Redis frees a period's memory in its background thread (a DEL of a million
+// records held Redis long enough for the watchdog's PING to go unanswered).
 const EXPIRE = `
 local ttl = tonumber(ARGV[1])
-if ttl <= 0 then return redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]) end
+if ttl <= 0 then return redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]) end
 for i = 1, 5 do if i ~= 4 then redis.call('PEXPIRE', KEYS[i], ttl) end end
 return 1`;
 
@@ -198,32 +202,24 @@ export class RedisRankIndex implements RankIndex {
 
   private async readRange(key: PeriodKey, offset: number, limit: number, held: string): Promise<IndexedRecord[] | null> {
     const { tag, z, h, ready, version } = this.keys(key);
-    const reply = (await this.script("lbRange", 4, z, h, ready, version, offset, offset + limit - 1, held)) as Array<string | null> | null;
+    const reply = (await this.script("lbRange", 4, z, h, ready, version, offset, offset + limit - 1, held)) as string[] | null;
     if (reply === null) return null;
-    const [current, ...rows] = reply as [string, ...Array<string | null>];
-    if (current !== "" && current === held && rows.length === 0) {
+    const [current, rows] = reply as [string, string?];
+    if (current !== "" && current === held && rows === undefined) {
       // Another read may have replaced the page meanwhile: then read it out again.
       return this.pages.get(tag, offset, limit) ?? (await this.freshRange(key, offset, limit));
     }
-    const out: IndexedRecord[] = [];
-    rows.forEach((json, i) => {
-      if (json) out.push({ rank: offset + i + 1, record: fromHeld(json) });
-    });
+    const out = ranked(offset, rows);
     this.pages.keep(tag, offset, limit, current, out);
     return out.slice();
   }
 
   async around(key: PeriodKey, userId: string, limit: number): Promise<IndexedRecord[] | null> {
     const { z, h, ready } = this.keys(key);
-    const reply = (await this.script("lbAround", 3, z, h, ready, userId, limit)) as Array<number | string | null> | null;
+    const reply = (await this.script("lbAround", 3, z, h, ready, userId, limit)) as [number?, string?] | null;
     if (reply === null) return null;
-    const [start, ...rows] = reply as [number?, ...Array<string | null>];
-    if (start === undefined) return [];
-    const out: IndexedRecord[] = [];
-    rows.forEach((json, i) => {
-      if (json) out.push({ rank: Number(start) + i + 1, record: fromHeld(json) });
-    });
-    return out;
+    const [start, rows] = reply;
+    return start === undefined ? [] : ranked(start, rows);
   }
 
   async ranksOf(key: PeriodKey, userIds: readonly string[]): Promise<IndexedRecord[] | null> {
@@ -231,7 +227,7 @@ export class RedisRankIndex implements RankIndex {
     const flat = (await this.script("lbRanks", 3, z, h, ready, ...userIds)) as Array<number | string> | null;
     if (flat === null) return null;
     const out: IndexedRecord[] = [];
-    for (let i = 0; i < flat.length; i += 2) out.push({ rank: Number(flat[i]) + 1, record: fromHeld(String(flat[i + 1])) });
+    for (let i = 0; i < flat.length; i += 2) out.push({ rank: Number(flat[i]) + 1, record: fromHeld(JSON.parse(String(flat[i + 1])) as Held) });
     return out;
   }
 
@@ -261,9 +257,18 @@ export class RedisRankIndex implements RankIndex {
   }
 }
 
+/** A script's JSON array of held records (null where a record went missing), ranked from `offset` + 1. */
+function ranked(offset: number, rows: string | undefined): IndexedRecord[] {
+  const out: IndexedRecord[] = [];
+  if (rows === undefined) return out;
+  (JSON.parse(rows) as Array<Held | null>).forEach((held, i) => {
+    if (held) out.push({ rank: offset + i + 1, record: fromHeld(held) });
+  });
+  return out;
+}
+
 /** Field by field: an object rest (`{ member, ...record }`) was half of a top-100 read's CPU. */
-function fromHeld(json: string): LeaderboardRecord {
-  const held = JSON.parse(json) as Held;
+function fromHeld(held: Held): LeaderboardRecord {
   return {
     userId: held.userId,
     name: held.name,
