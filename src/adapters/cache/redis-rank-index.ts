@@ -6,6 +6,8 @@
  *                                   so Redis's byte order of equal scores is the store's tie order
  *   lb:{…}:h                        userId → the record as JSON, with its version and member
  *   lb:{…}:ready / :build           the index is complete / who is building it
+ *   lb:{…}:v                        the version every write sets; a process serves a page it holds
+ *                                   while it is unchanged (rank-page-cache.ts)
  *
  * The hash tag keeps a period's keys in one slot, so each script is atomic on a cluster too.
  * A record is applied only over an older version, so writers racing each other or a rebuild
