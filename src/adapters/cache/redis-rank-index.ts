@@ -65,6 +65,15 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[3], ttl) end
 return 1`;
 
+// The end of a page's script: the records of `members` (hash KEYS[2]) as one JSON array in out[2].
+const PAGE_OUT = `
+local users = {}
+for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
+local rows = redis.call('HMGET', KEYS[2], unpack(users))
+for i = 1, #users do if not rows[i] then rows[i] = 'null' end end
+out[2] = '[' .. table.concat(rows, ',') .. ']'
+return out`;
+
 // KEYS: z, h, ready, version. Nil while not ready; else the index's version first, then, unless
 // it is ARGV[3] (the version the reader holds the page at), the records of ranks ARGV[1]..ARGV[2]
 // (0-based) in rank order, as one JSON array (one parse in the reader instead of one per record).
@@ -75,12 +84,7 @@ if version ~= '' and version == ARGV[3] then return {version} end
 local out = {version}
 local members = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[2])
 if #members == 0 then return out end
-local users = {}
-for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
-local rows = redis.call('HMGET', KEYS[2], unpack(users))
-for i = 1, #users do if not rows[i] then rows[i] = 'null' end end
-out[2] = '[' .. table.concat(rows, ',') .. ']'
-return out`;
+${PAGE_OUT}`;
 
 // KEYS: z, h, ready; ARGV: the user, the page's size. Nil while not ready; {} without a record; else
 // where the page starts (0-based: aroundStart of rank-index.ts), then its records as one JSON array.
@@ -93,13 +97,8 @@ if not rank then return {} end
 local limit = tonumber(ARGV[2])
 local start = math.max(0, rank - math.floor((limit - 1) / 2))
 local members = redis.call('ZRANGE', KEYS[1], start, start + limit - 1)
-local users = {}
-for i, m in ipairs(members) do users[i] = string.sub(m, 27) end
 local out = {start}
-local rows = redis.call('HMGET', KEYS[2], unpack(users))
-for i = 1, #users do if not rows[i] then rows[i] = 'null' end end
-out[2] = '[' .. table.concat(rows, ',') .. ']'
-return out`;
+${PAGE_OUT}`;
 
 // For each user: its 0-based rank and record, or nothing; nil while not ready.
 const RANKS = `

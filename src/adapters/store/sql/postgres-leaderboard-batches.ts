@@ -17,7 +17,7 @@
 import { sql, type Kysely } from "kysely";
 import type { LeaderboardRecord, PeriodKey, ScoreOperator, SortOrder, Submission, SubmitResult } from "../../../core/ports/leaderboard-store";
 import { precompile } from "./precompiled-query";
-import { TurnBatch, type Outcome } from "./turn-batch";
+import { found, settle, TurnBatch, type Outcome } from "./turn-batch";
 
 type Row = Record<string, unknown>;
 
@@ -44,7 +44,6 @@ export interface SingleLeaderboardStatements {
 const COLUMNS = ["apps", "boards", "seqs", "users", "scores", "subscores", "sort_scores", "sort_subscores", "ats", "names", "metadatas"] as const;
 type UpsertValues = Record<(typeof COLUMNS)[number], Array<string | number | null>>;
 
-const found = <T>(value: T): Outcome<T> => ({ ok: true, value });
 const idOf = (key: PeriodKey, userId: string) => `${key.app}\u0000${key.board}\u0000${key.seq}\u0000${userId}`;
 
 export class PostgresLeaderboardBatches {
@@ -174,11 +173,4 @@ function rounds(calls: SubmissionCall[]): number[][] {
 function refusedForItsData(err: unknown): boolean {
   const { code, severity } = (err ?? {}) as { code?: unknown; severity?: unknown };
   return severity === "ERROR" && typeof code === "string" && /^2[23][0-9A-Z]{3}$/.test(code);
-}
-
-function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
-  return promise.then(
-    (value) => ({ ok: true, value }),
-    (error: unknown) => ({ ok: false, error }),
-  );
 }

@@ -13,7 +13,7 @@ import { sql, type Kysely } from "kysely";
 import type { NewUser } from "../../../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../../core/user";
 import { precompile } from "./precompiled-query";
-import { TurnBatch, type Outcome } from "./turn-batch";
+import { found, settle, TurnBatch, type Outcome } from "./turn-batch";
 import { newUserValues } from "./user-statements";
 import { USER_COLUMNS, type Database, type UserRow } from "./user-tables";
 
@@ -33,7 +33,6 @@ interface Creation {
 /** PostgreSQL's SQLSTATE for any unique key: which one is for the single statements to tell. */
 const UNIQUE_VIOLATION = "23505";
 
-const found = <T>(value: T): Outcome<T> => ({ ok: true, value });
 
 export class PostgresUserBatches {
   readonly byIdentity: TurnBatch<PlatformIdentityKey, User | null>;
@@ -119,11 +118,4 @@ export class PostgresUserBatches {
       });
     });
   }
-}
-
-function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
-  return promise.then(
-    (value) => ({ ok: true, value }),
-    (error: unknown) => ({ ok: false, error }),
-  );
 }

@@ -8,6 +8,16 @@
  */
 export type Outcome<Out> = { ok: true; value: Out } | { ok: false; error: unknown };
 
+export const found = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+/** The outcome of one call of a batch, for a batch that falls back to calls made one by one. */
+export function settle<T>(promise: Promise<T>): Promise<Outcome<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
 interface Waiting<In, Out> {
   input: In;
   resolve(value: Out): void;
