@@ -28,8 +28,8 @@ module.exports = {
       instances,
       wait_ready: true,
       listen_timeout: 20000,
-      // Longer than SHUTDOWN_TIMEOUT_MS (10 s) plus the accept window, so pm2 never kills a drain.
-      kill_timeout: 15000,
+      // Longer than SHUTDOWN_TIMEOUT_MS, so pm2 never kills a drain.
+      kill_timeout: settingsFiles.pm2KillTimeoutMs(settings),
       time: true,
       watch: false,
       env: { INSTANCES: String(instances) },

@@ -48,6 +48,17 @@ export function processCount(settings: Env): number {
   return Number.isInteger(configured) && configured > 0 ? configured : os.cpus().length;
 }
 
+/**
+ * How long pm2 lets a process stop before it kills it: the shutdown budget (SHUTDOWN_TIMEOUT_MS,
+ * default 10 s) plus 5 s for the rooms and connections to close, and never under 15 s. A fixed
+ * 15 s killed drains that an operator had given longer. Read raw like INSTANCES: start:prod checks
+ * the settings against the schema before pm2 reads this file.
+ */
+export function pm2KillTimeoutMs(settings: Env): number {
+  const budget = Number(settings.SHUTDOWN_TIMEOUT_MS);
+  return Math.max(15_000, (Number.isInteger(budget) && budget >= 0 ? budget : 10_000) + 5_000);
+}
+
 /** The folder holding package.json, whether this runs from src/ (tsx) or build/src/ (node). */
 export function projectRoot(from = __dirname): string {
   for (let dir = from; ; dir = path.dirname(dir)) {

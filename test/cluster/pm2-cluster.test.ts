@@ -124,7 +124,10 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
       ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY,
       RATE_LIMIT_IP_MAX: "100000",
       RATE_LIMIT_USER_MAX: "100000",
-      SHUTDOWN_TIMEOUT_MS: "8000",
+      // The SIGTERM burst's 300 first logins take 2.6–6.6 s on FerretDB here (quiet to 4 busy cores);
+      // on a slower CI machine they ran past an 8 s budget and were cut. The drain ends as soon as
+      // nothing is in flight, so a long budget costs nothing when things are fast.
+      SHUTDOWN_TIMEOUT_MS: "30000",
       PLATFORM_TIMEOUT_MS: "15000",
       METRICS_TOKEN: "cluster-metrics-token-0123456789",
     };
@@ -433,19 +436,25 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
     await sleep(30);
     signalledAt = Date.now();
     process.kill(pid, "SIGTERM");
-    const results = await Promise.all(burst);
-    assert.deepEqual(results.map((r) => r.status), results.map(() => 200));
-    assert.ok(completedAt.some((t) => t > signalledAt), "some requests were still in flight when the signal arrived");
-    // pm2 brings the process back: a new pid, ready (the old one answers 503 while it drains).
-    await waitFor(
-      async () => {
-        const now = JSON.parse(pm2("jlist")) as Array<{ pid: number; pm2_env: { NODE_APP_INSTANCE: number; status: string } }>;
-        const instance = now.find((p) => Number(p.pm2_env.NODE_APP_INSTANCE) === 0);
-        return !!instance && instance.pid !== pid && instance.pm2_env.status === "online" && (await fetch(`${a}/readyz`)).status === 200;
-      },
-      30_000,
-      "restart after SIGTERM",
-    );
+    try {
+      const results = await Promise.all(burst);
+      // A lost request shows how it was lost (the fetch error's code) beside its place in the burst.
+      const lost = results.flatMap((r, i) => (r.status === 200 ? [] : [`#${i}: ${r.status} ${typeof r.body === "string" ? r.body : JSON.stringify(r.body?.data)}`]));
+      assert.deepEqual(lost, [], `${lost.length} of ${results.length} requests not answered 200`);
+      assert.ok(completedAt.some((t) => t > signalledAt), "some requests were still in flight when the signal arrived");
+    } finally {
+      // pm2 brings the process back: a new pid, ready (the old one answers 503 while it drains).
+      // Waited for even when the burst failed, so the next test does not meet a port being restarted.
+      await waitFor(
+        async () => {
+          const now = JSON.parse(pm2("jlist")) as Array<{ pid: number; pm2_env: { NODE_APP_INSTANCE: number; status: string } }>;
+          const instance = now.find((p) => Number(p.pm2_env.NODE_APP_INSTANCE) === 0);
+          return !!instance && instance.pid !== pid && instance.pm2_env.status === "online" && (await fetch(`${a}/readyz`)).status === 200;
+        },
+        40_000,
+        "restart after SIGTERM",
+      );
+    }
   });
 
   it("answers 503 within a second while Redis is down and recovers without a restart", async () => {

@@ -203,6 +203,9 @@ describe("npm run start:prod and the pm2 file", function () {
       assert.equal(fromFile.instances, 3);
       assert.equal(fromFile.env_production.INSTANCES, "3");
       assert.equal(read(shellEnv({ INSTANCES: "2" })).instances, 2, "the environment wins");
+      // pm2 waits out the shutdown budget before it kills a process: 15 s at least, else the budget and 5 s.
+      assert.equal(fromFile.kill_timeout, 15_000);
+      assert.equal(read(shellEnv({ SHUTDOWN_TIMEOUT_MS: "30000" })).kill_timeout, 35_000);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
