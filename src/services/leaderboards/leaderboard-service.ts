@@ -5,7 +5,7 @@
  */
 import type { BoardDefinition, BoardsByApp } from "../../config/settings/leaderboards";
 import { AppError } from "../../core/errors";
-import { IsoMemo } from "../../core/iso-time";
+import { IsoMemo, isoUtc } from "../../core/iso-time";
 import type { Cache } from "../../core/ports/cache";
 import type { LeaderboardRecord, LeaderboardStore, Period, PeriodKey } from "../../core/ports/leaderboard-store";
 import type { RankIndex } from "../../core/ports/rank-index";
@@ -138,7 +138,7 @@ export class LeaderboardService {
     const page = await this.reads.page(key, board.order, query.limit, query.cursor);
     const last = page[page.length - 1];
     const next = page.length === query.limit && last ? { offset: last.rank, score: last.record.score, subscore: last.record.subscore, reachedAt: last.record.reachedAt, userId: last.record.userId } : null;
-    return { records: page.map((r) => view(r.rank, r.record)), next, period };
+    return { records: page.map((r) => pageView(r.rank, r.record)), next, period };
   }
 
   async aroundMe(app: string, userId: string, boardId: string, query: { limit: number; period?: PeriodChoice }): Promise<{ records: RankedRecord[]; period: PeriodView | null }> {
@@ -286,10 +286,19 @@ export class LeaderboardService {
   }
 }
 
-const updatedIso = new IsoMemo();
+/**
+ * The dates of the top pages, which every reader sees again. Only theirs: a player's neighbours are
+ * other dates at each read, and kept here they outlived a young-generation collection each, were
+ * promoted, and made every scavenge 7–18 ms (around-me of random players at 6,800/s).
+ */
+const pageDates = new IsoMemo();
+
+function pageView(rank: number, r: LeaderboardRecord): RankedRecord {
+  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: pageDates.of(r.updatedAt) };
+}
 
 function view(rank: number, r: LeaderboardRecord): RankedRecord {
-  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: updatedIso.of(r.updatedAt) };
+  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: isoUtc(r.updatedAt) };
 }
 
 function periodView(p: Period): PeriodView {
