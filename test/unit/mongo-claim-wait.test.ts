@@ -26,11 +26,11 @@ function slowCollection(opMs: number, holder: IdentityClaim): mongo.Collection<I
 }
 
 describe("takeClaim while another creation holds the claim", () => {
-  const holder = { _id: "wechat:o1", userId: "other", platform: "wechat", platformId: "o1", createdAt: new Date(), at: new Date() } as unknown as IdentityClaim;
-  const mine = { ...holder, userId: "me", at: new Date() } as IdentityClaim;
-
   for (const opMs of [1, 60]) {
     it(`answers ClaimInFlightError within its wait when each read takes ${opMs} ms`, async () => {
+      // Made now: a claim older than the orphan age (30 s) would be taken over instead.
+      const holder = { _id: "wechat:o1", userId: "other", platform: "wechat", platformId: "o1", createdAt: new Date(), at: new Date() } as unknown as IdentityClaim;
+      const mine = { ...holder, userId: "me", at: new Date() } as IdentityClaim;
       const waitMs = 400;
       const readUser = async () => {
         await sleep(opMs);
