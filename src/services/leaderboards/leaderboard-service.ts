@@ -138,7 +138,7 @@ export class LeaderboardService {
     const page = await this.reads.page(key, board.order, query.limit, query.cursor);
     const last = page[page.length - 1];
     const next = page.length === query.limit && last ? { offset: last.rank, score: last.record.score, subscore: last.record.subscore, reachedAt: last.record.reachedAt, userId: last.record.userId } : null;
-    return { records: page.map((r) => pageView(r.rank, r.record)), next, period };
+    return { records: page.map((r) => view(r.rank, r.record, pageDate)), next, period };
   }
 
   async aroundMe(app: string, userId: string, boardId: string, query: { limit: number; period?: PeriodChoice }): Promise<{ records: RankedRecord[]; period: PeriodView | null }> {
@@ -292,13 +292,10 @@ export class LeaderboardService {
  * promoted, and made every scavenge 7–18 ms (around-me of random players at 6,800/s).
  */
 const pageDates = new IsoMemo();
+const pageDate = (ms: number) => pageDates.of(ms);
 
-function pageView(rank: number, r: LeaderboardRecord): RankedRecord {
-  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: pageDates.of(r.updatedAt) };
-}
-
-function view(rank: number, r: LeaderboardRecord): RankedRecord {
-  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: isoUtc(r.updatedAt) };
+function view(rank: number, r: LeaderboardRecord, date: (ms: number) => string = isoUtc): RankedRecord {
+  return { rank, userId: r.userId, name: r.name, score: r.score, subscore: r.subscore, metadata: r.metadata, updatedAt: date(r.updatedAt) };
 }
 
 function periodView(p: Period): PeriodView {

@@ -94,7 +94,8 @@ export async function takeClaim<T extends Claim>(collection: mongo.Collection<T>
     // answer later: on a database taking 100–300 ms a read, a round started just before the deadline
     // answered up to a second after it.
     const pause = Math.min(5 * 2 ** Math.min(attempt, 4), 50);
-    if (Date.now() + pause + (Date.now() - roundStarted) >= waitUntil) throw new ClaimInFlightError(collection.collectionName);
+    const now = Date.now();
+    if (now + pause + (now - roundStarted) >= waitUntil) throw new ClaimInFlightError(collection.collectionName);
     await sleep(pause);
   }
 }

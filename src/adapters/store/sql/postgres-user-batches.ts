@@ -33,7 +33,6 @@ interface Creation {
 /** PostgreSQL's SQLSTATE for any unique key: which one is for the single statements to tell. */
 const UNIQUE_VIOLATION = "23505";
 
-
 export class PostgresUserBatches {
   readonly byIdentity: TurnBatch<PlatformIdentityKey, User | null>;
   readonly byId: TurnBatch<string, User | null>;
