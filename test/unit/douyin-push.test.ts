@@ -74,7 +74,8 @@ describe("Douyin payment callback", () => {
     const sim = simulator();
     const { body } = sim.purchase({ platform: "douyin", openid: "o_player", itemId: "gem_pack", price: 600, notifyUrl: r.url, outTradeNo: "game_ord_7" });
     assert.equal(body.outTradeNo, "game_ord_7");
-    await until(() => r.bodies.length === 1);
+    // The receiver records the body before it answers; the simulator marks the trade acknowledged on the answer.
+    await until(() => r.bodies.length === 1 && sim.trade("game_ord_7")?.acknowledged === true);
     const trade = sim.trade("game_ord_7")!;
     assert.deepEqual(read(r.bodies[0]), { kind: "purchase", openid: "o_player", tradeNo: "game_ord_7", itemId: "gem_pack", price: 600, env: 0, channelOrderNo: trade.channelOrderNo });
     assert.deepEqual([trade.platform, trade.env, trade.acknowledged], ["douyin", 0, true]);
