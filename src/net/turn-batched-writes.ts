@@ -13,15 +13,7 @@
  */
 import type net from "node:net";
 import type WebSocket from "ws";
-
-const corked = new Set<net.Socket>();
-let flushScheduled = false;
-
-function flush(): void {
-  flushScheduled = false;
-  for (const socket of corked) socket.uncork();
-  corked.clear();
-}
+import { corkUntilTurnEnds } from "./turn-cork";
 
 /** Makes `ws.send` cork the connection's socket until the end of the current turn. */
 export function batchWritesPerTurn(ws: WebSocket): void {
@@ -30,14 +22,7 @@ export function batchWritesPerTurn(ws: WebSocket): void {
   if (!socket || typeof socket.cork !== "function") return;
   const send = ws.send;
   ws.send = function sendBatched(this: WebSocket, ...args: Parameters<WebSocket["send"]>) {
-    if (!corked.has(socket) && socket.writable) {
-      socket.cork();
-      corked.add(socket);
-      if (!flushScheduled) {
-        flushScheduled = true;
-        setImmediate(flush);
-      }
-    }
+    corkUntilTurnEnds(socket);
     const [data, ...rest] = args;
     // Buffer.from(arrayBufferView) would share memory for a Buffer; copying its bytes is the point.
     const owned = ArrayBuffer.isView(data) ? Buffer.from(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) : data instanceof ArrayBuffer ? Buffer.from(data.slice(0)) : data;

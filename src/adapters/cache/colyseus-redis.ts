@@ -14,10 +14,11 @@
  */
 import { RedisDriver } from "@colyseus/redis-driver";
 import { RedisPresence } from "@colyseus/redis-presence";
-import type { ClusterOptions, RedisOptions } from "ioredis";
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from "ioredis";
 import type { EventEmitter } from "node:events";
 import type { AppConfig } from "../../config/config";
 import { nodeAddress, urlOptions } from "./redis-connection";
+import { batchRedisWritesPerTurn } from "./redis-turn-writes";
 
 const ignore = () => undefined;
 const CONNECT_TIMEOUT_MS = 2000;
@@ -38,6 +39,7 @@ class QuietRedisPresence extends RedisPresence {
     super(...(args as [RedisOptions]));
     this.pub.on("error", ignore);
     this.sub.on("error", ignore);
+    batchRedisWritesPerTurn(this.pub);
     // No ready check (INFO) on the subscriber connection, read by ioredis when the socket connects.
     // Colyseus and the session guard subscribe at boot, and ioredis 5.8.2+ writes a SUBSCRIBE issued
     // while connecting at once: the INFO after it was refused in subscriber mode, which now and then
@@ -61,7 +63,9 @@ export class ListingRedisDriver extends RedisDriver {
 
   constructor(...args: ConnectionArgs) {
     super(...(args as [RedisOptions]));
-    (this as unknown as { _client: EventEmitter })._client.on("error", ignore);
+    const client = (this as unknown as { _client: Redis | Cluster })._client;
+    client.on("error", ignore);
+    batchRedisWritesPerTurn(client);
   }
 
   override createInstance(initialValues: Record<string, unknown> = {}) {

@@ -4,6 +4,7 @@
  * and follows MOVED/ASK redirections.
  */
 import Redis, { Cluster, type RedisOptions } from "ioredis";
+import { batchRedisWritesPerTurn } from "./redis-turn-writes";
 
 const SLOTS_REFRESH_TIMEOUT_MS = 250;
 
@@ -39,6 +40,12 @@ export function urlOptions(url: string): RedisOptions {
  * retry strategy), which are moved there.
  */
 export function connectRedis(target: RedisTarget, options: RedisOptions): RedisClient {
+  const client = openRedis(target, options);
+  batchRedisWritesPerTurn(client);
+  return client;
+}
+
+function openRedis(target: RedisTarget, options: RedisOptions): RedisClient {
   if (!isCluster(target)) return new Redis(target, options);
   const { keyPrefix, enableOfflineQueue, retryStrategy, enableReadyCheck, ...perNode } = options;
   const { db: _db, ...credentials } = urlOptions(target.nodes[0]); // a cluster has database 0 only
