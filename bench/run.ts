@@ -46,7 +46,8 @@ const HELP = `npm run bench [-- flags]
                           scale: CPU per request of 2 processes vs 1 over Redis + PostgreSQL;
                           capacity: idle authenticated lobby clients one process holds, and its idle RSS;
                           room-traffic: rooms of 10 players sending 10 messages/s each, grown until p99 > 50 ms
-                          or the process saturates, on Redis + PostgreSQL: players per process and per core;
+                          or the process saturates, on Redis + PostgreSQL: players per process and per core,
+                          then the same room counts on bare Colyseus (the same relay room without auth);
                           mongo-store: the MongoDB store's login and erase at --mongo-users users, on FerretDB's
                           SQLite and PostgreSQL handlers, in process;
                           leancloud-import: npm run import -- leancloud over a generated export, SQLite and PostgreSQL;

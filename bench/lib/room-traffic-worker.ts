@@ -1,7 +1,8 @@
 /**
  * One load-generator process of the room-traffic ramp (bench/lib/room-traffic.ts). It owns whole
  * rooms: the 10 players of a room are all here, so one clock times every delivery. Messages:
- * - "login": log these players in (distinct, fresh codes) and keep their tokens;
+ * - "login": log these players in (distinct, fresh codes) and keep their tokens; without a baseUrl
+ *   (a server without auth) their names stand in for the tokens;
  * - "open": put the kept tokens into rooms of `roomSize` (the first creates, the rest join by id),
  *   then every player of the room sends a chat-sized `say` at `hz`, each on its own phase;
  * - "measure": count deliveries (send → receipt, every receiver) for `seconds`, answer a histogram;
@@ -10,7 +11,7 @@
 import { Client, type Room } from "colyseus.js";
 
 type Message =
-  | { cmd: "login"; baseUrl: string; players: string[]; concurrency: number }
+  | { cmd: "login"; baseUrl?: string; players: string[]; concurrency: number }
   | { cmd: "open"; baseUrl: string; roomSize: number; hz: number; textLength: number; concurrency: number }
   | { cmd: "measure"; seconds: number }
   | { cmd: "stop" };
@@ -51,9 +52,14 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 async function logIn(msg: Extract<Message, { cmd: "login" }>) {
   errors = 0;
   firstError = undefined;
+  if (msg.baseUrl === undefined) {
+    tokens.push(...msg.players);
+    return { loggedIn: tokens.length, errors, firstError };
+  }
+  const baseUrl = msg.baseUrl;
   await eachLimited(msg.players, msg.concurrency, async (code) => {
     try {
-      const res = await fetch(`${msg.baseUrl}/api/minigame/wechat/login?jsCode=${encodeURIComponent(code)}`, { signal: AbortSignal.timeout(30_000) });
+      const res = await fetch(`${baseUrl}/api/minigame/wechat/login?jsCode=${encodeURIComponent(code)}`, { signal: AbortSignal.timeout(30_000) });
       const body = (await res.json()) as { success?: boolean; data?: { token?: string } };
       if (!body.success || !body.data?.token) throw new Error(`login ${res.status}: ${JSON.stringify(body).slice(0, 200)}`);
       tokens.push(body.data.token);

@@ -11,6 +11,8 @@ import { cpuTicks, meterOutsideLoad, rssMiB, sleep, startNode, type Child } from
 
 export interface TrafficOptions {
   baseUrl: string;
+  /** False for a server without auth: the players join without logging in. */
+  authenticated: boolean;
   service: Child;
   tsxImport: string[];
   workers: number;
@@ -89,7 +91,7 @@ export async function rampRoomTraffic(opts: TrafficOptions): Promise<{ steps: Tr
       const logins = await Promise.all(
         workers.map((w, i) => {
           const players = Array.from({ length: perWorker[i] * opts.roomSize }, () => `traffic${seq++}.${opts.tag}`);
-          return ask<{ errors: number; firstError?: string }>(w, { cmd: "login", baseUrl: opts.baseUrl, players, concurrency: 8 });
+          return ask<{ errors: number; firstError?: string }>(w, { cmd: "login", baseUrl: opts.authenticated ? opts.baseUrl : undefined, players, concurrency: 8 });
         }),
       );
       const opened = await Promise.all(

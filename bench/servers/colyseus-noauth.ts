@@ -3,6 +3,9 @@
  * same state shape as rooms/LobbyRoom.ts but no onAuth, so join+leave here costs everything the
  * service's join costs except the token check.
  *
+ * Also the bare side of the room-traffic step: "traffic", the bench's relay room
+ * (bench/servers/room-traffic-service.cjs) without AuthenticatedRoom, its sender the session id.
+ *
  * Env: PORT (0 picks a free port), REDIS_URL (optional: Redis presence + driver, as the service
  * uses when it has Redis, so both sides of the comparison matchmake through the same machinery).
  * Listens on 127.0.0.1 and prints the port it got.
@@ -46,6 +49,37 @@ class NoAuthLobby extends Room<LobbyState> {
   }
 }
 
+const TRAFFIC_ROOM_SIZE = 10;
+const TEXT_MAX = 200;
+
+class NoAuthTraffic extends Room<LobbyState> {
+  override maxClients = TRAFFIC_ROOM_SIZE;
+
+  override onCreate(): void {
+    this.setState(new LobbyState());
+    this.onMessage("say", (client, message: { text?: unknown; at?: unknown } | undefined) => {
+      const text = message && typeof message === "object" ? message.text : undefined;
+      if (typeof text !== "string" || text.length === 0 || text.length > TEXT_MAX) {
+        client.send("error", { code: "invalid_message", message: `text must be 1–${TEXT_MAX} characters` });
+        return;
+      }
+      this.broadcast("said", { userId: client.sessionId, text, at: message?.at });
+    });
+  }
+
+  override onJoin(client: Client): void {
+    const player = new Player();
+    player.userId = client.sessionId;
+    player.name = "guest";
+    player.joinedAt = Date.now();
+    this.state.players.set(client.sessionId, player);
+  }
+
+  override onLeave(client: Client): void {
+    this.state.players.delete(client.sessionId);
+  }
+}
+
 async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL?.trim() || undefined;
   const gameServer = new Server({
@@ -54,6 +88,7 @@ async function main(): Promise<void> {
     ...(redisUrl ? { presence: new RedisPresence(redisUrl), driver: new RedisDriver(redisUrl) } : {}),
   });
   gameServer.define("lobby", NoAuthLobby);
+  gameServer.define("traffic", NoAuthTraffic);
   const port = Number(process.env.PORT ?? 0);
   await gameServer.listen(port, "127.0.0.1");
   process.stdout.write(`colyseus-noauth listening on ${port}${redisUrl ? " (redis)" : ""}\n`);
