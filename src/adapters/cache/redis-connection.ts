@@ -37,11 +37,12 @@ export function urlOptions(url: string): RedisOptions {
 /**
  * Connects to `target`. `options` are per-connection options; for a cluster they apply to each
  * node's connection, except those ioredis keeps at the cluster level (key prefix, offline queue,
- * retry strategy), which are moved there.
+ * retry strategy), which are moved there. The commands of one event-loop turn leave in one write
+ * (redis-turn-writes.ts) unless `batchWritesPerTurn` is false.
  */
-export function connectRedis(target: RedisTarget, options: RedisOptions): RedisClient {
+export function connectRedis(target: RedisTarget, options: RedisOptions, batchWritesPerTurn = true): RedisClient {
   const client = openRedis(target, options);
-  batchRedisWritesPerTurn(client);
+  if (batchWritesPerTurn) batchRedisWritesPerTurn(client);
   return client;
 }
 
