@@ -79,7 +79,7 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
       s.max.toFixed(0),
       pct(s.serviceCpuShare),
       s.cpuUsPerMessage.toFixed(0),
-      s.serviceCpuShare > 0 ? fmt(s.players / s.serviceCpuShare) : "–",
+      playersPerCore(s),
       s.generatorCores.toFixed(2),
       s.databaseCores.toFixed(2),
       s.otherCores.toFixed(2),
@@ -96,16 +96,15 @@ export async function roomTrafficStep(ctx: Context): Promise<string> {
       ["service CPU at that step", held ? `${pct(held.serviceCpuShare)} of a core, ${held.cpuUsPerMessage.toFixed(0)} µs per message (relayed to 10)` : "–"],
       ["players per core (held ÷ the cores the process used)", held ? fmt(perCore) : "–"],
       ["the ramp stopped because", stoppedBecause],
-      ["players per core at the last step's CPU cost (whatever its latency)", steps.length > 0 && steps.at(-1)!.serviceCpuShare > 0 ? fmt(steps.at(-1)!.players / steps.at(-1)!.serviceCpuShare) : "–"],
+      ["players per core at the last step's CPU cost (whatever its latency)", playersPerCore(steps.at(-1))],
       ["bare Colyseus at the held step's rooms", describeBare(held, bare)],
     ],
   );
-  const perCoreOf = (s: TrafficStep | undefined) => (s && s.serviceCpuShare > 0 ? fmt(s.players / s.serviceCpuShare) : "–");
   const versus = simpleTable(
     ["Rooms", "p99 ms (service / bare)", "CPU µs/message (service / bare)", "players per core (service / bare)", "generators, cores (service / bare)", "errors (bare)"],
     steps.map((s) => {
       const b = bare.find((x) => x.rooms === s.rooms);
-      return [fmt(s.rooms), `${s.p99.toFixed(1)} / ${b ? b.p99.toFixed(1) : "–"}`, `${s.cpuUsPerMessage.toFixed(0)} / ${b ? b.cpuUsPerMessage.toFixed(0) : "–"}`, `${perCoreOf(s)} / ${perCoreOf(b)}`, `${s.generatorCores.toFixed(2)} / ${b ? b.generatorCores.toFixed(2) : "–"}`, b ? String(b.errors) : "–"];
+      return [fmt(s.rooms), `${s.p99.toFixed(1)} / ${b ? b.p99.toFixed(1) : "–"}`, `${s.cpuUsPerMessage.toFixed(0)} / ${b ? b.cpuUsPerMessage.toFixed(0) : "–"}`, `${playersPerCore(s)} / ${playersPerCore(b)}`, `${s.generatorCores.toFixed(2)} / ${b ? b.generatorCores.toFixed(2) : "–"}`, b ? String(b.errors) : "–"];
     }),
   );
   const firstError = steps.find((s) => s.firstError)?.firstError;
@@ -135,6 +134,10 @@ async function rampBareColyseus(ramp: Omit<TrafficOptions, "baseUrl" | "authenti
 function describeBare(held: TrafficStep | undefined, bare: TrafficStep[]): string {
   const b = held && bare.find((x) => x.rooms === held.rooms);
   if (!held || !b) return "–";
-  const perCore = b.serviceCpuShare > 0 ? fmt(b.players / b.serviceCpuShare) : "–";
-  return `p99 ${b.p99.toFixed(1)} ms (service ${held.p99.toFixed(1)}), ${b.cpuUsPerMessage.toFixed(0)} µs per message, ${perCore} players per core`;
+  return `p99 ${b.p99.toFixed(1)} ms (service ${held.p99.toFixed(1)}), ${b.cpuUsPerMessage.toFixed(0)} µs per message, ${playersPerCore(b)} players per core`;
+}
+
+/** Players a step held ÷ the cores its server used, formatted; "–" without a step or CPU. */
+function playersPerCore(step: TrafficStep | undefined): string {
+  return step && step.serviceCpuShare > 0 ? fmt(step.players / step.serviceCpuShare) : "–";
 }

@@ -52,11 +52,12 @@ class NoAuthLobby extends Room<LobbyState> {
 const TRAFFIC_ROOM_SIZE = 10;
 const TEXT_MAX = 200;
 
-class NoAuthTraffic extends Room<LobbyState> {
+/** The lobby's players and leave handling; only its size and the relayed `say` differ. */
+class NoAuthTraffic extends NoAuthLobby {
   override maxClients = TRAFFIC_ROOM_SIZE;
 
   override onCreate(): void {
-    this.setState(new LobbyState());
+    super.onCreate();
     this.onMessage("say", (client, message: { text?: unknown; at?: unknown } | undefined) => {
       const text = message && typeof message === "object" ? message.text : undefined;
       if (typeof text !== "string" || text.length === 0 || text.length > TEXT_MAX) {
@@ -65,18 +66,6 @@ class NoAuthTraffic extends Room<LobbyState> {
       }
       this.broadcast("said", { userId: client.sessionId, text, at: message?.at });
     });
-  }
-
-  override onJoin(client: Client): void {
-    const player = new Player();
-    player.userId = client.sessionId;
-    player.name = "guest";
-    player.joinedAt = Date.now();
-    this.state.players.set(client.sessionId, player);
-  }
-
-  override onLeave(client: Client): void {
-    this.state.players.delete(client.sessionId);
   }
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import Redis from "ioredis";
 import { batchRedisWritesPerTurn } from "../../src/adapters/cache/redis-turn-writes";
+import { countSystemWrites } from "../support/socket-writes";
 
 /**
  * A loopback server speaking just enough RESP: each command is answered with its own first
@@ -47,16 +48,7 @@ function parseCommand(text: string): { args: string[]; used: number } | null {
 
 /** Counts the system-level writes of the client's current socket. */
 function countWrites(client: Redis): () => number {
-  const socket = (client as unknown as { stream: net.Socket & Record<"_write" | "_writev", (...a: unknown[]) => void> }).stream;
-  let writes = 0;
-  for (const method of ["_writev", "_write"] as const) {
-    const original = socket[method];
-    socket[method] = function (this: unknown, ...args: unknown[]) {
-      writes++;
-      return original.apply(this, args);
-    };
-  }
-  return () => writes;
+  return countSystemWrites((client as unknown as { stream: net.Socket }).stream);
 }
 
 async function connected(port: number, batched: boolean): Promise<Redis> {

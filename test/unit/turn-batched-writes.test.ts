@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type net from "node:net";
 import WebSocket, { WebSocketServer } from "ws";
 import { batchWritesPerTurn } from "../../src/net/turn-batched-writes";
+import { countSystemWrites } from "../support/socket-writes";
 
 /** A server-side socket whose system-level writes are counted, and a client that collects frames. */
 async function pair(batched: boolean) {
@@ -15,16 +16,8 @@ async function pair(batched: boolean) {
   await new Promise((resolve) => client.once("open", resolve));
   const ws = await serverSide;
   if (batched) batchWritesPerTurn(ws);
-  const socket = (ws as unknown as { _socket: net.Socket & { _writev: (...a: unknown[]) => void; _write: (...a: unknown[]) => void } })._socket;
-  let writes = 0;
-  for (const method of ["_writev", "_write"] as const) {
-    const original = socket[method];
-    socket[method] = function (this: unknown, ...args: unknown[]) {
-      writes++;
-      return original.apply(this, args);
-    };
-  }
-  return { wss, ws, client, received, closed, writes: () => writes };
+  const writes = countSystemWrites((ws as unknown as { _socket: net.Socket })._socket);
+  return { wss, ws, client, received, closed, writes };
 }
 
 async function until(check: () => boolean): Promise<void> {
