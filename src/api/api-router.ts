@@ -12,20 +12,27 @@ import { pushRoutes } from "./push-routes";
 import { rewardPushRoutes } from "./reward-push-routes";
 import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
-import { requestContext } from "./request-context";
+import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
 import { HotRoutes } from "./hot-routes";
+
+/**
+ * `/api` on the app: the hottest GETs by exact path at the front (hot-routes.ts; the table is filled
+ * as the routers are mounted), then the router.
+ */
+export function mountApi(app: express.Express, services: Services): void {
+  const hot = new HotRoutes("/api", (req, res, route) => trackRequest(services.logger, services.metrics, req, res, () => route));
+  app.use(hot.middleware());
+  app.use("/api", createApiRouter(services, hot));
+}
 
 /**
  * Everything under `/api`. Public routers (which issue tokens) are mounted apart from protected
  * ones, so a new protected route cannot become public by accident.
  */
-export function createApiRouter(services: Services): Router {
+export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
-  // The hottest GETs by exact path, before the walk through every router (filled in below as they are mounted).
-  const hot = new HotRoutes();
-  api.use(hot.middleware());
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
   api.use("/minigame", pushRoutes({ platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
   // So are the reward sources' callbacks (rewarded ads, gift pushes): their own bodies, their platform's answers.

@@ -1,29 +1,42 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 
+/** Called as a hot route's request starts, with the route's full path (its template: the table holds exact paths). */
+export type HotRequestStart = (req: Request, res: Response, route: string) => void;
+
 /**
  * The few routes every player calls (login, /users/me, the cached platform token) looked up by
- * exact path before the general router: Express 5 otherwise walks every router mounted ahead of
- * them and runs each layer's path matcher (a sixth of a /users/me request's CPU). The same handler
- * functions are also mounted in their routers as usual, so a path the table does not hold exactly
- * (another case, a trailing slash, another method) gets the same answer from the router; the
- * table only skips the walk. GET only: HEAD and OPTIONS are refused further down, as on every route.
+ * exact path at the front of the app, right after the edge rules: otherwise each request goes
+ * through the `/api` mount (its path match, prefix trim and restore, a second Router.handle pass)
+ * and then walks every router mounted ahead of the route, running each layer's path matcher. The
+ * same handler functions are also mounted in their routers as usual, so a path the table does not
+ * hold exactly (another case, a trailing slash, another method) gets the same answer from the
+ * router; the table only skips the walk. GET only: HEAD and OPTIONS are refused further down, as
+ * on every route. `onStart` does for a hot request what `/api`'s request context does for the rest.
  */
 export class HotRoutes {
-  private readonly table = new Map<string, readonly RequestHandler[]>();
+  private readonly table = new Map<string, { route: string; handlers: readonly RequestHandler[] }>();
 
-  /** `path` is the full path under `/api`; `handlers` are the same functions the router mounts. */
+  constructor(
+    /** Where the routers are mounted (`/api`): registered paths are relative to it, as in the routers. */
+    private readonly base: string,
+    private readonly onStart?: HotRequestStart,
+  ) {}
+
+  /** `path` is the path under the base; `handlers` are the same functions the router mounts. */
   get(path: string, ...handlers: RequestHandler[]): void {
-    if (this.table.has(path)) throw new Error(`hot route ${path} registered twice`);
-    this.table.set(path, handlers);
+    const route = this.base + path;
+    if (this.table.has(route)) throw new Error(`hot route ${route} registered twice`);
+    this.table.set(route, { route, handlers });
   }
 
-  /** The middleware that serves the table; whatever it does not hold goes on to the general router. */
+  /** The middleware that serves the table, mounted at the app's root; whatever it does not hold goes on to the general router. */
   middleware(): RequestHandler {
     return (req, res, next) => {
       if (req.method !== "GET") return next();
-      const handlers = this.table.get(req.path);
-      if (!handlers) return next();
-      runChain(handlers, 0, req, res, next);
+      const hot = this.table.get(req.path);
+      if (!hot) return next();
+      this.onStart?.(req, res, hot.route);
+      runChain(hot.handlers, 0, req, res, next);
     };
   }
 }

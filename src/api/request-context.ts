@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { RequestHandler, Router } from "express";
+import type { Request, RequestHandler, Response, Router } from "express";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import { routeTemplateOf } from "./route-template";
@@ -12,21 +12,28 @@ import { routeTemplateOf } from "./route-template";
 export function requestContext(logger: Logger, metrics: Metrics | undefined, router: Router): RequestHandler {
   const templateOf = rememberedTemplates(router);
   return (req, res, next) => {
-    const incoming = req.headers["x-request-id"];
-    const requestId = typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
-    res.setHeader("x-request-id", requestId);
-    const started = process.hrtime.bigint();
     // Read now: routers rewrite both while the request passes through them.
     const { baseUrl, path } = req;
-    res.on("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    trackRequest(logger, metrics, req, res, () => {
       const template = templateOf(req.method, path);
-      const route = template ? `${baseUrl}${template}` : "unmatched";
-      metrics?.httpRequest(req.method, route, res.statusCode, ms / 1000);
-      logger.debug({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request");
+      return template ? `${baseUrl}${template}` : "unmatched";
     });
     next();
   };
+}
+
+/** The request id and the finish line of one request; `routeOf` names its route once it has finished. */
+export function trackRequest(logger: Logger, metrics: Metrics | undefined, req: Request, res: Response, routeOf: () => string): void {
+  const incoming = req.headers["x-request-id"];
+  const requestId = typeof incoming === "string" && /^[\w.-]{1,64}$/.test(incoming) ? incoming : crypto.randomUUID();
+  res.setHeader("x-request-id", requestId);
+  const started = process.hrtime.bigint();
+  res.on("finish", () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const route = routeOf();
+    metrics?.httpRequest(req.method, route, res.statusCode, ms / 1000);
+    logger.debug({ requestId, method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, "request");
+  });
 }
 
 /** Routes never change after boot, so each method and path is looked up once (bounded: paths are client-chosen). */

@@ -7,7 +7,7 @@ import { describeUserStore } from "../adapters/store/describe-user-store";
 import { matchMaker, type Server } from "@colyseus/core";
 import type express from "express";
 import type http from "node:http";
-import { createApiRouter } from "../api/api-router";
+import { mountApi } from "../api/api-router";
 import { opsRoutes } from "../api/ops-routes";
 import { buildOpenApiDocument } from "../api/openapi/build-openapi";
 import { apiDocsRoutes } from "../api/openapi/docs-routes";
@@ -99,7 +99,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       app.disable("x-powered-by");
       // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
       app.set("etag", false);
-      app.use("/api", createApiRouter(services));
+      mountApi(app, services);
       app.use(
         opsRoutes({
           store: services.store,

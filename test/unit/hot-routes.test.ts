@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
-import { HotRoutes } from "../../src/api/hot-routes";
+import { HotRoutes, type HotRequestStart } from "../../src/api/hot-routes";
 
-/** An /api-like router: the hot table first, a router mounted as usual, the not-found and error handlers last. */
-function appWith(register: (hot: HotRoutes, users: Router) => void): express.Express {
+/** An app as the service builds it: the hot table at the front, then /api with a router mounted as usual, the not-found and error handlers last. */
+function appWith(register: (hot: HotRoutes, users: Router) => void, onStart?: HotRequestStart): express.Express {
   const app = express();
   const api = Router();
-  const hot = new HotRoutes();
-  api.use(hot.middleware());
+  const hot = new HotRoutes("/api", onStart);
+  app.use(hot.middleware());
   const users = Router();
   register(hot, users);
   api.use("/users", users);
@@ -17,6 +17,8 @@ function appWith(register: (hot: HotRoutes, users: Router) => void): express.Exp
   const onError: ErrorRequestHandler = (err: Error, _req, res, _next) => void res.status(500).json({ error: err.message });
   api.use(onError);
   app.use("/api", api);
+  // The app's own error handler, as the service has at its end: a hot chain's errors land there.
+  app.use(onError);
   return app;
 }
 
@@ -111,8 +113,18 @@ describe("HotRoutes", () => {
     assert.deepEqual(runs, ["passes"]);
   });
 
+  it("starts each hot request with its full route, before the chain runs", async () => {
+    const started: string[] = [];
+    const app = appWith(register, (req, _res, route) => started.push(`${route} ${req.method} ${runs.length}`));
+    const res = await call(app, "GET", "/api/users/me?code=secret");
+    assert.equal(res.status, 200);
+    assert.deepEqual(started, ["/api/users/me GET 0"], "the route is the template, never the URL with its query");
+    await call(app, "GET", "/api/users/me/");
+    assert.equal(started.length, 1, "a spelling the table does not hold is the router's, with its own request context");
+  });
+
   it("refuses a path registered twice", () => {
-    const hot = new HotRoutes();
+    const hot = new HotRoutes("/api");
     hot.get("/users/me", me);
     assert.throws(() => hot.get("/users/me", me), /twice/);
   });
