@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import http from "node:http";
 import type net from "node:net";
 import { HttpDrain } from "../../src/server/http-drain";
@@ -81,5 +82,45 @@ describe("HttpDrain", () => {
       server.close();
     }
   });
+
+  it("serves every connection the kernel already completed, though a busy process accepts them one per event-loop turn", async () => {
+    const server = http.createServer((_req, res) => setTimeout(() => res.end("ok"), 5));
+    const drain = new HttpDrain(server);
+    // A loaded process: each turn of the loop takes 20 ms, and Node accepts one connection per turn.
+    const busy = setInterval(() => {
+      const until = Date.now() + 20;
+      while (Date.now() < until);
+    }, 0);
+    try {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as net.AddressInfo).port;
+      // Another process, so its connections complete in the kernel whatever this loop is doing.
+      const client = spawn(process.execPath, ["-e", BURST_CLIENT, String(port), "60"], { stdio: ["ignore", "pipe", "inherit"] });
+      let out = "";
+      client.stdout.setEncoding("utf8");
+      const connected = new Promise<void>((resolve) => client.stdout.on("data", (chunk: string) => (out += chunk).includes("connected\n") && resolve()));
+      const exited = new Promise<void>((resolve) => client.on("exit", () => resolve()));
+      await connected;
+      await drain.drain({ acceptWindowMs: 50, budgetMs: 20_000 });
+      await exited;
+      const statuses = JSON.parse(out.slice(out.indexOf("connected\n") + "connected\n".length)) as (number | string)[];
+      assert.deepEqual(statuses.filter((s) => s !== 200), [], "every connection made before the drain was answered");
+    } finally {
+      clearInterval(busy);
+      server.close();
+    }
+  });
 });
 
+/** Opens N connections at once, each sending a GET; prints "connected" once all are open, then every answer's status or error code. */
+const BURST_CLIENT = `
+const http = require("node:http");
+const [port, n] = process.argv.slice(1).map(Number);
+let open = 0;
+const answers = Array.from({ length: n }, () => new Promise((resolve) => {
+  const req = http.get({ host: "127.0.0.1", port, path: "/", agent: false }, (res) => { res.resume(); res.on("end", () => resolve(res.statusCode)); });
+  req.on("socket", (socket) => socket.once("connect", () => ++open === n && process.stdout.write("connected\\n")));
+  req.on("error", (err) => resolve(err.code || String(err)));
+}));
+Promise.all(answers).then((all) => process.stdout.write(JSON.stringify(all)));
+`;
