@@ -64,10 +64,9 @@ export class SessionKeys {
     return (await this.find(refs)).map((found) => found.value);
   }
 
-  /** The earlier spelling's values of `refs` (all null where none can exist). */
-  async readEarlier(refs: readonly SessionKeyRef[]): Promise<(string | null)[]> {
-    if (!this.hasEarlier) return refs.map(() => null);
-    return this.cache.getMany(refs.map((ref) => perUserKey(ref.name, ref.userId, ref.app, true)));
+  /** The earlier spelling's keys of `refs`, none where none can exist (memory, cluster). */
+  earlierKeys(refs: readonly SessionKeyRef[]): string[] {
+    return this.hasEarlier ? refs.map((ref) => perUserKey(ref.name, ref.userId, ref.app, true)) : [];
   }
 
   /** Drops the earlier spelling of `refs` once this version has written its own. */

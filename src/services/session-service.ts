@@ -108,15 +108,15 @@ export class SessionService {
   ): Promise<IssuedSession> {
     const issued = this.issuePair(user, app, randomId(), this.signer.nowSec(), grade);
     // One atomic write, so concurrent logins never leave one login's access token beside another's
-    // refresh token; it hands back the tokens it replaced. The previous session may have outlived
-    // its access token (refresh token still stored).
+    // refresh token; it hands back the tokens it replaced, under either spelling (session-keys.ts),
+    // in the same one command. The previous session may have outlived its access token (refresh
+    // token still stored).
     const pair = [access(user.id, app), refresh(user.id, app)];
-    const [[previousAccess, previousRefresh], earlier] = await Promise.all([
-      this.cache.setMany([...this.sessionEntries(user.id, app, issued), ...alsoWrite]),
-      this.keys.readEarlier(pair),
-    ]);
+    const entries = [...this.sessionEntries(user.id, app, issued), ...alsoWrite];
+    const replaced = await this.cache.setMany(entries, this.keys.earlierKeys(pair));
+    const [previousAccess, previousRefresh] = replaced;
     // Only this service writes these keys, so a value there is a session: no need to decode it.
-    const replacedEarlier = earlier.some((value) => value !== null);
+    const replacedEarlier = replaced.slice(entries.length).some((value) => value !== null);
     if (previousAccess !== null || previousRefresh !== null || replacedEarlier) this.notify(user.id, reason);
     if (replacedEarlier) await this.keys.dropEarlier([...pair, { name: "session_key", userId: user.id, app }]);
     return issued;

@@ -202,6 +202,15 @@ for (const impl of implementations) {
       assert.deepEqual(await cache.getMany(["{prev}:a", "{prev}:b"]), ["new-a", "newer-b"]);
     });
 
+    it("setMany reads the keys of alsoRead in the same step, as they stood before its writes", async () => {
+      await cache.set("{also}:a", "old-a", 60);
+      await cache.set("{also}:x", "x", 60);
+      const values = await cache.setMany([{ key: "{also}:a", value: "new-a", ttlSec: 60 }], ["{also}:x", "{also}:y", "{also}:a"]);
+      assert.deepEqual(values, ["old-a", "x", null, "old-a"]);
+      assert.equal(await cache.get("{also}:a"), "new-a");
+      assert.deepEqual(await cache.setMany([], ["{also}:a"]), ["new-a"], "a read alone is a read");
+    });
+
     it("setMany writes every entry with its own TTL", async () => {
       await cache.setMany([
         { key: "{many}:a", value: "1", ttlSec: 30 },

@@ -82,13 +82,12 @@ export class MemoryCache implements Cache {
     this.write({ key, value, ttlSec });
   }
 
-  async setMany(entries: CacheEntry[]): Promise<(string | null)[]> {
+  async setMany(entries: CacheEntry[], alsoRead: readonly string[] = []): Promise<(string | null)[]> {
     for (const e of entries) assertPositiveInteger("ttlSec", e.ttlSec);
-    return entries.map((e) => {
-      const previous = this.live(e.key)?.value ?? null;
-      this.write(e);
-      return previous;
-    });
+    // Every read before any write, as Redis's script does.
+    const values = [...entries.map((e) => e.key), ...alsoRead].map((key) => this.live(key)?.value ?? null);
+    for (const e of entries) this.write(e);
+    return values;
   }
 
   async delete(...keys: string[]): Promise<void> {

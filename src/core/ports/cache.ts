@@ -27,10 +27,11 @@ export interface Cache {
   set(key: string, value: string, ttlSec: number): Promise<void>;
   /**
    * Writes all entries in one atomic step (a reader never sees some written and others not) and
-   * returns what each key held just before, in entry order, null where absent: a login learns
-   * whether it replaced a session in the same round trip that starts its own.
+   * returns what each key held just before, in entry order, null where absent, followed by the
+   * values of `alsoRead` at that same moment: a login learns whether it replaced a session (under
+   * either spelling of its keys) in the one round trip that starts its own.
    */
-  setMany(entries: CacheEntry[]): Promise<(string | null)[]>;
+  setMany(entries: CacheEntry[], alsoRead?: readonly string[]): Promise<(string | null)[]>;
   delete(...keys: string[]): Promise<void>;
   /** Deletes `key` only while it still holds `expected`. Returns whether it deleted. */
   deleteIfEquals(key: string, expected: string): Promise<boolean>;
