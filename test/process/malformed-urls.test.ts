@@ -108,11 +108,21 @@ async function sendAll(servers: ServerProcess[], probes: Probe[], token: string)
   return wrong;
 }
 
+/**
+ * A player's token. A 503 is retried as a client would (once seen in CI on a loaded machine, right
+ * after boot: the cache judged unavailable for a moment); this suite is about malformed URLs.
+ */
 async function loginToken(server: ServerProcess): Promise<string> {
-  const res = await fetch(`${server.baseUrl}/api/minigame/wechat/login?jsCode=fuzz${Date.now().toString(36)}.1`);
-  const body = (await res.json()) as { data: { token: string } };
-  assert.equal(res.status, 200, JSON.stringify(body));
-  return body.data.token;
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${server.baseUrl}/api/minigame/wechat/login?jsCode=fuzz${Date.now().toString(36)}x${attempt}.1`);
+    const body = (await res.json()) as { data: { token: string } };
+    if (res.status === 503 && attempt < 5) {
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    assert.equal(res.status, 200, `${JSON.stringify(body)}\n${server.output().slice(-3000)}`);
+    return body.data.token;
+  }
 }
 
 async function assertAlive(servers: ServerProcess[]): Promise<void> {
