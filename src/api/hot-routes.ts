@@ -14,7 +14,8 @@ export type HotRequestStart = (req: Request, res: Response, route: string) => vo
  * on every route. `onStart` does for a hot request what `/api`'s request context does for the rest.
  */
 export class HotRoutes {
-  private readonly table = new Map<string, { route: string; handlers: readonly RequestHandler[] }>();
+  /** By full path, which is also the route's label: the table holds exact paths. */
+  private readonly table = new Map<string, readonly RequestHandler[]>();
 
   constructor(
     /** Where the routers are mounted (`/api`): registered paths are relative to it, as in the routers. */
@@ -26,17 +27,18 @@ export class HotRoutes {
   get(path: string, ...handlers: RequestHandler[]): void {
     const route = this.base + path;
     if (this.table.has(route)) throw new Error(`hot route ${route} registered twice`);
-    this.table.set(route, { route, handlers });
+    this.table.set(route, handlers);
   }
 
   /** The middleware that serves the table, mounted at the app's root; whatever it does not hold goes on to the general router. */
   middleware(): RequestHandler {
     return (req, res, next) => {
       if (req.method !== "GET") return next();
-      const hot = this.table.get(req.path);
-      if (!hot) return next();
-      this.onStart?.(req, res, hot.route);
-      runChain(hot.handlers, 0, req, res, next);
+      const route = req.path;
+      const handlers = this.table.get(route);
+      if (!handlers) return next();
+      this.onStart?.(req, res, route);
+      runChain(handlers, 0, req, res, next);
     };
   }
 }

@@ -53,7 +53,7 @@ export class SessionKeys {
       const values = current.length === 1 ? [await this.cache.get(current[0])] : await this.cache.getMany(current);
       return current.map((key, i) => ({ key, value: values[i] }));
     }
-    const earlier = refs.map((ref) => perUserKey(ref.name, ref.userId, ref.app, true));
+    const earlier = this.earlierKeys(refs);
     const values = await this.cache.getMany([...current, ...earlier]);
     return current.map((key, i) =>
       values[i] !== null ? { key, value: values[i] } : { key: values[i + refs.length] !== null ? earlier[i] : key, value: values[i + refs.length] },
@@ -66,11 +66,12 @@ export class SessionKeys {
 
   /** The earlier spelling's keys of `refs`, none where none can exist (memory, cluster). */
   earlierKeys(refs: readonly SessionKeyRef[]): string[] {
-    return this.hasEarlier ? refs.map((ref) => perUserKey(ref.name, ref.userId, ref.app, true)) : [];
+    return refs.flatMap((ref) => this.earlierKey(ref) ?? []);
   }
 
   /** Drops the earlier spelling of `refs` once this version has written its own. */
   async dropEarlier(refs: readonly SessionKeyRef[]): Promise<void> {
-    if (this.hasEarlier) await this.cache.delete(...refs.map((ref) => perUserKey(ref.name, ref.userId, ref.app, true)));
+    const earlier = this.earlierKeys(refs);
+    if (earlier.length > 0) await this.cache.delete(...earlier);
   }
 }
