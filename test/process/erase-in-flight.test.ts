@@ -9,6 +9,8 @@
  * 16 claims, 18 entries, 3 ad views and 3 mail claims of the player, MongoDB 19 claims, 20 entries,
  * its head, 5 ad slots and watches, 2 views and 3 mail claims. (On one SQLite process this stream
  * left nothing even before: the fence's store-level test, erase-fence.contract, shows it there.)
+ * And an erase whose process was killed right after it marked the user is finished by the sweep
+ * the next start runs: nothing of the player left, its old token refused with `user_disabled`.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -17,6 +19,8 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import mongoose from "mongoose";
 import { Client as PgClient } from "pg";
+import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
+import type { AppConfig } from "../../src/config/config";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { runAdmin } from "../support/admin-cli";
 import { storeBackends } from "../support/backends";
@@ -196,6 +200,39 @@ for (const backend of storeBackends) {
       // Nothing in flight lands later either.
       await sleep(1000);
       assert.deepEqual(await leftovers(env.DATABASE_URL, env.SQLITE_PATH, user.id), {});
+    });
+
+    it("an erase killed (kill -9) right after its mark is finished by the next start's sweep", async () => {
+      const login = await fetch(`${servers[0].baseUrl}/api/minigame/wechat/login?jsCode=killed${Date.now().toString(36)}`);
+      const { token, user } = ((await login.json()) as { data: { token: string; user: { id: string } } }).data;
+      const bought = await call(servers[0], token, "POST", "/api/economy/purchases", { purchaseId: "before-kill", itemId: "potion" });
+      assert.equal(bought.status, 402, JSON.stringify(bought.body));
+      await Promise.all(servers.map((s) => s.stop()));
+      // What the erase had done when it was killed: the mark, nothing else.
+      const url = env.DATABASE_URL;
+      const config: AppConfig["store"] = url?.startsWith("mongodb")
+        ? { kind: "mongodb", url, connectTimeoutMs: 2000, acquireTimeoutMs: 5000, queryTimeoutMs: 5000 }
+        : url
+          ? { kind: "postgres", url, connectTimeoutMs: 2000, acquireTimeoutMs: 5000, queryTimeoutMs: 5000 }
+          : { kind: "sqlite", path: env.SQLITE_PATH, synchronous: "FULL" };
+      const store = await createEconomyStore(config);
+      try {
+        await store.erasures.mark(user.id, new Date().toISOString());
+      } finally {
+        await store.close();
+      }
+      assert.notDeepEqual(await leftovers(url, env.SQLITE_PATH, user.id), {});
+
+      servers = await startServerProcesses(env, twoProcesses ? 2 : 1);
+      const deadline = Date.now() + 20_000;
+      while (Object.keys(await leftovers(url, env.SQLITE_PATH, user.id)).length > 0) {
+        assert.ok(Date.now() < deadline, "the start's sweep did not finish the erase");
+        await sleep(200);
+      }
+      for (const s of servers) {
+        const later = await call(s, token, "GET", "/api/economy/wallet");
+        assert.deepEqual([later.status, later.body.data?.code], [403, "user_disabled"]);
+      }
     });
   });
 }
