@@ -118,21 +118,23 @@ export class EconomyChain {
   ) {}
 
   apply(change: EconomyChange): Promise<ApplyResult> {
-    return this.queue.run(playerKey(change.appId, change.userId), () => this.fenced(change.userId, async () => {
-      const key = sourceKey(change.appId, change.source, change.sourceId);
-      let claim = await this.records.readClaim(key);
-      let first = false;
-      if (!claim) {
-        const fromSeq = await this.records.headHint(change.appId, change.userId);
-        const ours: SourceClaim = { key, appId: change.appId, userId: change.userId, source: change.source, sourceId: change.sourceId, fromSeq, change, seq: null, at: change.at };
-        first = await this.records.insertClaim(ours);
-        claim = first ? ours : await this.records.readClaim(key);
-        if (first) this.crashPoint?.("after_claim", change.source);
-        if (!claim) throw new Error(`source claim ${key} vanished`);
-      }
-      if (claim.userId !== change.userId) throw new AppError("source_conflict", { data: { source: change.source, sourceId: change.sourceId } });
-      return { entry: await this.settle(claim), first };
-    }));
+    return this.queue.run(playerKey(change.appId, change.userId), () => this.fenced(change.userId, () => this.claimAndSettle(change)));
+  }
+
+  private async claimAndSettle(change: EconomyChange): Promise<ApplyResult> {
+    const key = sourceKey(change.appId, change.source, change.sourceId);
+    let claim = await this.records.readClaim(key);
+    let first = false;
+    if (!claim) {
+      const fromSeq = await this.records.headHint(change.appId, change.userId);
+      const ours: SourceClaim = { key, appId: change.appId, userId: change.userId, source: change.source, sourceId: change.sourceId, fromSeq, change, seq: null, at: change.at };
+      first = await this.records.insertClaim(ours);
+      claim = first ? ours : await this.records.readClaim(key);
+      if (first) this.crashPoint?.("after_claim", change.source);
+      if (!claim) throw new Error(`source claim ${key} vanished`);
+    }
+    if (claim.userId !== change.userId) throw new AppError("source_conflict", { data: { source: change.source, sourceId: change.sourceId } });
+    return { entry: await this.settle(claim), first };
   }
 
   async findBySource(appId: string, source: string, sourceId: string): Promise<LedgerEntry | null> {
