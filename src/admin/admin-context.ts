@@ -24,6 +24,7 @@ import { openSubscribeMessages } from "./admin-notify";
 import { openAdminPayments } from "./admin-payments";
 import { openAdminPlatforms } from "./admin-platforms";
 import type { PaymentServices } from "../server/payment-wiring";
+import type { ErasureMarks } from "../core/ports/erasure-marks";
 import { LEANCLOUD_NAMESPACE } from "../services/migration/player-importer";
 
 export interface AdminContext {
@@ -34,6 +35,8 @@ export interface AdminContext {
   payments(): Promise<PaymentServices>;
   /** Registers what else `erase` removes (the economy's store). */
   onErase(erase: (userId: string) => Promise<void>): void;
+  /** Where `erase` marks the user first (the economy store's erase marks: core/ports/erasure-marks.ts). */
+  trackErasesIn(marks: ErasureMarks): void;
   /** `catalog`, economy grants, export and erase: the economy's store and services, opened on first use. */
   economy(): Promise<AdminEconomy>;
   /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
@@ -97,6 +100,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     payments: openPayments,
     economy: openEconomy,
     onErase,
+    trackErasesIn: (marks) => accounts.trackErasesIn(marks),
     reachesServers: presence !== undefined,
     close: async () => {
       await (await payments?.catch(() => undefined))?.close();

@@ -167,6 +167,7 @@ async function main(argv: string[]): Promise<number> {
       // The economy's part first: an erased user's ledger cannot be found by the user any more.
       erase: async () => {
         const { store } = await openEconomy();
+        context.trackErasesIn(store.erasures);
         context.onErase((userId) => store.erase(userId));
         context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
         context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));

@@ -12,6 +12,7 @@ import type { Logger } from "../logging/logger";
 import { Metrics } from "../observability/metrics";
 import type { PlatformDefinition, PlatformSettings } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
+import { EraseSweep } from "../services/erase-sweep";
 import { AccountService } from "../services/account-service";
 import { LoginService } from "../services/login-service";
 import { ModerationService } from "../services/moderation-service";
@@ -204,6 +205,11 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     accounts.onErase((userId) => economy.store.erase(userId));
     accounts.onErase((userId) => rewardSources.stores.eraseUser(userId));
     accounts.onErase((userId) => boards.leaderboards.eraseUser(userId));
+    // Marked first, so writes of requests in flight cannot outlive it; the sweep finishes any erase a crash stopped.
+    accounts.trackErasesIn(economy.store.erasures);
+    const eraseSweep = new EraseSweep(economy.store.erasures, accounts, logger, { now: overrides.now });
+    eraseSweep.start();
+    cleanups.push(() => eraseSweep.stop());
 
     return {
       config,

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import { AppError } from "../core/errors";
+import type { ErasureMarks } from "../core/ports/erasure-marks";
 import { AccountTakenError, type ProfileChanges, type UserCredentials, type UserStore } from "../core/ports/user-store";
 import { USER_STATUS_ACTIVE, type User } from "../core/user";
 import type { Logger } from "../logging/logger";
@@ -135,6 +136,7 @@ export class AccountService {
    * last RECENT_LOGIN_SEC, so an old stolen token cannot destroy an account.
    */
   private readonly erasers: Array<(userId: string) => Promise<void>> = [];
+  private marks: ErasureMarks | undefined;
 
   /** Registers what else an erase removes (per-user data of other stores); runs before the user goes. */
   onErase(erase: (userId: string) => Promise<void>): void {
@@ -169,17 +171,38 @@ export class AccountService {
   }
 
   /**
-   * Removes the user, its identities, its session and its per-user counters from the cache, and
-   * disconnects its room clients. A later login with the same platform identity makes a new user.
-   * Returns false when there was no such user.
+   * Where erases are marked before anything is deleted (the economy store's database): the writes
+   * of the user's requests still in flight, on any process, check the mark after they land and
+   * remove themselves (erase-fence.ts), and a sweep finishes an erase that stopped half-way.
+   */
+  trackErasesIn(marks: ErasureMarks): void {
+    this.marks = marks;
+  }
+
+  /**
+   * Erases the user: marks it (so a write of a request already in flight is removed and refused),
+   * ends its sessions (so no new request passes), removes what every store keeps about it and the
+   * user with its identities, and forgets its per-user counters in the cache. Room clients are
+   * disconnected. A later login with the same platform identity makes a new user. Safe to run
+   * again: an erase stopped half-way (crash, failed delete) is finished by the next run or the sweep
+   * (EraseSweep). Returns false when there was no such user.
    */
   async eraseUser(userId: string): Promise<boolean> {
+    await this.marks?.mark(userId, new Date(this.now()).toISOString());
+    const deleted = await this.runErase(userId);
+    await this.marks?.finish(userId, new Date(this.now()).toISOString());
+    return deleted;
+  }
+
+  /** Runs the steps of an erase already marked (the sweep's redo); false when the user was gone already. */
+  async runErase(userId: string): Promise<boolean> {
+    await this.sessions.endSession(userId, "user_deleted");
     // What other stores keep about the user (the economy's wallet, inventory and ledger) goes first:
-    // once the user is gone, nothing would find it again.
+    // the mark outlives the erase, but the user's username finds nothing once the user is gone.
     for (const erase of this.erasers) await erase(userId);
     const existing = await this.store.findById(userId);
     const deleted = await this.store.deleteUser(userId);
-    // Even if the user had gone already, make sure nothing of its session is left.
+    // A login that started before the first end may have written a session since.
     await this.sessions.endSession(userId, "user_deleted");
     const buckets = [`user:matchmake:${userId}`, `user:session_check:${userId}`, `user:phone_number:${userId}`, passwordBudget({ userId })];
     if (existing) buckets.push(passwordBudget({ unknown: { username: existing.username } }), passwordBudget({ unknown: { email: existing.email } }));

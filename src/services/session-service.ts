@@ -131,7 +131,12 @@ export class SessionService {
     const claims = this.signer.verifyAccess(token);
     const [found, [stored]] = await Promise.all([this.findUser(claims.userId), this.keys.read([access(claims.userId, appOf(claims))])]);
     const user = await requireActive(this.store, found, claims.userId);
-    if (stored === null || !constantTimeEqual(stored, token)) throw new AppError("session_revoked");
+    if (stored === null || !constantTimeEqual(stored, token)) {
+      // This process's copy of the user may predate an erase (or a ban) on another process: the store
+      // says which, so a deleted account's token gets `user_disabled` on every process alike.
+      if (this.options.recentUsers) await requireActive(this.store, await this.store.findById(claims.userId), claims.userId);
+      throw new AppError("session_revoked");
+    }
     return { auth: toAuthContext(claims, user), user };
   }
 

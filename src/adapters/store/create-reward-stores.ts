@@ -5,7 +5,11 @@
  */
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
-import type { AdView, AdViewStore } from "../../core/ports/ad-views";
+import type { AdView, AdViewStore, NewAdView } from "../../core/ports/ad-views";
+import type { ErasureMarks } from "../../core/ports/erasure-marks";
+import { fenced, type EraseFence } from "./erase-fence";
+import { MongoErasureMarks } from "./mongo/erasure-marks";
+import { SqlErasureMarks } from "./sql/erasure-marks";
 import type { Mail, MailClaim, MailStore } from "../../core/ports/mail-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { MongoRewardStores } from "./mongo/mongo-reward-stores";
@@ -32,17 +36,37 @@ export type RewardStores = AdViewStore &
 export async function createRewardStores(config: AppConfig["store"]): Promise<RewardStores> {
   if (config.kind === "mongodb") {
     const connection = await openMongoConnection(config.url, config, 4);
-    return migrated(new MongoRewardStores(connection, () => connection.close()), () => connection.close());
+    const stores = new MongoRewardStores(connection, () => connection.close());
+    return migrated(fenceRewardWrites(stores, new MongoErasureMarks(connection)), () => connection.close());
   }
   if (config.kind === "sqlite") {
     const shared = sharedSqliteConnection(config.path);
-    if (shared) return migrated(new KyselyRewardStores(shared as unknown as Kysely<RewardDatabase>, "sqlite"), async () => undefined);
+    if (shared) {
+      const stores = new KyselyRewardStores(shared as unknown as Kysely<RewardDatabase>, "sqlite");
+      return migrated(fenceRewardWrites(stores, new SqlErasureMarks(shared)), async () => undefined);
+    }
     const database = openSqliteFile(config.path, config.synchronous ?? "FULL");
     const db = new Kysely<RewardDatabase>({ dialect: new SqliteDialect({ database }) });
-    return migrated(new KyselyRewardStores(db, "sqlite", () => db.destroy()), () => db.destroy());
+    return migrated(fenceRewardWrites(new KyselyRewardStores(db, "sqlite", () => db.destroy()), new SqlErasureMarks(db)), () => db.destroy());
   }
   const db = new Kysely<RewardDatabase>({ dialect: new PostgresDialect({ pool: createPostgresPool(config.url, config, 4) }) });
-  return migrated(new KyselyRewardStores(db, "postgres", () => db.destroy()), () => db.destroy());
+  return migrated(fenceRewardWrites(new KyselyRewardStores(db, "postgres", () => db.destroy()), new SqlErasureMarks(db)), () => db.destroy());
+}
+
+/**
+ * The writes that name a player (an ad view, personal mail, a mail claim) check the player's erase
+ * mark after they land (erase-fence.ts): one that raced an erase is removed, and refused.
+ */
+export function fenceRewardWrites<T extends RewardStores>(stores: T, marks: ErasureMarks): T {
+  const fence: EraseFence = { marks, erase: (userId) => stores.eraseUser(userId) };
+  const record = stores.record.bind(stores);
+  const send = stores.send.bind(stores);
+  const markClaimed = stores.markClaimed.bind(stores);
+  return Object.assign(stores, {
+    record: (view: NewAdView, cap: number) => fenced(fence, view.userId, () => record(view, cap)),
+    send: (mail: Mail) => (mail.userId === null ? send(mail) : fenced(fence, mail.userId, () => send(mail))),
+    markClaimed: (claim: MailClaim) => fenced(fence, claim.userId, () => markClaimed(claim)),
+  });
 }
 
 async function migrated<T extends { migrate(): Promise<void> }>(stores: T, release: () => Promise<void>): Promise<T> {

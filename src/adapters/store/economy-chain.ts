@@ -19,6 +19,7 @@
  */
 import { AppError } from "../../core/errors";
 import { emptyState, type ApplyResult, type EconomyChange, type EconomyState, type LedgerEntry, type RefusalReason } from "../../core/ports/economy-store";
+import { fenced, type EraseFence } from "./erase-fence";
 
 export interface SourceClaim {
   key: string;
@@ -112,30 +113,39 @@ export class EconomyChain {
   constructor(
     private readonly records: ChainRecords,
     private readonly crashPoint?: EconomyCrashHook,
+    /** Checked after every change: a change of a user being erased is removed and refused (erase-fence.ts). */
+    private readonly fence?: EraseFence,
   ) {}
 
   apply(change: EconomyChange): Promise<ApplyResult> {
-    return this.queue.run(playerKey(change.appId, change.userId), async () => {
-      const key = sourceKey(change.appId, change.source, change.sourceId);
-      let claim = await this.records.readClaim(key);
-      let first = false;
-      if (!claim) {
-        const fromSeq = await this.records.headHint(change.appId, change.userId);
-        const ours: SourceClaim = { key, appId: change.appId, userId: change.userId, source: change.source, sourceId: change.sourceId, fromSeq, change, seq: null, at: change.at };
-        first = await this.records.insertClaim(ours);
-        claim = first ? ours : await this.records.readClaim(key);
-        if (first) this.crashPoint?.("after_claim", change.source);
-        if (!claim) throw new Error(`source claim ${key} vanished`);
-      }
-      if (claim.userId !== change.userId) throw new AppError("source_conflict", { data: { source: change.source, sourceId: change.sourceId } });
-      return { entry: await this.settle(claim), first };
-    });
+    return this.queue.run(playerKey(change.appId, change.userId), () => this.fenced(change.userId, () => this.claimAndSettle(change)));
+  }
+
+  private async claimAndSettle(change: EconomyChange): Promise<ApplyResult> {
+    const key = sourceKey(change.appId, change.source, change.sourceId);
+    let claim = await this.records.readClaim(key);
+    let first = false;
+    if (!claim) {
+      const fromSeq = await this.records.headHint(change.appId, change.userId);
+      const ours: SourceClaim = { key, appId: change.appId, userId: change.userId, source: change.source, sourceId: change.sourceId, fromSeq, change, seq: null, at: change.at };
+      first = await this.records.insertClaim(ours);
+      claim = first ? ours : await this.records.readClaim(key);
+      if (first) this.crashPoint?.("after_claim", change.source);
+      if (!claim) throw new Error(`source claim ${key} vanished`);
+    }
+    if (claim.userId !== change.userId) throw new AppError("source_conflict", { data: { source: change.source, sourceId: change.sourceId } });
+    return { entry: await this.settle(claim), first };
   }
 
   async findBySource(appId: string, source: string, sourceId: string): Promise<LedgerEntry | null> {
     const claim = await this.records.readClaim(sourceKey(appId, source, sourceId));
     if (!claim) return null;
-    return this.queue.run(playerKey(claim.appId, claim.userId), () => this.settle(claim));
+    // Settling may append the entry a crash left owed: fenced like a change.
+    return this.queue.run(playerKey(claim.appId, claim.userId), () => this.fenced(claim.userId, () => this.settle(claim)));
+  }
+
+  private fenced<T>(userId: string, write: () => Promise<T>): Promise<T> {
+    return this.fence ? fenced(this.fence, userId, write) : write();
   }
 
   /** The latest entry (null: empty ledger), probing forward from the hint by point reads. */

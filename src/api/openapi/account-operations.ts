@@ -121,8 +121,11 @@ export function accountOperations(placeholderEmailDomain: string): OperationSpec
       tag: "Users",
       summary: "Delete the account",
       description:
-        "Erases the logged-in user for good (the player's right to deletion): the user, its platform identities " +
-        "and its session. The token stops working and the user's room connections close. Needs a token from a login " +
+        "Erases the logged-in user for good (the player's right to deletion): the user, its platform identities, " +
+        "its sessions in every app, its wallet, inventory and ledger, its mail, mail claims, ad views and leaderboard " +
+        "records. The sessions end first, so the token stops working and the user's room connections close; a write " +
+        "of the player's that was already in flight is removed and answers 403 `user_disabled`, and after this answer " +
+        "every request with the player's tokens answers 403 `user_disabled` too. Needs a token from a login " +
         "less than RECENT_LOGIN_SEC (10 min) old (`recent_login_required`): log in again first. An anonymous-grade " +
         "session may erase only an account whose one way in is that anonymous id (`login_grade_insufficient`). A later login with " +
         "the same platform account creates a new, empty user.",

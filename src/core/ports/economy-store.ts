@@ -10,6 +10,7 @@
  * exactly one writer of a given version wins), so every process can poll for the latest version;
  * every version is kept, with who saved it and when (the console's catalog history).
  */
+import type { ErasureMarks } from "./erasure-marks";
 import type { ItemCount } from "./reward-grants";
 
 /** A player's economy at one point of their ledger. */
@@ -106,6 +107,11 @@ export interface EconomyStore {
   appsOf(userId: string): Promise<string[]>;
   /** Removes the player's ledger, wallet and inventory in every app (erase). */
   erase(userId: string): Promise<void>;
+  /**
+   * The marks of erases begun, in this store's database. Every change checks its user's mark after
+   * it lands: a change of a marked user is removed with the rest of the ledger and refused.
+   */
+  readonly erasures: ErasureMarks;
   /** Saves a new catalog version: `expectedVersion` + 1; null when another writer took that version first. */
   saveCatalog(appId: string, expectedVersion: number, body: unknown, by: string, at: string): Promise<StoredCatalog | null>;
   /** The latest stored catalog of the app, or null when operators never stored one. */

@@ -15,6 +15,7 @@ import type { Collection, Connection } from "mongoose";
 import type { ApplyResult, CatalogVersionInfo, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
 import { EconomyChain, playerKey, type ChainRecords, type EconomyCrashHook, type SourceClaim } from "../economy-chain";
 import { isDuplicateKey } from "./claims";
+import { MongoErasureMarks } from "./erasure-marks";
 
 interface ClaimDoc extends Omit<SourceClaim, "key"> {
   _id: string;
@@ -64,6 +65,7 @@ export class MongoEconomyStore implements EconomyStore {
   private readonly catalogs: Collection<CatalogDoc>;
   private readonly catalogHeads: Collection<HeadDoc>;
   private readonly chain: EconomyChain;
+  readonly erasures: MongoErasureMarks;
 
   constructor(
     connection: Connection,
@@ -75,7 +77,8 @@ export class MongoEconomyStore implements EconomyStore {
     this.heads = connection.collection<HeadDoc>("economy_heads");
     this.catalogs = connection.collection<CatalogDoc>("economy_catalogs");
     this.catalogHeads = connection.collection<HeadDoc>("catalog_heads");
-    this.chain = new EconomyChain(this.records(), crashPoint);
+    this.erasures = new MongoErasureMarks(connection);
+    this.chain = new EconomyChain(this.records(), crashPoint, { marks: this.erasures, erase: (userId) => this.erase(userId) });
   }
 
   async migrate(): Promise<void> {

@@ -6,6 +6,7 @@
 import { sql, type ColumnType, type Kysely } from "kysely";
 import type { ApplyResult, CatalogVersionInfo, EconomyChange, EconomyState, EconomyStore, LedgerEntry, StoredCatalog } from "../../../core/ports/economy-store";
 import { EconomyChain, type ChainRecords, type EconomyCrashHook, type SourceClaim } from "../economy-chain";
+import { SqlErasureMarks } from "./erasure-marks";
 import { migrateToLatest, type SqlDialect } from "./migrations";
 
 type Timestamp = ColumnType<Date | string, string, string>;
@@ -20,6 +21,7 @@ const iso = (value: Date | string) => (value instanceof Date ? value.toISOString
 
 export class KyselyEconomyStore implements EconomyStore {
   private readonly chain: EconomyChain;
+  readonly erasures: SqlErasureMarks;
 
   constructor(
     private readonly db: Kysely<EconomyDatabase>,
@@ -28,7 +30,8 @@ export class KyselyEconomyStore implements EconomyStore {
     private readonly onClose: () => Promise<void> = async () => undefined,
     crashPoint?: EconomyCrashHook,
   ) {
-    this.chain = new EconomyChain(this.records(), crashPoint);
+    this.erasures = new SqlErasureMarks(db);
+    this.chain = new EconomyChain(this.records(), crashPoint, { marks: this.erasures, erase: (userId) => this.erase(userId) });
   }
 
   migrate(): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createEconomyTables } from "./economy-schema";
+import { createErasureMarksTable } from "./erasure-marks";
 import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -111,6 +112,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         if (!columns.has("mute_reason")) await db.schema.alterTable("users").addColumn("mute_reason", "text").execute();
         if (!columns.has("muted_until")) await db.schema.alterTable("users").addColumn("muted_until", t.timestamp).execute();
       },
+    },
+    // Erases begun (core/ports/erasure-marks.ts); the reward tables' migrations create it too.
+    "0011_user_erasures": {
+      up: (db: Kysely<any>) => createErasureMarksTable(db, dialect),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {

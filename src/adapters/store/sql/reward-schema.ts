@@ -4,6 +4,7 @@
  * interrupted half-way must be safe to repeat (SQLite runs Kysely migrations outside a transaction).
  */
 import type { Kysely, Migration } from "kysely";
+import { createErasureMarksTable } from "./erasure-marks";
 import { migrateFeatureToLatest } from "./migrations";
 
 export type RewardDialect = "sqlite" | "postgres";
@@ -56,6 +57,10 @@ function migrations(dialect: RewardDialect): Record<string, Migration> {
           .addPrimaryKeyConstraint("mail_claims_pkey", ["app_id", "mail_id", "user_id"])
           .execute();
       },
+    },
+    // The erase marks the reward writes check (erase-fence.ts); the store's migrations create it too.
+    "0002_user_erasures": {
+      up: (db: Kysely<any>) => createErasureMarksTable(db, dialect),
     },
   };
 }

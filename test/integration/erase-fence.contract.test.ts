@@ -1,0 +1,128 @@
+/**
+ * The erase fence (core/ports/erasure-marks.ts, adapters/store/erase-fence.ts) on every store:
+ * a write of a player whose erase has begun that lands after the erase's deletes (the request was
+ * verified before the sessions ended) is removed with the rest and refused 403 `user_disabled`, on
+ * another connection (process) than the one that marked; other players are untouched. And an erase
+ * a kill -9 stopped right after its mark is finished by the sweep, which forgets the mark a day on.
+ * Without the fence the late writes stayed: entries, claims, an ad view and a mail claim of a user
+ * that no longer exists (the state issue 48 item 6 found on PostgreSQL over two processes).
+ */
+import assert from "node:assert/strict";
+import pino from "pino";
+import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
+import { createRewardStores, type RewardStores } from "../../src/adapters/store/create-reward-stores";
+import type { EconomyStore } from "../../src/core/ports/economy-store";
+import { EraseSweep } from "../../src/services/erase-sweep";
+import { storeImplementations } from "../support/store-configs";
+
+const APP = "default";
+const at = new Date().toISOString();
+let seq = 0;
+const unique = (label: string) => `${label}-${Date.now().toString(36)}-${seq++}`;
+const grant = (userId: string, sourceId = unique("g")) => ({ appId: APP, userId, source: "operator", sourceId, currencies: { gems: 5 }, at });
+const view = (userId: string) => ({ appId: APP, transactionId: unique("tx"), userId, adUnitId: "adunit-example", day: "2026-11-28", watchId: unique("w"), createdAt: at });
+const mail = (userId: string | null) => ({
+  mailId: unique("m"),
+  appId: APP,
+  userId,
+  title: "gift",
+  body: "",
+  attachments: { currencies: { gems: 1 } },
+  sender: "ops",
+  createdAt: at,
+  expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
+});
+
+async function refusedAsErased(write: Promise<unknown>): Promise<void> {
+  await assert.rejects(write, (err: { code?: string; status?: number }) => err.code === "user_disabled" && err.status === 403);
+}
+
+for (const impl of storeImplementations("erase-fence")) {
+  describe(`erase fence: ${impl.name}`, function () {
+    this.timeout(60_000);
+    let release: () => Promise<void>;
+    let marking: EconomyStore;
+    let economy: EconomyStore;
+    let rewards: RewardStores;
+
+    before(async () => {
+      const prepared = await impl.prepare();
+      release = prepared.release;
+      marking = await createEconomyStore(prepared.config);
+      // Another connection: the eraser's process and the writer's are not the same.
+      economy = await createEconomyStore(prepared.config);
+      rewards = await createRewardStores(prepared.config);
+    });
+    after(async () => {
+      await rewards?.close();
+      await economy?.close();
+      await marking?.close();
+      await release?.();
+    });
+
+    async function left(userId: string) {
+      const records = await rewards.recordsOf(userId);
+      return {
+        entries: (await economy.entries(APP, userId)).length,
+        apps: await economy.appsOf(userId),
+        mail: records.mail.length,
+        claims: records.claims.length,
+        adViews: records.adViews.length,
+      };
+    }
+    const nothing = { entries: 0, apps: [], mail: 0, claims: 0, adViews: 0 };
+
+    it("writes that land after the erase's deletes are removed and refused; another player's stay", async () => {
+      const [gone, other] = [unique("gone"), unique("other")];
+      await economy.apply(grant(gone));
+      await economy.apply(grant(other));
+      const broadcast = mail(null);
+      await rewards.send(broadcast);
+
+      // The erase: marked, then every store's deletes.
+      await marking.erasures.mark(gone, at);
+      await marking.erase(gone);
+      await rewards.eraseUser(gone);
+      await marking.erasures.finish(gone, at);
+
+      // Requests verified before the sessions ended land now.
+      await refusedAsErased(economy.apply(grant(gone)));
+      await refusedAsErased(economy.apply({ appId: APP, userId: gone, source: "purchase", sourceId: unique("p"), currencies: { gems: -1 }, at }));
+      await refusedAsErased(rewards.record(view(gone), 5));
+      await refusedAsErased(rewards.send(mail(gone)));
+      await refusedAsErased(rewards.markClaimed({ appId: APP, mailId: broadcast.mailId, userId: gone, claimedAt: at }));
+      assert.deepEqual(await left(gone), nothing);
+      assert.deepEqual(await economy.state(APP, gone), { balances: {}, items: {}, purchased: {} });
+
+      // The other player writes on as before.
+      assert.equal((await economy.apply(grant(other))).entry.state.balances.gems, 10);
+      assert.equal((await rewards.record(view(other), 5)).created, true);
+      assert.equal((await rewards.markClaimed({ appId: APP, mailId: broadcast.mailId, userId: other, claimedAt: at })).userId, other);
+      assert.deepEqual(await left(other), { entries: 2, apps: [APP], mail: 0, claims: 1, adViews: 1 });
+    });
+
+    it("an erase stopped right after its mark (kill -9) is finished by the sweep; the mark is forgotten a day later", async () => {
+      const gone = unique("crashed");
+      await economy.apply(grant(gone));
+      await rewards.record(view(gone), 5);
+      await marking.erasures.mark(gone, at);
+
+      const logger = pino({ level: "silent" });
+      const runErase = async (userId: string) => {
+        await marking.erase(userId);
+        await rewards.eraseUser(userId);
+        return true;
+      };
+      const report = await new EraseSweep(marking.erasures, { runErase }, logger).runOnce();
+      assert.equal(report.finished, 1);
+      assert.deepEqual(await left(gone), nothing);
+      assert.equal(await economy.erasures.isMarked(gone), true, "the mark stays a while: late writes still check it");
+      await refusedAsErased(economy.apply(grant(gone)));
+
+      const dayLater = Date.now() + 25 * 3_600_000;
+      const later = await new EraseSweep(marking.erasures, { runErase }, logger, { now: () => dayLater }).runOnce();
+      assert.ok(later.forgotten >= 1);
+      assert.equal(await economy.erasures.isMarked(gone), false);
+    });
+  });
+}
