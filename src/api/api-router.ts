@@ -15,6 +15,8 @@ import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
 import { HotRoutes } from "./hot-routes";
+import { PUSH_MAX_SKEW_SEC } from "../platforms/wechat/wechat-push";
+import { PushNonces } from "../services/push-nonces";
 
 /**
  * `/api` on the app: the hottest GETs by exact path at the front (hot-routes.ts; the table is filled
@@ -34,11 +36,12 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
-  api.use("/minigame", pushRoutes({ platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
+  const pushes = { nonces: new PushNonces(services.cache, PUSH_MAX_SKEW_SEC), logger: services.logger, refused: services.metrics.pushRefused.bind(services.metrics) };
+  api.use("/minigame", pushRoutes({ ...pushes, platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations }));
   // So are the reward sources' callbacks (rewarded ads, gift pushes): their own bodies, their platform's answers.
   api.use(
     "/minigame",
-    rewardPushRoutes({ platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts, logger: services.logger }),
+    rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts }),
   );
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
