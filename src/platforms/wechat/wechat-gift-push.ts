@@ -9,8 +9,9 @@
  * body: wechat-push.ts, platform-apis-3 §2, the same scheme as WeChat's published WXBizMsgCrypt).
  * A gift push grants value from its body alone (unlike the item-purchase push, whose payload carries
  * PayEventSig under the AppKey), so only safe mode is accepted: the console's message push must be
- * set to safe (安全模式) or compatible mode with an EncodingAESKey. The event's `MiniGame` object carries `OrderId` (unique: the dedupe key),
- * `IsPreview` (a console preview), `ToUserOpenid`, `Zone` (1001 iOS, 2001 Android/PC),
+ * set to safe mode (安全模式) with an EncodingAESKey. The event's `MiniGame` object carries
+ * `OrderId` (unique: the dedupe key), `IsPreview` (a console preview), `ToUserOpenid`, `Zone` (1001
+ * iOS, 2001 Android/PC),
  * `GiftTypeId`, `GiftId` (the pack as configured in the MP console), `SendTime` and `GoodsList`
  * `[{Id, Num}]`; the answer is `{"ErrCode": 0, "ErrMsg": "Success"}`, a non-zero ErrCode is a failed
  * delivery, and `SubErrCode` 172935494 says the player is unknown.
@@ -19,6 +20,8 @@
  * breaker that disables the pack after repeated failures; the guide says nothing) and whether the
  * gift push may share the virtual-payment push's URL and Token (the MP console has one message-push
  * URL; virtual payment 2.0 has its own "发货推送配置"): we verify with the app's push Token either way.
+ * Also unconfirmed: that compatible mode (兼容模式), which sends `Encrypt` beside the plain fields,
+ * names `encrypt_type=aes` in the query as safe mode does; if it does, it is read like safe mode.
  */
 import { parseJsonObject } from "../shared/json-object";
 import { decryptPush, PUSH_MAX_SKEW_SEC, verifiesUrl, pushSignature, type PushKeys } from "./wechat-push";
@@ -56,8 +59,8 @@ const ORDER_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 /**
  * Reads one message push for `appId` (already matched by its URL signature): timestamp, safe mode,
- * then the event. Only safe mode (or compatible mode, which carries `Encrypt` too) is read: there
- * `msg_signature` covers the encrypted body and the app id is inside it. A plain-mode body is
+ * then the event. Only safe mode is read: there `msg_signature` covers the encrypted body and the
+ * app id is inside it. A plain-mode body is
  * refused, whatever it says: its signature would be the same for any other body.
  */
 export function readGiftPush(appId: string, push: PushKeys, query: URLSearchParams, rawBody: string, nowSec: number): GiftPushOutcome {
