@@ -15,6 +15,8 @@ import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
 import { HotRoutes } from "./hot-routes";
+import { PUSH_MAX_SKEW_SEC } from "../platforms/wechat/wechat-push";
+import { PushNonces } from "../services/push-nonces";
 
 /**
  * `/api` on the app: the hottest GETs by exact path at the front (hot-routes.ts; the table is filled
@@ -34,11 +36,12 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
-  api.use("/minigame", pushRoutes({ platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations, logger: services.logger }));
+  const pushes = { nonces: new PushNonces(services.cache, PUSH_MAX_SKEW_SEC), logger: services.logger, refused: services.metrics.pushRefused.bind(services.metrics) };
+  api.use("/minigame", pushRoutes({ ...pushes, platforms: services.platformDefinitions, pushApps: services.payments.pushApps, operations: services.payments.operations }));
   // So are the reward sources' callbacks (rewarded ads, gift pushes): their own bodies, their platform's answers.
   api.use(
     "/minigame",
-    rewardPushRoutes({ platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts, logger: services.logger }),
+    rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts }),
   );
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
@@ -50,9 +53,14 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
-    // A body in another type would be read as none and refused as a validation error: say what is wrong.
-    if (hasBody(req) && !req.is("application/json")) return next(new AppError("unsupported_media_type"));
-    parseJson(req, res, next);
+    if (req.is("application/json") || !mayHaveBody(req)) return parseJson(req, res, next);
+    // A body in another type would be read as none and refused as a validation error: say what is
+    // wrong. A chunked body's length shows only once read: zero bytes in chunks is no body either.
+    if (declaredLength(req) !== undefined) return next(new AppError("unsupported_media_type"));
+    chunkedBodyIsEmpty(req).then(
+      (empty) => (empty ? parseJson(req, res, next) : next(new AppError("unsupported_media_type"))),
+      (err: unknown) => next(err),
+    );
   });
 
   const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };
@@ -156,10 +164,39 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   return api;
 }
 
-/** A body is coming: chunked, or a non-zero length (an empty body of any type is no body). */
-function hasBody(req: Request): boolean {
-  const length = req.headers["content-length"];
-  return req.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+/** A body may be coming: chunked, or a non-zero length (an empty body of any type is no body). */
+function mayHaveBody(req: Request): boolean {
+  return req.headers["transfer-encoding"] !== undefined || (declaredLength(req) ?? "0") !== "0";
+}
+
+/** The Content-Length of a body that states it, unless chunked (Node gives chunking precedence, as RFC 9112 says). */
+function declaredLength(req: Request): string | undefined {
+  return req.headers["transfer-encoding"] === undefined ? req.headers["content-length"] : undefined;
+}
+
+/**
+ * Reads a chunked body up to its first byte or its end: true when it ended empty (then the request
+ * is finished and the JSON parser passes it by as bodiless). A body that has bytes is left unread:
+ * it is refused, and Node discards the rest.
+ */
+function chunkedBodyIsEmpty(req: Request): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const settle = (outcome: () => void) => {
+      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      if (chunk.length === 0) return;
+      req.pause();
+      settle(() => resolve(false));
+    };
+    const onEnd = () => settle(() => resolve(true));
+    // The client went away mid-body: the error handler's "body could not be read" (a 4xx nobody reads).
+    const unreadable = () => Object.assign(new Error("request aborted"), { type: "request.aborted", status: 400, expose: true });
+    const onError = () => settle(() => reject(unreadable()));
+    const onClose = () => settle(() => reject(unreadable()));
+    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
+  });
 }
 
 function refuseOptions(api: Router, path: string): AppError | undefined {

@@ -42,7 +42,9 @@ export function economyRoutes(deps: EconomyRouteDeps): Router {
   router.post("/economy/purchases", auth, async (req: Request, res: Response) => {
     const body = parseInput(purchaseBody, req.body);
     const { auth: claims } = authOf(res);
-    const { created, ...purchase } = await deps.shop.buy(claims.app, claims.userId, body);
+    // New purchaseIds only: a replay writes nothing and answers the first outcome.
+    const admitNew = () => deps.limiter.hit(`user:purchases:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    const { created, ...purchase } = await deps.shop.buy(claims.app, claims.userId, body, admitNew);
     sendOk(res, purchase, created ? "Purchased" : "Purchase already made", created ? 201 : 200);
   });
   return router;

@@ -4,6 +4,7 @@ import type { PaymentKeys } from "../core/ports/coin-wallet";
 import type { Logger } from "../logging/logger";
 import { readPush, verifiesUrl, type PushKeys } from "../platforms/wechat/wechat-push";
 import type { PaymentOperations } from "../services/payments/payment-operations";
+import type { PushNonces } from "../services/push-nonces";
 import { mountDouyinPush } from "./push-routes-douyin";
 
 /** An app that accepts item-purchase pushes: its platform app id, push (or callback) Token (and AES key), and payment keys. */
@@ -19,7 +20,11 @@ export interface PushRouteDeps {
   /** The apps of the platform whose push Token is set. */
   pushApps(platform: string): PushApp[];
   operations: PaymentOperations;
+  /** The (timestamp, nonce) pairs seen on WeChat's message push, across processes. */
+  nonces: PushNonces;
   logger: Logger;
+  /** Counts a refused push (metrics: platform_pushes_refused_total). */
+  refused?: (platform: string, push: "item_purchase", reason: string) => void;
   nowSec?: () => number;
 }
 
@@ -32,7 +37,17 @@ function reply(res: Response, errCode: number, errMsg: string): void {
 }
 
 /** Non-zero ErrCodes of our refusals, one per reason, so a console log tells them apart. */
-const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, bad_pay_sig: 40005, wrong_env: 40006, body_too_large: 40007, body_unreadable: 40008 };
+const REFUSAL_CODES: Record<string, number> = {
+  bad_signature: 40001,
+  stale_timestamp: 40002,
+  malformed: 40003,
+  wrong_app: 40004,
+  bad_pay_sig: 40005,
+  wrong_env: 40006,
+  body_too_large: 40007,
+  body_unreadable: 40008,
+  replayed: 40009,
+};
 
 /**
  * Mounted at `/minigame`, before the JSON parser: item purchases the platforms push, at
@@ -82,15 +97,21 @@ function mountWechatPush(router: Router, deps: PushRouteDeps, nowSec: () => numb
   router.post("/wechat/push", express.text({ type: () => true, limit: "64kb" }), async (req: Request, res: Response) => {
     const q = query(req);
     const raw = typeof req.body === "string" ? req.body : "";
+    const refuse = (reason: string, appId?: string) => {
+      deps.logger.warn({ event: "push_refused", platform: "wechat", appId, reason }, "an item-purchase push was refused");
+      deps.refused?.("wechat", "item_purchase", reason);
+      reply(res, REFUSAL_CODES[reason] ?? 40003, reason);
+    };
     const app = deps.pushApps("wechat").find((a) => verifiesUrl(a.push.token, q));
-    if (!app) {
-      deps.logger.warn({ event: "push_refused", platform: "wechat", reason: "bad_signature" }, "an item-purchase push was refused");
-      return reply(res, REFUSAL_CODES.bad_signature, "bad_signature");
-    }
+    if (!app) return refuse("bad_signature");
     const outcome = readPush(app.appId, app.push, app.keys, q, raw, nowSec());
-    if (outcome.kind === "refused") {
-      deps.logger.warn({ event: "push_refused", platform: "wechat", appId: app.appId, reason: outcome.reason }, "an item-purchase push was refused");
-      return reply(res, REFUSAL_CODES[outcome.reason] ?? 40003, outcome.reason);
+    if (outcome.kind === "refused") return refuse(outcome.reason, app.appId);
+    // In plain mode the query's signature does not cover the body: a captured URL must not carry another one.
+    try {
+      if (!(await deps.nonces.admit("wechat_push", app.appId, q.get("timestamp")!, q.get("nonce") ?? "", raw))) return refuse("replayed", app.appId);
+    } catch (err) {
+      deps.logger.error({ err, event: "push_not_recorded", platform: "wechat", appId: app.appId }, "an item-purchase push could not be checked against replays; WeChat will push it again");
+      return reply(res, 1, "internal_error");
     }
     if (outcome.kind === "purchase") {
       const { openid, tradeNo, itemId, price, env } = outcome;

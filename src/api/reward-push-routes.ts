@@ -5,7 +5,8 @@
  *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts)
  *   POST     /douyin/gift-push   Douyin's message push: gift packs by gift code (douyin-gift.ts)
  * The app is the one whose Token verifies the signature, so one URL serves every app. A refusal
- * (forged, stale, another app's, malformed) records nothing.
+ * (forged, stale, another app's, malformed, a WeChat gift push in plain mode, a replayed query) records
+ * nothing; each is logged and counted.
  */
 import express, { Router, type Request, type Response } from "express";
 import { AppError } from "../core/errors";
@@ -17,6 +18,7 @@ import { pushHeaders, readDouyinPush, signedPush } from "../platforms/douyin/dou
 import { parseJsonObject } from "../platforms/shared/json-object";
 import type { AdRewards } from "../services/rewards/ad-rewards";
 import type { GiftRewards } from "../services/rewards/gift-rewards";
+import type { PushNonces } from "../services/push-nonces";
 
 /** One app's keys for the reward callbacks of one platform. */
 export interface RewardApp {
@@ -33,11 +35,15 @@ export interface RewardPushDeps {
   rewardApps(platform: string): RewardApp[];
   ads: AdRewards;
   gifts: GiftRewards;
+  /** The (timestamp, nonce) pairs seen on WeChat's message push, across processes. */
+  nonces: PushNonces;
   logger: Logger;
+  /** Counts a push refused or set aside (metrics: platform_pushes_refused_total). */
+  refused?: (platform: string, push: "gift", reason: string) => void;
   nowMs?: () => number;
 }
 
-const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, unknown_gift: 40010 };
+const REFUSAL_CODES: Record<string, number> = { bad_signature: 40001, stale_timestamp: 40002, malformed: 40003, wrong_app: 40004, replayed: 40009, unknown_gift: 40010, plain_mode: 40011 };
 const DOUYIN_REFUSALS: Record<string, number> = { bad_signature: 401, stale_timestamp: 400, malformed: 400, wrong_app: 400, unknown_gift: 409 };
 
 export function rewardPushRoutes(deps: RewardPushDeps): Router {
@@ -105,16 +111,30 @@ function mountWechatGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
     const q = queryOf(req);
     const refuse = (reason: string, app?: string) => {
       deps.logger.warn({ event: "gift_push_refused", platform: "wechat", app, reason }, "a gift push was refused");
+      deps.refused?.("wechat", "gift", reason);
       reply(res, REFUSAL_CODES[reason] ?? 40003, reason);
     };
     const app = apps().find((a) => verifiesUrl(a.giftPush!.token, q));
     if (!app) return refuse("bad_signature");
-    const outcome = readGiftPush(app.appId, app.giftPush!, q, textOf(req), Math.floor(nowMs() / 1000));
+    const raw = textOf(req);
+    const outcome = readGiftPush(app.appId, app.giftPush!, q, raw, Math.floor(nowMs() / 1000));
     if (outcome.kind === "refused") return refuse(outcome.reason, app.app);
+    try {
+      if (!(await deps.nonces.admit("wechat_gift", app.appId, q.get("timestamp")!, q.get("nonce") ?? "", raw))) return refuse("replayed", app.app);
+    } catch (err) {
+      deps.logger.error({ err, event: "gift_not_granted", platform: "wechat", app: app.app }, "a gift push could not be checked against replays; WeChat will push it again");
+      return reply(res, 1, "internal_error");
+    }
     if (outcome.kind === "other" || outcome.delivery.preview) return reply(res, 0, "Success");
     const { delivery } = outcome;
     try {
       const result = await deps.gifts.deliver({ platform: "wechat", app: app.app, openid: delivery.openid, giftId: delivery.giftId, deliveryId: delivery.orderId });
+      if (!result.delivered && result.reason === "granted_to_another_player") {
+        // Handled like a duplicate: WeChat would push it again forever, and no answer can change the ledger.
+        deps.logger.warn({ event: "gift_push_refused", platform: "wechat", app: app.app, reason: result.reason, orderId: delivery.orderId }, "a gift push names an OrderId already granted to another player; answered as handled, nothing granted");
+        deps.refused?.("wechat", "gift", result.reason);
+        return reply(res, 0, "Success");
+      }
       if (!result.delivered) return result.reason === "unknown_player" ? reply(res, 1, "unknown player", GIFT_UNKNOWN_PLAYER_SUBCODE) : refuse(result.reason, app.app);
       reply(res, 0, "Success");
     } catch (err) {
@@ -131,6 +151,7 @@ function mountDouyinGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
     const raw = textOf(req);
     const refuse = (reason: string, app?: string) => {
       deps.logger.warn({ event: "gift_push_refused", platform: "douyin", app, reason }, "a gift push was refused");
+      deps.refused?.("douyin", "gift", reason);
       reply(res, DOUYIN_REFUSALS[reason] ?? 400, REFUSAL_CODES[reason] ?? 40003, reason);
     };
     const headers = pushHeaders((name) => req.header(name));
@@ -143,6 +164,11 @@ function mountDouyinGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
     const { gift } = outcome;
     try {
       const result = await deps.gifts.deliver({ platform: "douyin", app: app.app, openid: gift.openid, giftId: gift.giftId, deliveryId: gift.giftCode });
+      if (!result.delivered && result.reason === "granted_to_another_player") {
+        deps.logger.warn({ event: "gift_push_refused", platform: "douyin", app: app.app, reason: result.reason }, "a gift push names a gift code already granted to another player; answered as handled, nothing granted");
+        deps.refused?.("douyin", "gift", result.reason);
+        return reply(res, 200, 0, "success");
+      }
       if (!result.delivered) return result.reason === "unknown_player" ? reply(res, 409, 1, "unknown_player") : refuse(result.reason, app.app);
       reply(res, 200, 0, "success");
     } catch (err) {

@@ -24,7 +24,7 @@ import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
-import { rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
+import { giftPushesWithoutAesKey, rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
@@ -101,6 +101,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     accessTokenRoutePublic: s.ACCESS_TOKEN_ROUTE_PUBLIC,
     exposeSessionKey: s.EXPOSE_SESSION_KEY,
     exposeSessionKeyConfirmed: s.EXPOSE_SESSION_KEY_CONFIRMED,
+    giftPushesWithoutAesKey: giftPushesWithoutAesKey(s, s.APPS_FILE?.apps ?? []),
   });
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });

@@ -1,6 +1,7 @@
 /**
  * What production refuses beyond the schema: the development JWT secret, weak or placeholder
- * secrets, the simulator, unguarded access-token routes, and arena.env's "change-me" placeholders.
+ * secrets, the simulator, unguarded access-token routes, WeChat gift pushes whose bodies nothing
+ * would authenticate, and arena.env's "change-me" placeholders.
  */
 import type { Env, SettingProblem } from "./config-types";
 
@@ -23,6 +24,8 @@ export interface ProductionFacts {
   /** EXPOSE_SESSION_KEY as set (undefined: unset) and its confirmation. */
   exposeSessionKey?: boolean;
   exposeSessionKeyConfirmed?: boolean;
+  /** WeChat gift pushes set up without an EncodingAESKey (settings/rewards.ts giftPushesWithoutAesKey). */
+  giftPushesWithoutAesKey?: Array<{ key: string; where: string }>;
 }
 
 export function productionProblems(f: ProductionFacts): SettingProblem[] {
@@ -49,7 +52,21 @@ export function productionProblems(f: ProductionFacts): SettingProblem[] {
       "true sends every player's platform session_key to the client; production leaves it out (the server keeps it). Set EXPOSE_SESSION_KEY_CONFIRMED=true to send it deliberately",
     );
   }
+  for (const [key, wheres] of groupByKey(f.giftPushesWithoutAesKey ?? [])) {
+    problem(
+      key,
+      `${wheres.join(", ")}: required in production where a WeChat gift-push Token is set. Gift pushes are accepted in safe mode only ` +
+        "(in plain mode the signature does not cover the body, so anyone holding one push URL could claim any pack): set the " +
+        "console's message push to safe mode and its EncodingAESKey here",
+    );
+  }
   return problems;
+}
+
+function groupByKey(entries: Array<{ key: string; where: string }>): Map<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const { key, where } of entries) grouped.set(key, [...(grouped.get(key) ?? []), where]);
+  return grouped;
 }
 
 /** arena.env ships with "change-me" in every value an operator must fill in; production refuses them all. */

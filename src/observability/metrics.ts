@@ -117,6 +117,17 @@ export class Metrics {
     this.subscribeMessages.inc({ platform, result });
   }
 
+  private readonly pushRefusals = new client.Counter({
+    name: "platform_pushes_refused_total",
+    help: "Platform pushes refused or set aside (forged, stale, replayed, plain-mode gift pushes, an id granted to another player…), by platform, push and reason",
+    labelNames: ["platform", "push", "reason"] as const,
+    registers: [this.registry],
+  });
+
+  pushRefused(platform: string, push: string, reason: string): void {
+    this.pushRefusals.inc({ platform, push, reason });
+  }
+
   /** Gauges read at scrape time, e.g. rooms and connected clients from the room layer. */
   gauge(name: string, help: string, read: () => number): void {
     new client.Gauge({

@@ -87,6 +87,10 @@ export async function buildRewardServices(input: RewardWiringInput): Promise<Rew
       const keys: AppRewardKeys = embedded ? { ...simulatorRewardKeys(platform, settings.appId), ...defined(given) } : given;
       const ad = platform === "wechat" && keys.adToken && keys.adAesKey ? { token: keys.adToken, encodingAesKey: keys.adAesKey } : undefined;
       const giftPush = keys.giftPushToken ? { token: keys.giftPushToken, encodingAesKey: platform === "wechat" ? keys.giftPushAesKey : undefined } : undefined;
+      if (platform === "wechat" && giftPush && !giftPush.encodingAesKey) {
+        // Production refuses to start so (production-rules.ts); elsewhere say why every gift push will be refused.
+        logger.warn({ event: "gift_push_unauthenticated", app: app.key }, "WeChat gift pushes have a Token but no EncodingAESKey: each is refused (plain_mode) until it is set");
+      }
       list.push({ app: app.key, appId: settings.appId, ad, giftPush });
     }
     perPlatform.set(platform, list);
@@ -133,11 +137,15 @@ export function catalogRewards(catalogs: Pick<CatalogService, "get">): RewardCat
   };
 }
 
-/** The default app's keys: the reward settings, the WeChat gift push falling back to the payment push's Token. */
+/**
+ * The default app's keys: the reward settings, the WeChat gift push falling back to the payment
+ * push's Token and EncodingAESKey together. A payment push in plain mode lends nothing: gift pushes
+ * are read in safe mode only, and its Token alone would only route them to a refusal.
+ */
 function defaultKeys(config: AppConfig, platform: string): AppRewardKeys {
   const set = config.rewards.defaultApp[platform] ?? {};
   const pay = config.payments.defaultApp[platform];
-  if (platform !== "wechat" || set.giftPushToken || !pay?.pushToken) return set;
+  if (platform !== "wechat" || set.giftPushToken || !pay?.pushToken || !pay.pushAesKey) return set;
   return { ...set, giftPushToken: pay.pushToken, giftPushAesKey: pay.pushAesKey };
 }
 

@@ -17,7 +17,8 @@ const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
 for (const backend of backends) {
   describe(`economy end to end: ${backend.name}`, function () {
     this.timeout(120_000);
-    const server = paymentServerPerSuite(backend);
+    // 100 new purchaseIds from one player at once: above the per-player limit of new purchases (economy-purchase-limit.test.ts).
+    const server = paymentServerPerSuite(backend, { RATE_LIMIT_USER_MAX: "1000" });
     let h: Harness;
     before(() => (h = server.h));
 

@@ -156,6 +156,19 @@ for (const backend of backends) {
         assert.equal(res.json.data.code, "invalid_credentials");
       });
 
+      it("takes an empty chunked body without a content type as no body: logout ends the session; a chunked body that is not JSON is still 415", async () => {
+        const token = await login(h);
+        // Zero bytes framed as chunks, no Content-Type: what some HTTP clients send for a bodiless POST.
+        const logout = await rawRequest(h.baseUrl, { method: "POST", path: "/api/auth/logout", headers: { authorization: `Bearer ${token}`, "transfer-encoding": "chunked" }, body: [] });
+        assert.equal(logout.status, 200, logout.text);
+        assert.equal((await h.get("/api/users/me", { authorization: `Bearer ${token}` })).status, 401);
+        const other = await login(h);
+        const text = await rawRequest(h.baseUrl, { method: "POST", path: "/api/auth/logout", headers: { authorization: `Bearer ${other}`, "transfer-encoding": "chunked", "content-type": "text/plain" }, body: [Buffer.from("bye")] });
+        assert.equal(text.status, 415, text.text);
+        assert.equal(text.json.data.code, "unsupported_media_type");
+        assert.equal((await h.get("/api/users/me", { authorization: `Bearer ${other}` })).status, 200);
+      });
+
       it("refuses NUL characters in any string input with 400 invalid_request, before any store sees them", async () => {
         const token = await login(h);
         const nul = "a\u0000b";

@@ -69,6 +69,18 @@ for (const backend of backends) {
       for (let i = 0; i < 100 && !h.simulator.payments.rewards.delivery("gift", code, "douyin")?.acknowledged; i++) await sleep(50);
       assert.equal(h.simulator.payments.rewards.delivery("gift", code, "douyin")?.acknowledged, true);
       assert.deepEqual(await wallet(p.headers), { gems: 20 });
+
+      // The code pushed for another player: handled (Douyin stops pushing it), nothing granted to them.
+      const other = await player();
+      await fetch(`${h.simulator.url}/__simulator/gift`, {
+        method: "POST",
+        body: JSON.stringify({ platform: "douyin", openid: other.openid, giftId: "gift-example", orderId: code, notifyUrl: `${h.baseUrl}/api/minigame/douyin/gift-push` }),
+      });
+      for (let i = 0; i < 100 && (h.simulator.payments.rewards.delivery("gift", code, "douyin")?.attempts ?? 0) < 1; i++) await sleep(50);
+      for (let i = 0; i < 100 && !h.simulator.payments.rewards.delivery("gift", code, "douyin")?.acknowledged; i++) await sleep(50);
+      assert.equal(h.simulator.payments.rewards.delivery("gift", code, "douyin")?.acknowledged, true);
+      assert.ok(h.logs.some((line) => line.includes("granted_to_another_player")));
+      assert.deepEqual(await wallet(other.headers), {});
     });
 
     it("refuses another player's, unknown, another app's and elsewhere-redeemed codes, and an unknown pack, granting nothing", async () => {

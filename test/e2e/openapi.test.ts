@@ -20,6 +20,7 @@ import { adSignature, encryptAdReward } from "../../src/platforms/wechat/wechat-
 import { signDouyinPush } from "../../src/platforms/douyin/douyin-gift";
 import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
 import { simulatorRewardEnv } from "../support/rewards";
+import { sealedGiftPush } from "../support/wechat-gift-pushes";
 
 interface Res {
   status: number;
@@ -373,8 +374,10 @@ describe("OpenAPI description", () => {
     const giftCheck = (token: string) => `${giftRoute}?${new URLSearchParams({ signature: pushSignature(token, seconds, "n"), timestamp: seconds, nonce: "n", echostr: "e4" })}`;
     assert.equal((await call("GET", giftRoute, { path: giftCheck(gift.giftPushToken) })).status, 200);
     assert.equal((await call("GET", giftRoute, { path: giftCheck("forged") })).status, 401);
-    const event = { MsgType: "event", Event: "minigame_deliver_goods", MiniGame: { OrderId: unique("gift"), IsPreview: 0, ToUserOpenid: login.openid, GiftId: "gift-example", GoodsList: [] } };
-    assert.equal((await call("POST", giftRoute, { path: giftCheck(gift.giftPushToken), body: event })).body.ErrCode, 0);
+    const sealed = sealedGiftPush(wechatApp, { orderId: unique("gift"), openid: login.openid, giftId: "gift-example" });
+    assert.equal((await call("POST", giftRoute, { path: `${giftRoute}?${sealed.query}`, body: JSON.parse(sealed.body) })).body.ErrCode, 0);
+    const plain = { MsgType: "event", Event: "minigame_deliver_goods", MiniGame: { OrderId: unique("gift"), IsPreview: 0, ToUserOpenid: login.openid, GiftId: "gift-example", GoodsList: [] } };
+    assert.equal((await call("POST", giftRoute, { path: giftCheck(gift.giftPushToken), body: plain })).body.ErrCode, 40011);
     assert.equal((await call("POST", giftRoute, { path: giftCheck(gift.giftPushToken), body: "x".repeat(70_000) })).status, 413);
 
     const douyinApp = platformDefinitions.find((p) => p.name === "douyin")!.simulatorApp.appId;

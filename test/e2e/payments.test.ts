@@ -164,11 +164,11 @@ for (const backend of backends) {
       const pushUrl = () => `${h.baseUrl}/api/minigame/wechat/push`;
 
       /** A push as WeChat signs it, with parts a test may spoil. */
-      function push(openid: string, tradeNo: string, spoil: { token?: string; appKey?: string; timestamp?: number; body?: string; contentType?: string } = {}) {
+      function push(openid: string, tradeNo: string, spoil: { token?: string; appKey?: string; timestamp?: number; nonce?: string; body?: string; contentType?: string } = {}) {
         const payload = JSON.stringify({ OpenId: openid, Env: 1, OutTradeNo: tradeNo, GoodsInfo: { ProductId: "gem_pack", Quantity: 1, OrigPrice: 600, ActualPrice: 600, Attach: "" } });
         const event = { ToUserName: "gh_x", FromUserName: openid, CreateTime: 1, MsgType: "event", Event: "minigame_game_pay_goods_deliver_notify", MiniGame: { Payload: payload, PayEventSig: payEventSig(spoil.appKey ?? keys.sandboxAppKey, payload) } };
         const timestamp = String(spoil.timestamp ?? Math.floor(Date.now() / 1000));
-        const nonce = crypto.randomBytes(4).toString("hex");
+        const nonce = spoil.nonce ?? crypto.randomBytes(4).toString("hex");
         const query = new URLSearchParams({ signature: pushSignature(spoil.token ?? keys.pushToken, timestamp, nonce), timestamp, nonce });
         return fetch(`${pushUrl()}?${query}`, { method: "POST", headers: { "content-type": spoil.contentType ?? "application/json" }, body: spoil.body ?? JSON.stringify(event) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { ErrCode: number; ErrMsg: string } }));
       }
@@ -203,6 +203,20 @@ for (const backend of backends) {
           assert.equal(order.state, "delivered");
           assert.equal((await h.get("/api/payments/orders", p.headers)).body.data.orders.length, 1);
         }
+      });
+
+      it("refuses a captured push URL carrying another body (40009 replayed, nothing recorded); the same push again is answered success", async () => {
+        const p = await player("wechat", 0);
+        const [tradeNo, other] = [unique("first"), unique("other")];
+        const timestamp = Math.floor(Date.now() / 1000);
+        const nonce = unique("nonce");
+        assert.deepEqual(await push(p.openid, tradeNo, { timestamp, nonce }), { status: 200, body: { ErrCode: 0, ErrMsg: "Success" } });
+        // WeChat's retry of the same push (same query, same body): not a replay, recorded once.
+        assert.deepEqual(await push(p.openid, tradeNo, { timestamp, nonce }), { status: 200, body: { ErrCode: 0, ErrMsg: "Success" } });
+        // The same (timestamp, nonce) with another body, even one whose PayEventSig verifies: refused.
+        assert.deepEqual(await push(p.openid, other, { timestamp, nonce }), { status: 200, body: { ErrCode: 40009, ErrMsg: "replayed" } });
+        assert.equal((await itemOrder(p.headers, tradeNo)).state, "delivered");
+        assert.deepEqual((await h.get("/api/payments/orders", p.headers)).body.data.orders.map((o: any) => o.orderId), [tradeNo]);
       });
 
       it("answers a push body over 64 KiB in WeChat's shape (HTTP 200, non-zero ErrCode), recording nothing", async () => {

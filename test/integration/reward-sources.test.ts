@@ -18,8 +18,9 @@ import { createRewardStores, type RewardStores } from "../../src/adapters/store/
 import { rewardPushRoutes, type RewardApp } from "../../src/api/reward-push-routes";
 import { createLogger } from "../../src/logging/logger";
 import { adSignature, encryptAdReward } from "../../src/platforms/wechat/wechat-ad-reward";
-import { GIFT_EVENT } from "../../src/platforms/wechat/wechat-gift-push";
-import { pushSignature } from "../../src/platforms/wechat/wechat-push";
+import { MemoryCache } from "../../src/adapters/cache/memory-cache";
+import { pushSignature, PUSH_MAX_SKEW_SEC } from "../../src/platforms/wechat/wechat-push";
+import { PushNonces } from "../../src/services/push-nonces";
 import { signDouyinPush } from "../../src/platforms/douyin/douyin-gift";
 import { AdRewards } from "../../src/services/rewards/ad-rewards";
 import { GiftRewards } from "../../src/services/rewards/gift-rewards";
@@ -28,6 +29,7 @@ import type { RewardCatalog } from "../../src/services/rewards/reward-catalog";
 import { RewardSim } from "../../src/simulator/rewards/reward-sim";
 import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
 import { MemoryRewardGranter } from "../support/memory-reward-granter";
+import { giftEvent, sealedGiftPush } from "../support/wechat-gift-pushes";
 import { createTestMongoDatabase } from "../support/mongo";
 import { createTestDatabase } from "../support/postgres";
 import { testDatabaseUrl, testMongoUrl } from "../support/services";
@@ -113,7 +115,9 @@ for (const impl of implementations) {
         return { app: `key-${appId}`, appId, ad: platform === "wechat" ? { token: k.adToken, encodingAesKey: k.adAesKey } : undefined, giftPush: { token: k.giftPushToken, encodingAesKey: k.giftPushAesKey } };
       };
       const app = express();
-      app.use("/api/minigame", rewardPushRoutes({ platforms: [{ name: "wechat" }, { name: "douyin" }], rewardApps: (p) => (p === "wechat" ? [keysOf("wechat", WX_APP)] : [keysOf("douyin", DY_APP)]), ads, gifts, logger }));
+      const nonces = new PushNonces(new MemoryCache(), PUSH_MAX_SKEW_SEC);
+      const rewardApps = (p: string) => (p === "wechat" ? [keysOf("wechat", WX_APP)] : [keysOf("douyin", DY_APP)]);
+      app.use("/api/minigame", rewardPushRoutes({ platforms: [{ name: "wechat" }, { name: "douyin" }], rewardApps, ads, gifts, nonces, logger }));
       server = http.createServer(app);
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -188,24 +192,42 @@ for (const impl of implementations) {
       const { body } = sim.gift({ platform: "wechat", openid, giftId: "daily-pack" });
       const orderId = (body as { orderId: string }).orderId;
       await until(() => sim.delivery("gift", orderId)?.acknowledged === true);
-      const k = simulatorRewardKeys("wechat", WX_APP);
-      const ts = String(Math.floor(Date.now() / 1000));
-      const url = `${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, ts, "n")}&timestamp=${ts}&nonce=n`;
-      const event = JSON.stringify({ MsgType: "event", Event: GIFT_EVENT, MiniGame: { OrderId: orderId, IsPreview: 0, ToUserOpenid: openid, GiftId: "daily-pack", GoodsList: [] } });
-      const answers = await Promise.all(Array.from({ length: 20 }, () => post(url, event).then(json)));
+      const push = sealedGiftPush(WX_APP, { orderId, openid, giftId: "daily-pack" });
+      const url = `${base}/api/minigame/wechat/gift-push?${push.query}`;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => post(url, push.body).then(json)));
       assert.ok(answers.every((a) => a.ErrCode === 0));
       const grants = granter.grantsOf("gift_pack").filter((g) => g.sourceId === orderId);
       assert.equal(grants.length, 1);
       assert.deepEqual(grants[0].items, [{ itemId: "potion", count: 2 }]);
-      // Forged, stale, unknown pack, malformed: refused, nothing granted.
+      // Forged, stale, unknown pack, malformed, another app's sealing, the same query with another sealed body: refused, nothing granted.
       const before = granter.calls;
-      const forged = await post(url.replace(/signature=[0-9a-f]+/, "signature=deadbeef"), event.replace(orderId, "order-forged")).then(json);
-      const staleTs = String(Math.floor(Date.now() / 1000) - 3600);
-      const stale = await post(`${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, staleTs, "n")}&timestamp=${staleTs}&nonce=n`, event.replace(orderId, "order-stale")).then(json);
-      const unknown = await post(url, event.replace(orderId, "order-unknown").replace("daily-pack", "no-such-pack")).then(json);
-      const malformed = await post(url, "{").then(json);
-      for (const answer of [forged, stale, unknown, malformed]) assert.notEqual(answer.ErrCode, 0);
+      const fresh = (fields: { orderId: string; giftId?: string; openid?: string }, options = {}) => sealedGiftPush(WX_APP, { openid, giftId: "daily-pack", ...fields }, options);
+      const send = (p: { query: string; body: string }) => post(`${base}/api/minigame/wechat/gift-push?${p.query}`, p.body).then(json);
+      const forgedPush = fresh({ orderId: "order-forged" });
+      const forged = await send({ ...forgedPush, query: forgedPush.query.replace(/msg_signature=[0-9a-f]+/, "msg_signature=deadbeef") });
+      const stale = await send(fresh({ orderId: "order-stale" }, { timestampSec: Math.floor(Date.now() / 1000) - 3600 }));
+      const unknown = await send(fresh({ orderId: "order-unknown", giftId: "no-such-pack" }));
+      const malformed = await send({ query: fresh({ orderId: "order-malformed" }).query, body: "{" });
+      const otherApp = sealedGiftPush(OTHER_WX_APP, { orderId: "order-other", openid, giftId: "daily-pack" });
+      const replayedQuery = await send({ query: push.query, body: fresh({ orderId: "order-replayed" }).body });
+      for (const answer of [forged, stale, unknown, malformed, await send(otherApp), replayedQuery]) assert.notEqual(answer.ErrCode, 0, JSON.stringify(answer));
       assert.equal(granter.calls, before);
+    });
+
+    it("a WeChat gift push in plain mode is refused, the genuine one and any body under its captured URL: nothing granted", async () => {
+      const openid = `plain-${crypto.randomBytes(4).toString("hex")}`;
+      const { body } = sim.gift({ platform: "wechat", openid, giftId: "daily-pack", safeMode: false });
+      const orderId = (body as { orderId: string }).orderId;
+      await until(() => (sim.delivery("gift", orderId)?.attempts ?? 0) >= 2);
+      assert.equal(sim.delivery("gift", orderId)?.acknowledged, false);
+      const k = simulatorRewardKeys("wechat", WX_APP);
+      const ts = String(Math.floor(Date.now() / 1000));
+      // A URL WeChat signed (only Token, timestamp and nonce), and a body of the attacker's choosing.
+      const url = `${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, ts, "n")}&timestamp=${ts}&nonce=n`;
+      const forgedBody = giftEvent({ orderId: "order-thief", openid: "thief", giftId: "daily-pack" });
+      const answers = [await post(url, forgedBody).then(json), await post(url, forgedBody.replace("order-thief", "order-thief-2")).then(json)];
+      assert.deepEqual(answers.map((a) => [a.ErrCode, a.ErrMsg]), [[40011, "plain_mode"], [40011, "plain_mode"]]);
+      assert.equal(granter.grantsOf("gift_pack").filter((g) => g.sourceId === orderId || g.sourceId.startsWith("order-thief")).length, 0);
     });
 
     it("a Douyin gift code is granted once: the simulator's push and 20 replays; forged and other-app pushes are refused", async () => {

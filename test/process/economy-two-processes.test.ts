@@ -25,7 +25,7 @@ for (const backend of backends) {
       sim = await startSimulator({ port: 0 });
       const prepared = await backend.prepare();
       release = prepared.release;
-      env = { NODE_ENV: "test", JWT_SECRET: JWT, LOG_LEVEL: "warn", DATABASE_QUERY_TIMEOUT_MS: "10000", ...simulatorPlatformEnv(sim.url), ...prepared.env };
+      env = { NODE_ENV: "test", JWT_SECRET: JWT, LOG_LEVEL: "warn", DATABASE_QUERY_TIMEOUT_MS: "10000", RATE_LIMIT_USER_MAX: "1000", ...simulatorPlatformEnv(sim.url), ...prepared.env };
       servers = await startServerProcesses(env, 2);
     });
     after(async () => {

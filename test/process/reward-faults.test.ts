@@ -13,14 +13,13 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import type { AppConfig } from "../../src/config/config";
 import { adSignature, encryptAdReward } from "../../src/platforms/wechat/wechat-ad-reward";
-import { GIFT_EVENT } from "../../src/platforms/wechat/wechat-gift-push";
-import { pushSignature } from "../../src/platforms/wechat/wechat-push";
 import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
 import { ROOT } from "../support/build";
 import { createTestMongoDatabase } from "../support/mongo";
 import { createTestDatabase } from "../support/postgres";
 import { testDatabaseUrl, testMongoUrl } from "../support/services";
 import { CRASH_CHILD_APPS } from "../support/reward-crash-child";
+import { sealedGiftPush } from "../support/wechat-gift-pushes";
 
 
 interface Implementation {
@@ -134,12 +133,10 @@ for (const impl of implementations) {
     });
 
     it("before_gift_granted: WeChat's next push of the gift pack grants once", async () => {
-      const k = simulatorRewardKeys("wechat", CRASH_CHILD_APPS.wechat);
       const orderId = `gift-${impl.name}-${Date.now()}`;
-      const event = JSON.stringify({ MsgType: "event", Event: GIFT_EVENT, MiniGame: { OrderId: orderId, IsPreview: 0, ToUserOpenid: "player-bo", GiftId: "daily-pack", GoodsList: [] } });
       const answers = await crashThenRetry("before_gift_granted", (base) => {
-        const ts = String(Math.floor(Date.now() / 1000));
-        return post(`${base}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, ts, "n")}&timestamp=${ts}&nonce=n`, event);
+        const push = sealedGiftPush(CRASH_CHILD_APPS.wechat, { orderId, openid: "player-bo", giftId: "daily-pack" });
+        return post(`${base}/api/minigame/wechat/gift-push?${push.query}`, push.body);
       });
       assert.deepEqual(answers.map((a) => a.body?.ErrCode), [0, 0]);
       assert.equal(grantsOf("gift_pack", orderId), 1);

@@ -10,8 +10,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { adSignature, encryptAdReward } from "../../src/platforms/wechat/wechat-ad-reward";
-import { GIFT_EVENT } from "../../src/platforms/wechat/wechat-gift-push";
-import { pushSignature } from "../../src/platforms/wechat/wechat-push";
 import { platformDefinitions } from "../../src/platforms/registry";
 import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
@@ -20,6 +18,7 @@ import { storeBackends as backends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
 import { simulatorRewardEnv } from "../support/rewards";
 import { startServerProcess, startServerProcesses, type ServerProcess } from "../support/server-process";
+import { sealedGiftPush } from "../support/wechat-gift-pushes";
 
 const JWT = "reward-fault-tests-jwt-secret-0123456789abcdef";
 let seq = 0;
@@ -104,12 +103,10 @@ for (const backend of backends) {
     it("before_gift_granted: WeChat's next push of the gift pack grants once", async () => {
       const player = unique("gifted");
       let openid = "";
-      const k = simulatorRewardKeys("wechat", WECHAT_APP);
       const orderId = unique("gift");
       const push = (s: ServerProcess) => {
-        const ts = String(Math.floor(Date.now() / 1000));
-        const event = JSON.stringify({ MsgType: "event", Event: GIFT_EVENT, MiniGame: { OrderId: orderId, IsPreview: 0, ToUserOpenid: openid, GiftId: "gift-example", GoodsList: [] } });
-        return post(`${s.baseUrl}/api/minigame/wechat/gift-push?signature=${pushSignature(k.giftPushToken, ts, "n")}&timestamp=${ts}&nonce=n`, event);
+        const sealed = sealedGiftPush(WECHAT_APP, { orderId, openid, giftId: "gift-example" });
+        return post(`${s.baseUrl}/api/minigame/wechat/gift-push?${sealed.query}`, sealed.body);
       };
       const { restarted, answers } = await crashAndRetry("before_gift_granted", push, async (s) => void (openid = (await login(s, player, 1)).openid));
       assert.ok(answers.every((a) => (a as { body: { ErrCode: number } }).body.ErrCode === 0));

@@ -60,6 +60,20 @@ describe("config: apps (APPS_FILE)", () => {
     assert.equal(c.linkAppsByUnionid, false);
   });
 
+  it("refuses production with a WeChat gift-push Token and no EncodingAESKey, for the default app and a file's app", () => {
+    const aesKey = "A".repeat(43);
+    assert.ok(problemsOf({ ...production, WECHAT_GIFT_PUSH_TOKEN: "gift-push-token-value" }).some((p) => p.startsWith("WECHAT_GIFT_PUSH_AES_KEY: ") && p.includes("safe mode")));
+    assert.doesNotThrow(() => parseConfig({ ...production, WECHAT_GIFT_PUSH_TOKEN: "gift-push-token-value", WECHAT_GIFT_PUSH_AES_KEY: aesKey }));
+    // The payment push's Token alone does not turn gift pushes on (they borrow its Token only with its EncodingAESKey).
+    assert.doesNotThrow(() => parseConfig({ ...production, WECHAT_PUSH_TOKEN: "payment-push-token-value" }));
+    const gifted = (payments: Record<string, string>) => appsFile({ apps: [{ ...puzzle, wechat: { ...puzzle.wechat, payments } }] });
+    const problems = problemsOf({ ...production, APPS_FILE: gifted({ giftPushToken: "puzzle-gift-token" }) });
+    assert.ok(problems.some((p) => p.startsWith("APPS_FILE: puzzle.wechat.payments.giftPushAesKey: required in production")), problems.join("\n"));
+    assert.doesNotThrow(() => parseConfig({ ...production, APPS_FILE: gifted({ giftPushToken: "puzzle-gift-token", giftPushAesKey: aesKey }) }));
+    // Outside production the server starts; every such gift push is refused (plain_mode).
+    assert.doesNotThrow(() => parseConfig({ WECHAT_GIFT_PUSH_TOKEN: "gift-push-token-value" }));
+  });
+
   it("names a missing file and malformed JSON", () => {
     assert.match(problemsOf({ ...production, APPS_FILE: path.join(dir, "nope.json") }).join("\n"), /^APPS_FILE: cannot read .*nope\.json: ENOENT/m);
     assert.match(problemsOf({ ...production, APPS_FILE: appsFile("{apps: [") }).join("\n"), /^APPS_FILE: .* is not valid JSON/m);

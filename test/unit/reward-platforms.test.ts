@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import { adCallbackFields, adSignature, decryptAdReward, encryptAdReward, readAdCallback, readAdCustomData, verifiesAdUrl } from "../../src/platforms/wechat/wechat-ad-reward";
 import { GIFT_EVENT, readGiftPush } from "../../src/platforms/wechat/wechat-gift-push";
-import { encryptPush, pushSignature } from "../../src/platforms/wechat/wechat-push";
+import { pushSignature, sealPush } from "../../src/platforms/wechat/wechat-push";
 import { douyinPushSignature, pushHeaders, readDouyinPush, signDouyinPush } from "../../src/platforms/douyin/douyin-gift";
 
 const AES = crypto.createHash("sha256").update("test-aes").digest("base64").slice(0, 43);
@@ -74,27 +74,39 @@ describe("WeChat gift-pack push", () => {
     const timestamp = String(nowSec);
     return new URLSearchParams({ signature: pushSignature(token, timestamp, "n1"), timestamp, nonce: "n1" });
   };
+  /** Safe mode as WeChat sends it: `msg_signature` over (Token, timestamp, nonce, Encrypt), the app id inside. */
+  const sealed = (nowSec: number, message: string, options: { appId?: string; token?: string } = {}) => {
+    const { query, body } = sealPush({ token: options.token ?? push.token, encodingAesKey: AES }, options.appId ?? "wx-app", message, String(nowSec), "n1");
+    return { query, body };
+  };
+  const read = (p: { query: URLSearchParams; body: string }, now: number, appId = "wx-app") => readGiftPush(appId, push, p.query, p.body, now);
 
-  it("reads the delivery, plain and in safe mode", () => {
+  it("reads the delivery in safe mode, the app id inside checked", () => {
     const now = Math.floor(Date.now() / 1000);
-    const plain = readGiftPush("wx-app", push, signed(now), event(GAME), now);
-    assert.deepEqual(plain, { kind: "gift", delivery: { orderId: "order-1", openid: "openid-1", giftId: "daily-pack", goods: [{ id: "gold", num: 10 }], preview: false } });
-    const encrypted = encryptPush(AES, event(GAME), "wx-app");
-    const q = signed(now);
-    q.set("encrypt_type", "aes");
-    q.set("msg_signature", pushSignature(push.token, String(now), "n1", encrypted));
-    assert.equal(readGiftPush("wx-app", push, q, JSON.stringify({ Encrypt: encrypted }), now).kind, "gift");
-    assert.deepEqual(readGiftPush("other-app", push, q, JSON.stringify({ Encrypt: encrypted }), now), { kind: "refused", reason: "wrong_app" });
+    assert.deepEqual(read(sealed(now, event(GAME)), now), { kind: "gift", delivery: { orderId: "order-1", openid: "openid-1", giftId: "daily-pack", goods: [{ id: "gold", num: 10 }], preview: false } });
+    assert.deepEqual(read(sealed(now, event(GAME)), now, "other-app"), { kind: "refused", reason: "wrong_app" });
+  });
+
+  it("refuses plain mode, whatever the body: the query signature does not cover it", () => {
+    const now = Math.floor(Date.now() / 1000);
+    assert.deepEqual(readGiftPush("wx-app", push, signed(now), event(GAME), now), { kind: "refused", reason: "plain_mode" });
+    // Safe mode named in the query, but no EncodingAESKey to open it with: nothing authenticates the body.
+    const good = sealed(now, event(GAME));
+    assert.deepEqual(readGiftPush("wx-app", { token: push.token }, good.query, good.body, now), { kind: "refused", reason: "plain_mode" });
   });
 
   it("refuses forged, stale and malformed pushes; passes other events through", () => {
     const now = Math.floor(Date.now() / 1000);
-    assert.deepEqual(readGiftPush("wx-app", push, signed(now, "forged"), event(GAME), now), { kind: "refused", reason: "bad_signature" });
-    assert.deepEqual(readGiftPush("wx-app", push, signed(now - 3600), event(GAME), now), { kind: "refused", reason: "stale_timestamp" });
-    assert.deepEqual(readGiftPush("wx-app", push, signed(now), event({ ...GAME, OrderId: "" }), now), { kind: "refused", reason: "malformed" });
-    assert.deepEqual(readGiftPush("wx-app", push, signed(now), event({ ...GAME, GoodsList: [{ Id: "gold", Num: -1 }] }), now), { kind: "refused", reason: "malformed" });
-    assert.deepEqual(readGiftPush("wx-app", push, signed(now), "{", now), { kind: "refused", reason: "malformed" });
-    assert.deepEqual(readGiftPush("wx-app", push, signed(now), JSON.stringify({ MsgType: "event", Event: "other_event" }), now), { kind: "other", event: "other_event" });
+    assert.deepEqual(read(sealed(now, event(GAME), { token: "forged" }), now), { kind: "refused", reason: "bad_signature" });
+    const swapped = sealed(now, event(GAME));
+    swapped.body = sealed(now, event({ ...GAME, ToUserOpenid: "thief" })).body;
+    assert.deepEqual(read(swapped, now), { kind: "refused", reason: "bad_signature" });
+    assert.deepEqual(read(sealed(now - 3600, event(GAME)), now), { kind: "refused", reason: "stale_timestamp" });
+    assert.deepEqual(read(sealed(now, event({ ...GAME, OrderId: "" })), now), { kind: "refused", reason: "malformed" });
+    assert.deepEqual(read(sealed(now, event({ ...GAME, GoodsList: [{ Id: "gold", Num: -1 }] })), now), { kind: "refused", reason: "malformed" });
+    assert.deepEqual(read(sealed(now, "{"), now), { kind: "refused", reason: "malformed" });
+    assert.deepEqual(read({ query: sealed(now, event(GAME)).query, body: "{" }, now), { kind: "refused", reason: "malformed" });
+    assert.deepEqual(read(sealed(now, JSON.stringify({ MsgType: "event", Event: "other_event" })), now), { kind: "other", event: "other_event" });
   });
 });
 

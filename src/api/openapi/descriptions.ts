@@ -67,7 +67,8 @@ stack trace); 502 the platform failed or rejected our credentials; 503 the cache
 - A URL that is not valid percent-encoding (\`%ZZ\`, a lone \`%\`, a truncated or overlong UTF-8 sequence) in its path or
   query is 400 \`invalid_request\` on every route, also outside \`/api\` (under \`/matchmake\`: \`{"code":400,"error":…}\`).
 - A POST, PUT, PATCH or DELETE under \`/api\` with a body that is not \`application/json\` is 415 \`unsupported_media_type\`
-  (the push URLs excepted: they read their own bodies).
+  (the push URLs excepted: they read their own bodies). An empty body is no body, whatever its type or framing (\`Content-Length: 0\`
+  or zero bytes in \`Transfer-Encoding: chunked\`).
 - A body whose \`Content-Encoding\` (gzip, deflate, br) does not decompress is 400 \`invalid_request\`.
 
 ### Client address and rate limits

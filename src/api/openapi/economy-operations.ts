@@ -71,11 +71,12 @@ export function economyOperations(): OperationSpec[] {
         "refusal: use a new purchaseId to try again). Too little of the currency → 402 `insufficient_funds`, nothing taken; " +
         "past the item's per-player limit → 409 `purchase_limit`; a durable already owned → 409 `already_owned`; an item " +
         "not in the catalog, off sale, or without a soft-currency price → 404 `item_not_found`; a purchaseId already used " +
-        "for another item or quantity → 409 `source_conflict`. A player in a room gets a `reward` message.",
+        "for another item or quantity → 409 `source_conflict`. More new purchaseIds from one player than RATE_LIMIT_USER_MAX " +
+        "in the window → 429 `rate_limited` with nothing written (replays never count). A player in a room gets a `reward` message.",
       security: "bearer",
       body: { schema: e.purchaseBody, examples: { potion: { purchaseId: "buy-20260101-0001", itemId: "potion", quantity: 1 } } },
       success: { status: 201, component: "PurchaseResponse", description: "The purchase", replay: "The purchase made earlier under this purchaseId: nothing taken again" },
-      errors: [...AUTH_ERRORS, "insufficient_funds", "purchase_limit", "already_owned", "item_not_found", "source_conflict"],
+      errors: [...AUTH_ERRORS, "insufficient_funds", "purchase_limit", "already_owned", "item_not_found", "source_conflict", "rate_limited"],
       errorFields,
     },
   ];

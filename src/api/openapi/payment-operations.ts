@@ -214,8 +214,9 @@ function pushOperations(): OperationSpec[] {
         "by the reconciler. The same push again answers success and records nothing more. Every reply is HTTP 200 in " +
         "WeChat's shape (WeChat reads ErrCode). Refused, with a non-zero ErrCode and nothing recorded (40001 signature, " +
         "40002 timestamp, 40003 malformed, 40004 another app, 40005 PayEventSig, 40006 env, 40007 a body over 64 KiB, " +
-        "40008 a body that could not be read): a bad signature or PayEventSig, a timestamp more than 300 s off, another app's " +
-        "push (safe mode: the app id inside), a sandbox push to a live app, a malformed body. A push that could not be " +
+        "40008 a body that could not be read, 40009 replayed): a bad signature or PayEventSig, a timestamp more than 300 s off, another app's " +
+        "push (safe mode: the app id inside), a sandbox push to a live app, a malformed body, a (timestamp, nonce) already seen with " +
+        "another body (the pairs are remembered in the shared cache while their timestamp is accepted). A push that could not be " +
         "recorded answers ErrCode 1, so WeChat pushes again. The Content-Type is not checked (the signatures and the body " +
         "decide): a signed push sent as text/plain is accepted like one sent as JSON. The console's test push " +
         "(IsMock) answers success and records nothing.",

@@ -130,9 +130,9 @@ function wechatCallbacks(): OperationSpec[] {
 
 function wechatGiftPush(): OperationSpec[] {
   const note =
-    "Register this URL as the mini-game's message push (JSON, plain or safe mode) with WECHAT_GIFT_PUSH_TOKEN (default: " +
-    "the payment push's Token). One URL serves every app: the app is the one whose Token verifies the signature (sha1 of " +
-    "the sorted Token, timestamp, nonce).";
+    "Register this URL as the mini-game's message push (JSON, safe mode) with WECHAT_GIFT_PUSH_TOKEN and WECHAT_GIFT_PUSH_AES_KEY " +
+    "(default: the payment push's Token and EncodingAESKey). One URL serves every app: the app is the one whose Token verifies " +
+    "the signature (sha1 of the sorted Token, timestamp, nonce).";
   return [
     {
       method: "get",
@@ -152,12 +152,16 @@ function wechatGiftPush(): OperationSpec[] {
       tag: "Rewards",
       summary: "WeChat gift-pack delivery (minigame_deliver_goods)",
       description:
-        `${note} The pack named by \`GiftId\` is granted from the catalog's giftPacks once per \`OrderId\`: ` +
-        '`{"ErrCode":0}`, the same push again too. Refused with a non-zero ErrCode and nothing granted: 40001 signature, ' +
-        "40002 timestamp (over 300 s), 40003 malformed, 40004 another app (safe mode), 40010 a pack the catalog lacks (WeChat " +
-        "pushes again: add it); an unknown player: ErrCode 1 with SubErrCode 172935494. Previews (IsPreview) and other events " +
-        "answer success and grant nothing.",
-      body: { schema: z.object({ MsgType: z.string(), Event: z.string(), MiniGame: z.object({ OrderId: z.string(), ToUserOpenid: z.string(), GiftId: z.string() }) }), examples: {} },
+        `${note} Only safe mode is read (\`encrypt_type=aes\`, \`msg_signature\` = sha1 of the sorted Token, timestamp, nonce ` +
+        "and `Encrypt`; the event AES-encrypted with the EncodingAESKey, the app id inside): in plain mode the signature does " +
+        "not cover the body, so a plain push is refused whatever it says. The pack named by the event's `GiftId` is granted " +
+        'from the catalog\'s giftPacks once per `OrderId`: `{"ErrCode":0}`, the same push again too; an OrderId already granted ' +
+        "to another player answers `{\"ErrCode\":0}` too (nothing granted, logged and counted: no retry would change it). " +
+        "Refused with a non-zero ErrCode and nothing granted: 40001 signature or msg_signature, 40002 timestamp (over 300 s), " +
+        "40003 malformed, 40004 another app, 40009 a (timestamp, nonce) already seen with another body, 40010 a pack the " +
+        "catalog lacks (WeChat pushes again: add it), 40011 plain mode; an unknown player: ErrCode 1 with SubErrCode 172935494. " +
+        "Previews (IsPreview) and other events answer success and grant nothing.",
+      body: { schema: z.object({ ToUserName: z.string(), Encrypt: z.string() }), examples: {} },
       success: { status: 200, component: "WeChatPushReply", description: "ErrCode 0: granted (or nothing to grant); non-zero: refused" },
       errors: [],
     },

@@ -65,3 +65,25 @@ export function rewardProductionProblems(s: RewardSettings, isPlaceholder: (valu
   }
   return problems;
 }
+
+/** An APPS_FILE entry as far as its WeChat gift-push keys go. */
+interface GiftPushApp {
+  key: string;
+  platforms: Record<string, { payments?: { giftPushToken?: string; giftPushAesKey?: string } }>;
+}
+
+/**
+ * WeChat gift pushes given a Token but no EncodingAESKey: each named by the setting that is missing.
+ * Gift pushes are read in safe mode only (wechat-gift-push.ts), so such an app could never be
+ * granted one. The default app's fall back to the payment push's Token only with its EncodingAESKey
+ * (reward-wiring.ts), so only a gift-push Token of their own counts here.
+ */
+export function giftPushesWithoutAesKey(s: RewardSettings, fileApps: readonly GiftPushApp[]): Array<{ key: string; where: string }> {
+  const missing: Array<{ key: string; where: string }> = [];
+  if (s.WECHAT_GIFT_PUSH_TOKEN && !s.WECHAT_GIFT_PUSH_AES_KEY) missing.push({ key: "WECHAT_GIFT_PUSH_AES_KEY", where: "WECHAT_GIFT_PUSH_AES_KEY" });
+  for (const app of fileApps) {
+    const keys = app.platforms.wechat?.payments;
+    if (keys?.giftPushToken && !keys.giftPushAesKey) missing.push({ key: "APPS_FILE", where: `${app.key}.wechat.payments.giftPushAesKey` });
+  }
+  return missing;
+}

@@ -137,3 +137,14 @@ export function encryptPush(encodingAesKey: string, message: string, appId: stri
   cipher.setAutoPadding(false);
   return Buffer.concat([cipher.update(Buffer.concat([plain, Buffer.alloc(pad, pad)])), cipher.final()]).toString("base64");
 }
+
+/**
+ * A push as WeChat sends it in safe mode (the simulator's side): the query signed over (Token,
+ * timestamp, nonce), `msg_signature` over the same and `Encrypt`, the body `{ToUserName, Encrypt}`.
+ */
+export function sealPush(push: Required<PushKeys>, appId: string, message: string, timestamp: string, nonce: string): { query: URLSearchParams; body: string } {
+  const encrypted = encryptPush(push.encodingAesKey, message, appId);
+  const query = new URLSearchParams({ signature: pushSignature(push.token, timestamp, nonce), timestamp, nonce, encrypt_type: "aes" });
+  query.set("msg_signature", pushSignature(push.token, timestamp, nonce, encrypted));
+  return { query, body: JSON.stringify({ ToUserName: `gh_${appId}`, Encrypt: encrypted }) };
+}

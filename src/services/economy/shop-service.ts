@@ -58,8 +58,13 @@ export class ShopService {
     return { items: Object.entries(items).map(([itemId, count]) => ({ itemId, count })) };
   }
 
-  /** Buys with soft currency: once per (player, purchaseId); a replay answers the first outcome. */
-  async buy(app: string, userId: string, request: PurchaseRequest): Promise<PurchaseResult> {
+  /**
+   * Buys with soft currency: once per (player, purchaseId); a replay answers the first outcome.
+   * `admitNew` runs for a purchaseId the ledger does not hold yet, before anything is written (every
+   * new one writes a claim and a ledger entry, refused or not): the caller's per-player rate limit,
+   * which replays never count against.
+   */
+  async buy(app: string, userId: string, request: PurchaseRequest, admitNew?: () => Promise<void>): Promise<PurchaseResult> {
     const quantity = request.quantity ?? 1;
     const item = this.catalogs.itemOnSale(app, request.itemId);
     const price = item ? softPrice(item) : {};
@@ -84,6 +89,11 @@ export class ShopService {
       ownedOnce: item.kind === "durable" ? [item.itemId] : undefined,
       at: new Date(this.now()).toISOString(),
     };
+    if (admitNew) {
+      const earlier = await this.store.findBySource(app, "purchase", change.sourceId);
+      if (earlier) return this.answer(request, earlier, false);
+      await admitNew();
+    }
     const { entry, first } = await this.store.apply(change);
     if (first && entry.outcome === "applied") this.rewards.announce(entry);
     return this.answer(request, entry, first);

@@ -4,6 +4,7 @@
  * (source gift_pack), Douyin's by the gift code (source gift_code), so a code that arrives both
  * pushed and redeemed grants once. What a pack grants is the catalog's, never the push's list.
  */
+import { AppError } from "../../core/errors";
 import type { RewardGrantResult, RewardGranter, RewardSource } from "../../core/ports/reward-grants";
 import type { Logger } from "../../logging/logger";
 import type { PlayerLookup } from "./ad-rewards";
@@ -27,7 +28,8 @@ export interface GiftDeliveryInput {
   deliveryId: string;
 }
 
-export type GiftOutcome = { delivered: true; result: RewardGrantResult } | { delivered: false; reason: "unknown_gift" | "unknown_player" };
+/** `granted_to_another_player`: this delivery id was granted already, to someone else (a forged or corrupt push): nothing more to do. */
+export type GiftOutcome = { delivered: true; result: RewardGrantResult } | { delivered: false; reason: "unknown_gift" | "unknown_player" | "granted_to_another_player" };
 
 export class GiftRewards {
   constructor(private readonly deps: GiftRewardDeps) {}
@@ -36,7 +38,13 @@ export class GiftRewards {
     if (!(await this.packOf(input.platform, input.app, input.giftId))) return { delivered: false, reason: "unknown_gift" };
     const userId = await this.deps.userIdFor(input.platform, input.app, input.openid);
     if (!userId) return { delivered: false, reason: "unknown_player" };
-    return this.grantPack({ platform: input.platform, app: input.app, userId, giftId: input.giftId, deliveryId: input.deliveryId });
+    try {
+      return await this.grantPack({ platform: input.platform, app: input.app, userId, giftId: input.giftId, deliveryId: input.deliveryId });
+    } catch (err) {
+      // The ledger keeps one grant per delivery id: another player holds this one. Asking again never changes that.
+      if (err instanceof AppError && err.code === "source_conflict") return { delivered: false, reason: "granted_to_another_player" };
+      throw err;
+    }
   }
 
   /** Grants the catalog's pack `giftId` to a known player once per delivery id (a redeemed code's path too). */

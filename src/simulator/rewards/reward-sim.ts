@@ -4,9 +4,9 @@
  *   a player finished a rewarded ad; WeChat's ad server calls the studio's URL with the reward,
  *   encrypted and signed as wechat-ad-reward.ts reads it, and calls again after 15 s, 22.5 s and
  *   33.75 s while no answer comes within 1 s (the guide's schedule). Douyin has no such callback.
- * - `POST /__simulator/gift {platform, app?, openid, giftId, orderId?, notifyUrl?, delivery?}`: a player
- *   claimed a gift pack; WeChat sends `minigame_deliver_goods` on the message push (sha1 query signature,
- *   wechat-gift-push.ts) until `{"ErrCode":0}`, Douyin its gift push (x-signature, douyin-gift.ts)
+ * - `POST /__simulator/gift {platform, app?, openid, giftId, orderId?, notifyUrl?, delivery?, safeMode?}`: a
+ *   player claimed a gift pack; WeChat sends `minigame_deliver_goods` on the message push in safe mode
+ *   (`safeMode: false`: plain, which the server refuses; wechat-gift-push.ts) until `{"ErrCode":0}`, Douyin its gift push (x-signature, douyin-gift.ts)
  *   until HTTP 200. Both retry schedules are unconfirmed (see the platform modules): WeChat's as one
  *   integration quotes it (2^n minutes, 2 to 1024), Douyin's as its payment callback's. Douyin with
  *   `delivery: "code"` pushes nothing: it issues a gift code for the player (gift-code-sim.ts), which
@@ -17,7 +17,7 @@
 import crypto from "node:crypto";
 import { encryptAdReward, adSignature } from "../../platforms/wechat/wechat-ad-reward";
 import { GIFT_EVENT } from "../../platforms/wechat/wechat-gift-push";
-import { pushSignature } from "../../platforms/wechat/wechat-push";
+import { pushSignature, sealPush } from "../../platforms/wechat/wechat-push";
 import { signDouyinPush } from "../../platforms/douyin/douyin-gift";
 import { DOUYIN_CALLBACK_RETRY_MS } from "../payments/item-purchase-sim";
 import { GiftCodeSim } from "./gift-code-sim";
@@ -111,6 +111,8 @@ export class RewardSim {
     const given = typeof body.orderId === "string" && ID.test(body.orderId) ? body.orderId : undefined;
     const id = given ?? `sim-gift-${this.now()}-${crypto.randomBytes(6).toString("hex")}`;
     const keys = simulatorRewardKeys(platform, target.appId);
+    // Safe mode unless asked otherwise: a plain-mode push is what the server must refuse (its body is unsigned).
+    const plainMode = body.safeMode === false;
     const delivery: RewardDelivery = { kind: "gift", platform, appId: target.appId, id, attempts: 0, acknowledged: false };
     this.deliveries.set(`gift:${platform}:${id}`, delivery);
     const sendAt = Math.floor(this.now() / 1000);
@@ -128,10 +130,11 @@ export class RewardSim {
             const timestamp = String(Math.floor(this.now() / 1000));
             const nonce = crypto.randomBytes(6).toString("hex");
             const url = new URL(target.url);
-            url.searchParams.set("signature", pushSignature(keys.giftPushToken, timestamp, nonce));
-            url.searchParams.set("timestamp", timestamp);
-            url.searchParams.set("nonce", nonce);
-            const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(event), signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+            const sealed = plainMode
+              ? { query: new URLSearchParams({ signature: pushSignature(keys.giftPushToken, timestamp, nonce), timestamp, nonce }), body: JSON.stringify(event) }
+              : sealPush({ token: keys.giftPushToken, encodingAesKey: keys.giftPushAesKey }, target.appId, JSON.stringify(event), timestamp, nonce);
+            for (const [name, value] of sealed.query) url.searchParams.set(name, value);
+            const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: sealed.body, signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
             const answer = (await response.json().catch(() => undefined)) as { ErrCode?: unknown } | undefined;
             return { ok: response.ok && answer?.ErrCode === 0 };
           }
