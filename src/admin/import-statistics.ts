@@ -54,10 +54,11 @@ export async function importStatisticsFile(
   });
 }
 
-/** `--board wins=highscores,…`: LeanCloud statistic names → board ids (unlisted names keep theirs). */
-export function parseBoardMap(spec: string | undefined): Record<string, string> | string {
+/** `--board wins=highscores,…` (the flag given once or more): LeanCloud statistic names → board ids (unlisted names keep theirs). */
+export function parseBoardMap(specs: string | readonly string[] | undefined): Record<string, string> | string {
   const map: Record<string, string> = {};
-  for (const part of (spec ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  const parts = (typeof specs === "string" ? [specs] : (specs ?? [])).flatMap((spec) => spec.split(","));
+  for (const part of parts.map((p) => p.trim()).filter(Boolean)) {
     const [name, board] = part.split("=").map((p) => p.trim());
     if (!name || !board) return `--board: "${part}" is not <statisticName>=<boardId>`;
     map[name] = board;

@@ -5,6 +5,8 @@ import path from "node:path";
 import { MalformedRecord, readExportRecords, type ExportItem } from "../../src/services/migration/export-reader";
 import { LEANCLOUD_AUTH_PLATFORMS, parsePlatformMap, readLeanCloudUser } from "../../src/services/migration/leancloud-users";
 import { leanCloudUserRow } from "../fixtures/leancloud/user-rows";
+import { profilePatchBody } from "../../src/api/schemas";
+import { acceptedAvatar, acceptedNickname } from "../../src/core/text-rules";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-unit-"));
 let n = 0;
@@ -57,6 +59,21 @@ describe("LeanCloud _User rows", () => {
     assert.deepEqual("player" in qq && qq.player.identities, [{ platform: "qq", openid: "QQ", unionid: undefined }]);
   });
 
+  it("reads Douyin players under lc_tt (LeanCloud's Toutiao adapter's provider) and lc_toutiao, with their anonymous_openid and unionid", () => {
+    const tt = readLeanCloudUser({ objectId: "t", authData: { lc_tt: { openid: "oT", anonymous_openid: "aT", unionid: "uT", session_key: "k" } } }, LEANCLOUD_AUTH_PLATFORMS);
+    assert.deepEqual("player" in tt && tt.player.identities, [{ platform: "douyin", openid: "oT", anonymousOpenid: "aT", unionid: "uT" }]);
+    const anonymousOnly = readLeanCloudUser({ objectId: "a", authData: { lc_tt: { anonymous_openid: "aA" } } }, LEANCLOUD_AUTH_PLATFORMS);
+    assert.deepEqual("player" in anonymousOnly && anonymousOnly.player.identities, [{ platform: "douyin", openid: undefined, anonymousOpenid: "aA", unionid: undefined }]);
+    const both = readLeanCloudUser({ objectId: "b", authData: { lc_tt: { openid: "oB" }, lc_toutiao: { openid: "oB" }, lc_weapp: { openid: "wB" } } }, LEANCLOUD_AUTH_PLATFORMS);
+    assert.deepEqual("player" in both && both.player.identities.map((i) => `${i.platform}:${i.openid}`), ["wechat:wB", "douyin:oB"]);
+  });
+
+  it("keeps the nickname and avatar as written, for the importer to judge by the API's text rules", () => {
+    const read = readLeanCloudUser({ objectId: "n", nickName: "\uFEFFAce ", avatarUrl: " https://a/b.png", authData: { lc_weapp: { openid: "o" } } }, LEANCLOUD_AUTH_PLATFORMS);
+    assert.ok("player" in read);
+    assert.deepEqual([read.player.nickname, read.player.avatar], ["\uFEFFAce ", " https://a/b.png"]);
+  });
+
   it("reads a custom platform's uid (LeanCloud keeps custom ids there) once the operator maps its key", () => {
     const row = { objectId: "d", authData: { wx_mygame: { uid: "oCustom", platform: "weixin" }, _weixin_unionid: { uid: "uCustom" } } };
     assert.deepEqual(readLeanCloudUser(row, LEANCLOUD_AUTH_PLATFORMS), { skip: "no_platform_identity", objectId: "d" });
@@ -74,8 +91,31 @@ describe("LeanCloud _User rows", () => {
     assert.deepEqual(readLeanCloudUser({ objectId: "f", authData: { anonymous: { id: "x" } } }, LEANCLOUD_AUTH_PLATFORMS), { skip: "no_platform_identity", objectId: "f" });
   });
 
+  it("keeps every --platform flag given, not only the last", () => {
+    const map = parsePlatformMap(["wx_a=wechat", "tt_b=douyin,qq_c=qq"], ["wechat", "douyin", "qq"]);
+    assert.ok(typeof map === "object");
+    assert.deepEqual([map.wx_a, map.tt_b, map.qq_c, map.lc_tt], ["wechat", "douyin", "qq", "douyin"]);
+  });
+
   it("refuses a --platform mapping to a platform this server does not run, naming it", () => {
     assert.match(String(parsePlatformMap("lc_x=weibo", ["wechat"])), /"weibo" is not a platform of this server/);
     assert.match(String(parsePlatformMap("lc_x", ["wechat"])), /not <authData key>=<platform>/);
+  });
+});
+
+describe("LeanCloud nicknames and avatars by the API's rules", () => {
+  // Each case as the profile API judges it (profilePatchBody) and as the import does (acceptedNickname).
+  const nicknames = ["Ace", "  Ace  ", "\uFEFFAce", "Ace\uFEFF", "A\u202Ece", "   ", "x".repeat(32), ` ${"x".repeat(32)} `, "x".repeat(33), "玩家", "a\u200Db"];
+  for (const raw of nicknames) {
+    it(`${JSON.stringify(raw)}: the import keeps what the API would store, and refuses what it refuses`, () => {
+      const api = profilePatchBody.safeParse({ nickname: raw, version: 1 });
+      assert.equal(acceptedNickname(raw), api.success ? api.data.nickname : undefined);
+    });
+  }
+
+  it("an avatar is judged as sent, like the API does", () => {
+    for (const raw of ["https://a/b.png", " https://a/b.png", "http://a/b.png", `https://a/${"x".repeat(600)}`]) {
+      assert.equal(acceptedAvatar(raw), profilePatchBody.safeParse({ avatar: raw, version: 1 }).success, raw);
+    }
   });
 });

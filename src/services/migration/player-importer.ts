@@ -10,7 +10,7 @@
 import { DEFAULT_APP, identityNamespace } from "../../core/apps";
 import { AppError } from "../../core/errors";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../../core/ports/user-store";
-import { isCleanText, isSafeAvatarUrl } from "../../core/text-rules";
+import { acceptedAvatar, acceptedNickname } from "../../core/text-rules";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { UserKeyField } from "../../platforms/platform";
 import { identityNamespaces, playerIdentityKeys, type IdentityNamespaces } from "../player-identity-keys";
@@ -88,8 +88,11 @@ export class PlayerImporter {
       if (owner) {
         if (this.dryRun) return { kind: "would_merge", userId: owner.id, notes };
         // The objectId first: once it is stored, a rerun resumes this merge instead of starting another.
+        const before = unfinished.wrote;
         unfinished.wrote = "merged";
         if (!(await this.store.attachIdentity(owner.id, source, { asPrimary: false }))) {
+          // Refused (another copy of this record, or a login, got there first): this attempt wrote nothing.
+          unfinished.wrote = before;
           if (attempt < MAX_ATTEMPTS) continue;
           throw new Error(`could not record LeanCloud objectId ${player.objectId}: changed concurrently ${attempt} times`);
         }
@@ -97,12 +100,16 @@ export class PlayerImporter {
         return { kind: "merged", userId: owner.id, notes };
       }
       if (this.dryRun) return { kind: "would_import", notes };
+      const before = unfinished.wrote;
       try {
         unfinished.wrote = "imported";
         const user = await this.create(player, keys, source, accountFields);
         await this.fillProfile(user, player, notes);
         return { kind: "imported", userId: user.id, notes };
       } catch (err) {
+        // A creation the store refused wrote nothing: a copy of this record found afterwards was written
+        // by someone else (another copy of it, or a login), not by this attempt.
+        if (err instanceof IdentityTakenError || err instanceof AccountTakenError) unfinished.wrote = before;
         if (attempt >= MAX_ATTEMPTS) {
           // A key stays claimed while no user can be read behind it: a creation in flight (or one a crash
           // left for the store's recovery). Retryable, like the login's answer; never a second user.
@@ -115,7 +122,8 @@ export class PlayerImporter {
           // frees it). Waited for, so a resumed run keeps the name the uninterrupted one would.
           if (taken.length === 0) throw new AppError("service_unavailable", { message: "The player's username or email is held by a creation in flight; retry", cause: err });
           notes.push(...taken.map((field) => `${field}_taken`));
-          accountFields = {};
+          // Only what is taken goes: the other field, valid and free, is kept.
+          accountFields = Object.fromEntries(Object.entries(accountFields).filter(([field]) => !taken.includes(field as "username" | "email")));
           continue;
         }
         if (!(err instanceof IdentityTakenError)) throw err;
@@ -133,11 +141,13 @@ export class PlayerImporter {
         notes.push(`platform_not_served:${identity.platform}`);
         continue;
       }
-      const field = (this.app.keyOrder[identity.platform] ?? ["openid", "unionid"]).find((f) => f !== "anonymousOpenid" && identity[f as "openid" | "unionid"]);
+      // The login's rule: the first field of the platform's key order the player has is their key.
+      const field = (this.app.keyOrder[identity.platform] ?? ["openid", "unionid"]).find((f) => identity[f]);
       if (!field) continue;
-      const found = { key: identity[field as "openid" | "unionid"]!, field };
-      const { primary, union } = playerIdentityKeys(ns, found, { unionid: identity.unionid });
-      for (const key of union ? [primary, union] : [primary]) {
+      const found = { key: identity[field]!, field };
+      const { primary, anonymous, union } = playerIdentityKeys(ns, found, { unionid: identity.unionid, anonymousOpenid: identity.anonymousOpenid });
+      for (const key of [primary, anonymous, union]) {
+        if (!key) continue;
         if (!keys.some((k) => k.platform === key.platform && k.platformId === key.platformId)) keys.push(key);
       }
     }
@@ -169,15 +179,16 @@ export class PlayerImporter {
     await this.fillProfile(user, player, notes);
   }
 
-  /** The LeanCloud nickname and avatar, where the user has none yet and they pass the text rules. */
+  /** The LeanCloud nickname and avatar, where the user has none yet and the API would accept them (its own rules). */
   private async fillProfile(user: User, player: LeanCloudPlayer, notes: string[]): Promise<void> {
     const changes: { nickname?: string; avatar?: string } = {};
     if (player.nickname && user.nickname === null) {
-      if (player.nickname.length <= 32 && isCleanText(player.nickname)) changes.nickname = player.nickname;
+      const nickname = acceptedNickname(player.nickname);
+      if (nickname !== undefined) changes.nickname = nickname;
       else notes.push("nickname_refused");
     }
     if (player.avatar && user.avatar === null) {
-      if (player.avatar.length <= 512 && isSafeAvatarUrl(player.avatar)) changes.avatar = player.avatar;
+      if (acceptedAvatar(player.avatar)) changes.avatar = player.avatar;
       else notes.push("avatar_refused");
     }
     if (Object.keys(changes).length === 0) return;
