@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { MalformedRecord, readExportRecords, type ExportItem } from "../../src/services/migration/export-reader";
+import zlib from "node:zlib";
+import { MalformedRecord, readExportRecords, type ExportItem, type ReadEnding } from "../../src/services/migration/export-reader";
 import { LEANCLOUD_AUTH_PLATFORMS, parsePlatformMap, readLeanCloudUser } from "../../src/services/migration/leancloud-users";
 import { leanCloudUserRow } from "../fixtures/leancloud/user-rows";
 import { profilePatchBody } from "../../src/api/schemas";
@@ -33,6 +34,10 @@ describe("LeanCloud export reader", () => {
     ["a JSON array", JSON.stringify(rows, null, 2)],
     ['{"results": [...]}', JSON.stringify({ results: rows })],
     ["JSON Lines with a BOM and CRLF", "\uFEFF" + rows.map((r) => JSON.stringify(r)).join("\r\n")],
+    ['{"results": [...]} re-saved with sorted keys, pretty-printed, with a BOM', "\uFEFF" + JSON.stringify({ className: "_User", count: rows.length, cursor: "c]{\"", results: rows }, null, 1)],
+    ['a scan page with cursor first and a key after results', JSON.stringify({ cursor: "abc", results: rows, more: [{ objectId: "not-a-record" }] })],
+    ["two scan pages saved one after the other", JSON.stringify({ results: rows.slice(0, 150), cursor: "x" }) + "\n" + JSON.stringify({ cursor: null, results: rows.slice(150) })],
+    ["a JSON array with CRLF", JSON.stringify(rows, null, 2).replace(/\n/g, "\r\n")],
   ] as const) {
     it(`reads every record of ${layout}, whole, and resumes after any record's end offset`, async () => {
       const f = file(text);
@@ -42,6 +47,48 @@ describe("LeanCloud export reader", () => {
       for (const at of [0, 1, 199, 398]) assert.deepEqual(ids(await all(f, items[at].endOffset)), rows.slice(at + 1).map((r) => r.objectId));
     });
   }
+
+  it("a JSON array cut short reports the record it was cut in and says the file is cut; cut between records, it says so too", async () => {
+    const whole = JSON.stringify(rows.slice(0, 10), null, 2);
+    const cutIn = whole.indexOf('"o7"') + 2;
+    const ending: ReadEnding = {};
+    const items: ExportItem[] = [];
+    for await (const item of readExportRecords(file(whole.slice(0, cutIn)), 0, ending)) items.push(item);
+    assert.deepEqual(ids(items), ["o0", "o1", "o2", "o3", "o4", "o5", "o6", "!cut short: the file ends inside this record"]);
+    assert.match(String(ending.cutShort), /inside a record/);
+    const between: ReadEnding = {};
+    const afterSeven = `${JSON.stringify(rows.slice(0, 7), null, 2).slice(0, -2)},\n`;
+    const read: ExportItem[] = [];
+    for await (const item of readExportRecords(file(afterSeven), 0, between)) read.push(item);
+    assert.deepEqual(ids(read), ["o0", "o1", "o2", "o3", "o4", "o5", "o6"]);
+    assert.match(String(between.cutShort), /before its JSON is closed/);
+    const clean: ReadEnding = {};
+    for await (const item of readExportRecords(file(whole), 0, clean)) assert.ok(item);
+    assert.equal(clean.cutShort, undefined);
+  });
+
+  it("a results file cut short, and a JSON Lines file whose last line is cut, report that record", async () => {
+    const ending: ReadEnding = {};
+    const cut = JSON.stringify({ cursor: "c", results: rows.slice(0, 3) }).slice(0, -20);
+    const items: ExportItem[] = [];
+    for await (const item of readExportRecords(file(cut), 0, ending)) items.push(item);
+    assert.deepEqual(ids(items), ["o0", "o1", "!cut short: the file ends inside this record"]);
+    assert.ok(ending.cutShort);
+    const lines: ReadEnding = {};
+    const cutLines = rows.slice(0, 3).map((r) => JSON.stringify(r)).join("\n").slice(0, -5);
+    const lineItems: ExportItem[] = [];
+    for await (const item of readExportRecords(file(cutLines), 0, lines)) lineItems.push(item);
+    assert.deepEqual(ids(lineItems), ["o0", "o1", "!cut short: the file ends inside this record"]);
+    assert.ok(lines.cutShort);
+  });
+
+  it("a _User row with a results column of its own is a row (JSON Lines), and a gzip file is refused with what to do", async () => {
+    const f = file(`{"objectId":"a","results":[{"objectId":"x"}]}\n{"objectId":"b"}\n`);
+    assert.deepEqual(ids(await all(f)), ["a", "b"]);
+    const gz = file("");
+    fs.writeFileSync(gz, zlib.gzipSync("{}"));
+    await assert.rejects(all(gz), /gzip-compressed/);
+  });
 
   it("reports a broken line as malformed and goes on with the next", async () => {
     const f = file(`{"objectId":"a"}\n{"objectId": "b",\n[1,2]\n{"objectId":"c"}\n`);
