@@ -182,6 +182,27 @@ for (const backend of backends) {
       assert.equal(lines2.filter((l) => l.outcome === "merged").length, 1);
     });
 
+    it("a player who logged in here on WeChat and on Douyin before the import: merged into the WeChat user, the Douyin user named in the report; once that one is erased, a --restart joins the identity", async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-two-"));
+      const name = uniqueName("twice");
+      const [onWechat, onDouyin] = [await login(h, "wechat", name, 0), await login(h, "douyin", name, 0)];
+      assert.notEqual(onWechat.user.id, onDouyin.user.id);
+      const row = leanCloudUserRow({ objectId: `${name}oid` });
+      row.authData = { lc_tt: { openid: (await simulatedIds(h, "douyin", name)).openid }, lc_weapp: { openid: (await simulatedIds(h, "wechat", name)).openid } };
+      const file = path.join(dir, "_User.jsonl");
+      fs.writeFileSync(file, `${JSON.stringify(row)}\n`);
+      const report = path.join(dir, "r.jsonl");
+      const importer = new PlayerImporter(h.services.store, importAppOf(h.config, "default"));
+      const options = { dryRun: false, restart: false, window: 64, report, out: quiet };
+      assert.equal((await importFile(file, importer, LEANCLOUD_AUTH_PLATFORMS, options)).counts.merged, 1);
+      assert.deepEqual(readReport(report).map((l) => [l.outcome, l.userId, l.notes]), [["merged", onWechat.user.id, [`identity_held_by_other_user:douyin:${onDouyin.user.id}`]]]);
+      assert.equal((await login(h, "douyin", name, 1)).user.id, onDouyin.user.id, "two accounts until an operator acts");
+
+      await h.services.accounts.eraseUser(onDouyin.user.id);
+      assert.equal((await importFile(file, importer, LEANCLOUD_AUTH_PLATFORMS, { ...options, restart: true })).counts.already, 1);
+      assert.equal((await login(h, "douyin", name, 2)).user.id, onWechat.user.id);
+    });
+
     it("two copies of one record read together make one user, counted imported once and already once; a file with no record at all stops, leaving no checkpoint", async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-dup-"));
       const { players, rows } = await playerRows(h, 10, "d");

@@ -30,9 +30,12 @@ export interface ImportApp {
   placeholderEmailDomain: string;
 }
 
-/** What an attempt had started writing when its answer was lost (see importPlayer). */
+/** What earlier attempts for a player had started writing when their answer was lost (see importPlayer). */
 export interface UnfinishedAttempt {
-  wrote?: "imported" | "merged";
+  /** The ids of the users earlier attempts asked the store to create: finding one of them means it was this run's. */
+  createdIds?: string[];
+  /** An attempt was recording the objectId on a user who logged in first, and its answer was lost. */
+  merging?: boolean;
 }
 
 export type ImportOutcome =
@@ -82,17 +85,19 @@ export class PlayerImporter {
       const already = await this.store.findByIdentity(source);
       if (already) {
         if (!this.dryRun) await this.completeMerge(already, keys, player, notes);
-        return { kind: unfinished.wrote ?? "already", userId: already.id, notes };
+        // Told by the user's id, not by what was tried: a copy of this record (or a login) may have written it.
+        const kind = unfinished.createdIds?.includes(already.id) ? "imported" : unfinished.merging ? "merged" : "already";
+        return { kind, userId: already.id, notes };
       }
       const owner = await this.findOwner(keys);
       if (owner) {
         if (this.dryRun) return { kind: "would_merge", userId: owner.id, notes };
         // The objectId first: once it is stored, a rerun resumes this merge instead of starting another.
-        const before = unfinished.wrote;
-        unfinished.wrote = "merged";
+        const before = unfinished.merging;
+        unfinished.merging = true;
         if (!(await this.store.attachIdentity(owner.id, source, { asPrimary: false }))) {
           // Refused (another copy of this record, or a login, got there first): this attempt wrote nothing.
-          unfinished.wrote = before;
+          unfinished.merging = before;
           if (attempt < MAX_ATTEMPTS) continue;
           throw new Error(`could not record LeanCloud objectId ${player.objectId}: changed concurrently ${attempt} times`);
         }
@@ -100,16 +105,11 @@ export class PlayerImporter {
         return { kind: "merged", userId: owner.id, notes };
       }
       if (this.dryRun) return { kind: "would_import", notes };
-      const before = unfinished.wrote;
       try {
-        unfinished.wrote = "imported";
-        const user = await this.create(player, keys, source, accountFields);
+        const user = await this.create(player, keys, source, accountFields, unfinished);
         await this.fillProfile(user, player, notes);
         return { kind: "imported", userId: user.id, notes };
       } catch (err) {
-        // A creation the store refused wrote nothing: a copy of this record found afterwards was written
-        // by someone else (another copy of it, or a login), not by this attempt.
-        if (err instanceof IdentityTakenError || err instanceof AccountTakenError) unfinished.wrote = before;
         if (attempt >= MAX_ATTEMPTS) {
           // A key stays claimed while no user can be read behind it: a creation in flight (or one a crash
           // left for the store's recovery). Retryable, like the login's answer; never a second user.
@@ -162,10 +162,12 @@ export class PlayerImporter {
     return null;
   }
 
-  private async create(player: LeanCloudPlayer, keys: PlatformIdentityKey[], source: PlatformIdentityKey, fields: { username?: string; email?: string }): Promise<User> {
+  private async create(player: LeanCloudPlayer, keys: PlatformIdentityKey[], source: PlatformIdentityKey, fields: { username?: string; email?: string }, unfinished: UnfinishedAttempt): Promise<User> {
     const first = keys[0];
     const createdAt = player.createdAt ? new Date(player.createdAt) : new Date();
     const draft = newPlatformUser(first.platform.split("@")[0], first.platformId, this.app.placeholderEmailDomain, createdAt);
+    // Kept before the write: if its answer is lost, finding this id later is how the next attempt knows it landed.
+    (unfinished.createdIds ??= []).push(draft.id);
     return this.store.createUser({ ...draft, ...fields }, [...keys, source]);
   }
 
@@ -173,7 +175,7 @@ export class PlayerImporter {
   private async completeMerge(user: User, keys: PlatformIdentityKey[], player: LeanCloudPlayer, notes: string[]): Promise<void> {
     for (const key of keys) {
       const holder = await this.store.findByIdentity(key);
-      if (holder && holder.id !== user.id) notes.push(`identity_held_by_other_user:${key.platform}`);
+      if (holder && holder.id !== user.id) notes.push(`identity_held_by_other_user:${key.platform}:${holder.id}`);
       else if (!holder) await this.store.attachIdentity(user.id, key, { asPrimary: false });
     }
     await this.fillProfile(user, player, notes);
