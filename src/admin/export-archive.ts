@@ -35,6 +35,21 @@ export async function unpackUserFiles(archive: string): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const seen: string[] = [];
   const unpacked: string[] = [];
+  try {
+    await unpackInto(archive, dir, seen, unpacked);
+  } catch (err) {
+    const problem = (err as Error).message;
+    if (/holds two files/.test(problem)) throw err;
+    throw new Error(`${archive} cannot be unpacked (${problem}): an incomplete download? Download the export again`);
+  }
+  if (unpacked.length === 0) {
+    const listed = seen.slice(0, 10).join(", ") || "nothing";
+    throw new Error(`${archive} holds no _User*.jsonl or _User*.json file (it holds ${listed}${seen.length > 10 ? ", …" : ""}): is it the export of the _User class?`);
+  }
+  return unpacked.sort();
+}
+
+async function unpackInto(archive: string, dir: string, seen: string[], unpacked: string[]): Promise<void> {
   for await (const entry of archiveEntries(archive)) {
     seen.push(entry.name);
     const name = path.basename(entry.name);
@@ -59,11 +74,6 @@ export async function unpackUserFiles(archive: string): Promise<string[]> {
     }
     fs.renameSync(partial, target);
   }
-  if (unpacked.length === 0) {
-    const listed = seen.slice(0, 10).join(", ") || "nothing";
-    throw new Error(`${archive} holds no _User*.jsonl or _User*.json file (it holds ${listed}${seen.length > 10 ? ", …" : ""}): is it the export of the _User class?`);
-  }
-  return unpacked.sort();
 }
 
 interface ArchiveEntry {
