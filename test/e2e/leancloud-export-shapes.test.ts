@@ -203,14 +203,20 @@ for (const backend of backends) {
       assert.equal((await login(h, "douyin", name, 2)).user.id, onWechat.user.id);
     });
 
-    it("two copies of one record read together make one user, counted imported once and already once; a file with no record at all stops, leaving no checkpoint", async () => {
+    it("two copies of one record read together make one user, counted imported (or merged) once and already once; a file with no record at all stops, leaving no checkpoint", async () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-dup-"));
       const { players, rows } = await playerRows(h, 10, "d");
+      // And one who logged in here first: merged once, its copy `already`.
+      const early = uniqueName("dupearly");
+      const earlyUser = await login(h, "wechat", early, 0);
+      rows.push(leanCloudUserRow({ objectId: `${early}oid`, authKey: "lc_weapp", openid: (await simulatedIds(h, "wechat", early)).openid }));
       const file = path.join(dir, "_User.jsonl");
       fs.writeFileSync(file, rows.flatMap((r) => [r, r]).map((r) => JSON.stringify(r)).join("\n"));
       const importer = new PlayerImporter(h.services.store, importAppOf(h.config, "default"));
-      const state = await importFile(file, importer, LEANCLOUD_AUTH_PLATFORMS, { dryRun: false, restart: false, window: 64, report: path.join(dir, "r.jsonl"), out: quiet });
-      assert.deepEqual([state.counts.imported, state.counts.already], [10, 10]);
+      const report = path.join(dir, "r.jsonl");
+      const state = await importFile(file, importer, LEANCLOUD_AUTH_PLATFORMS, { dryRun: false, restart: false, window: 64, report, out: quiet });
+      assert.deepEqual([state.counts.imported, state.counts.merged, state.counts.already], [10, 1, 11]);
+      assert.deepEqual(readReport(report).map((l) => [l.outcome, l.userId]), [["merged", earlyUser.user.id]]);
       for (const [n, player] of players.entries()) {
         const imported = await h.services.store.findByIdentity({ platform: "leancloud", platformId: player.objectId });
         assert.equal((await login(h, player.platforms[0], player.name, n)).user.id, imported?.id);

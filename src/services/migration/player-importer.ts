@@ -87,7 +87,9 @@ export class PlayerImporter {
         if (!this.dryRun) await this.completeMerge(already, keys, player, notes);
         // Told by the user's id, not by what was tried: a copy of this record (or a login) may have written it.
         const kind = unfinished.createdIds?.includes(already.id) ? "imported" : unfinished.merging ? "merged" : "already";
-        return { kind, userId: already.id, notes };
+        // A username or email "taken" by the very user found (another copy of this record made it) is no news.
+        const said = kind === "imported" ? notes : notes.filter((note) => !note.endsWith("_taken"));
+        return { kind, userId: already.id, notes: said };
       }
       const owner = await this.findOwner(keys);
       if (owner) {
@@ -102,7 +104,8 @@ export class PlayerImporter {
           throw new Error(`could not record LeanCloud objectId ${player.objectId}: changed concurrently ${attempt} times`);
         }
         await this.completeMerge(owner, keys, player, notes);
-        return { kind: "merged", userId: owner.id, notes };
+        // The LeanCloud username and email are not applied to a merged user: a clash found on the way is no news.
+        return { kind: "merged", userId: owner.id, notes: notes.filter((note) => !note.endsWith("_taken")) };
       }
       if (this.dryRun) return { kind: "would_import", notes };
       try {
