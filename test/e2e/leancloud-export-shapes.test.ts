@@ -222,6 +222,14 @@ for (const backend of backends) {
         assert.equal((await login(h, player.platforms[0], player.name, n)).user.id, imported?.id);
       }
 
+      // Brackets that do not match: the records before are imported and checkpointed, then the run stops saying where.
+      const broken = path.join(dir, "_User.8.json");
+      const more = await playerRows(h, 3, "b");
+      fs.writeFileSync(broken, `[${more.rows.slice(0, 2).map((r) => JSON.stringify(r)).join(",")}}, ${JSON.stringify(more.rows[2])}]`);
+      await assert.rejects(importFile(broken, importer, LEANCLOUD_AUTH_PLATFORMS, { dryRun: false, restart: false, window: 64, report, out: quiet }), /JSON is broken at byte \d+/);
+      const checkpoint = JSON.parse(fs.readFileSync(`${broken}.import-state.json`, "utf8")) as ImportState;
+      assert.deepEqual([checkpoint.counts.imported, checkpoint.done], [2, false]);
+
       const garbage = path.join(dir, "_User.9.jsonl");
       fs.writeFileSync(garbage, "not json\nat all\n");
       await assert.rejects(

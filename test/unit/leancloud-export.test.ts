@@ -90,6 +90,13 @@ describe("LeanCloud export reader", () => {
     await assert.rejects(all(gz), /gzip-compressed/);
   });
 
+  it("an array or results file whose brackets do not match, or with text after its JSON, stops the reading at that byte rather than losing records unsaid", async () => {
+    await assert.rejects(all(file('[{"objectId":"a"}, }, {"objectId":"b"}]')), /broken at byte 19 .*closes nothing/);
+    await assert.rejects(all(file('{"results":[{"objectId":"a"}]}}')), /broken at byte 30/);
+    await assert.rejects(all(file('[{"objectId":"a"}]\n{"objectId":"b"}\n')), /broken at byte 19 \(text outside the JSON\)/);
+    assert.deepEqual(ids(await all(file('[{"objectId":"a"}, 7, "x", {"objectId":"b"}]'))), ["a", "!not a JSON object", "!not a JSON object", "b"]);
+  });
+
   it("reports a broken line as malformed and goes on with the next", async () => {
     const f = file(`{"objectId":"a"}\n{"objectId": "b",\n[1,2]\n{"objectId":"c"}\n`);
     assert.deepEqual(ids(await all(f)), ["a", "!not valid JSON", "!not a JSON object", "c"]);

@@ -97,7 +97,9 @@ async function* readStructured(stream: AsyncIterable<Buffer>, startOffset: numbe
   let offset = startOffset;
   let index = 0;
   for await (const chunk of stream) {
-    for (const value of scan.feed(chunk, offset)) yield parseRecord(value.text, value.endOffset, ++index);
+    // A BOM before the JSON is no part of it.
+    const skip = offset === 0 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+    for (const value of scan.feed(chunk.subarray(skip), offset + skip)) yield parseRecord(value.text, value.endOffset, ++index);
     offset += chunk.length;
   }
   const last = scan.finish(offset);

@@ -132,7 +132,17 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
   };
 
   const ending: ReadEnding = {};
-  for await (const item of readExportRecords(options.file, state.offset, ending)) {
+  const records = readExportRecords(options.file, state.offset, ending);
+  // A file the reader cannot go on in stops the run like a store that does not come back: what was
+  // read before is finished and checkpointed first.
+  const reading = async function* () {
+    try {
+      yield* records;
+    } catch (err) {
+      failure ??= err;
+    }
+  };
+  for await (const item of reading()) {
     if (failure) break;
     const slot: { endOffset: number; valid: boolean; outcome?: ImportOutcome } = { endOffset: item.endOffset, valid: !(item instanceof MalformedRecord) };
     inFlight.push(slot);

@@ -119,6 +119,8 @@ export class JsonRecordScan {
         continue;
       }
       if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
+        // Past a bracket that closes nothing, or the wrong thing, where records are is unknown: stop, never guess.
+        if (!top || top.object !== (byte === CLOSE_OBJECT)) throw this.broken(chunkOffset + i, `a "${String.fromCharCode(byte)}" that closes nothing open`);
         this.stack.pop();
         if (this.recordDepth === this.stack.length && this.recordDepth !== -1) {
           yield this.take(chunk, start, chunkOffset + i + 1, i + 1);
@@ -127,6 +129,7 @@ export class JsonRecordScan {
         continue;
       }
       // A value (or a key) begins.
+      if (!top && byte !== (this.place === "array" ? OPEN_ARRAY : OPEN_OBJECT)) throw this.broken(chunkOffset + i, "text outside the JSON");
       const isKey = top?.object === true && top.expectKey;
       if (this.recordDepth === -1 && !isKey && this.atRecordPlace()) {
         this.recordDepth = this.stack.length;
@@ -150,6 +153,10 @@ export class JsonRecordScan {
         throw new Error(`a record near byte ${chunkOffset} is larger than ${this.maxRecordBytes} bytes: not a LeanCloud export?`);
       }
     }
+  }
+
+  private broken(offset: number, what: string): Error {
+    return new Error(`the file's JSON is broken at byte ${offset} (${what}): records after it cannot be found. Is the file whole? Download the export again`);
   }
 
   private atRecordPlace(): boolean {
