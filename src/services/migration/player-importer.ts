@@ -72,8 +72,9 @@ export class PlayerImporter {
   }
 
   /**
-   * `unfinished` carries what an earlier attempt for this player in this run got as far as, when its
-   * write went unanswered: finding the player afterwards then means that attempt did write.
+   * `unfinished` carries what earlier attempts for this player in this run got as far as, when a write
+   * went unanswered: a user found afterwards under an id one of them asked for is this run's import;
+   * under any other id, someone else's (another copy of the record, a login, an earlier run).
    */
   async importPlayer(player: LeanCloudPlayer, unfinished: UnfinishedAttempt = {}): Promise<ImportOutcome> {
     const notes: string[] = [];
