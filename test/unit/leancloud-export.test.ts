@@ -7,6 +7,7 @@ import { MalformedRecord, readExportRecords, type ExportItem, type ReadEnding } 
 import { LEANCLOUD_AUTH_PLATFORMS, parsePlatformMap, readLeanCloudUser } from "../../src/services/migration/leancloud-users";
 import { leanCloudUserRow } from "../fixtures/leancloud/user-rows";
 import { profilePatchBody } from "../../src/api/schemas";
+import { parseBoardMap } from "../../src/admin/import-statistics";
 import { acceptedAvatar, acceptedNickname } from "../../src/core/text-rules";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-unit-"));
@@ -149,6 +150,11 @@ describe("LeanCloud _User rows", () => {
     const map = parsePlatformMap(["wx_a=wechat", "tt_b=douyin,qq_c=qq"], ["wechat", "douyin", "qq"]);
     assert.ok(typeof map === "object");
     assert.deepEqual([map.wx_a, map.tt_b, map.qq_c, map.lc_tt], ["wechat", "douyin", "qq", "douyin"]);
+  });
+
+  it("keeps every --board flag given, not only the last", () => {
+    assert.deepEqual(parseBoardMap(["world=highscores", "weekly=week,daily=day"]), { world: "highscores", weekly: "week", daily: "day" });
+    assert.match(String(parseBoardMap(["world"])), /not <statisticName>=<boardId>/);
   });
 
   it("refuses a --platform mapping to a platform this server does not run, naming it", () => {
