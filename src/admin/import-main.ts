@@ -5,36 +5,40 @@
  * report file. See docs/migrate-from-leancloud.md.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import { createUserStore } from "../adapters/store/create-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
 import { operatorEnvironment, readSettings } from "../config/settings-files";
 import { DEFAULT_APP } from "../core/apps";
-import { loadImportState, runImport, type ImportState } from "../services/migration/import-run";
+import { NoRecordsError, type ImportState } from "../services/migration/import-run";
 import { parsePlatformMap } from "../services/migration/leancloud-users";
 import { PlayerImporter } from "../services/migration/player-importer";
 import { importAppOf } from "./import-app";
 import { importStatisticsFile, parseBoardMap } from "./import-statistics";
 import pino from "pino";
 import { createLogger } from "../logging/logger";
-import { ImportProgress } from "./import-progress";
+import { exportFiles, importFile } from "./import-files";
 
 const USAGE = `usage: npm run import -- leancloud <export> [options]
-  <export> is LeanCloud's data export of the _User class (_User.jsonl, or a .json array / {"results": [...]}),
+  <export> is LeanCloud's data export of the _User class: the .tar.gz it delivers (its _User files are
+  unpacked next to it, into <export>.unpacked/), _User.jsonl, a .json array or {"results": [...]} file,
   or a folder holding _User*.jsonl / _User*.json files
 options:
   --app <key>            the app (APPS_FILE key) the players belong to; default: default
   --dry-run              read and match everything, change nothing, write no checkpoint
-  --platform <k>=<p>,…   more authData keys: e.g. lc_bytedance=douyin (lc_weapp, lc_qqapp, lc_toutiao are known)
+  --platform <k>=<p>,…   more authData keys: e.g. wx_mygame=wechat (lc_weapp, lc_qqapp, lc_tt, lc_toutiao are known);
+                         repeatable
   --restart              ignore the checkpoint of an earlier run and read the export from its start
   --report <file>        where the per-player lines go (default: <export>.import-report.jsonl)
   --window <n>           players imported at once (default 64)
   --statistics <file>    LeanCloud leaderboard statistics ({statisticName, statisticValue, user: {objectId}} rows,
                          as its REST API answers them), imported after the players as records of the boards of
                          the same id; repeatable. Each is the player's best: running it again changes nothing
-  --board <name>=<id>,…  statistic names whose board here has another id (e.g. world=highscores)
+  --board <name>=<id>,…  statistic names whose board here has another id (e.g. world=highscores); repeatable
 settings: as the server's (NODE_ENV defaults to production: arena.env < arena.local.env < environment)`;
+
+const USERNAME_NOTE =
+  "LeanCloud usernames that do not fit this server's rules (its mini-game logins give random ones) are replaced by the placeholder a login gives; the players keep their platform login. Not listed in the report.";
 
 const PASSWORD_NOTE =
   "LeanCloud password hashes are not carried over: players keep their platform login; a player who also had a password sets a new one after logging in.";
@@ -48,12 +52,12 @@ async function main(argv: string[]): Promise<number> {
       options: {
         app: { type: "string" },
         "dry-run": { type: "boolean" },
-        platform: { type: "string" },
+        platform: { type: "string", multiple: true },
         restart: { type: "boolean" },
         report: { type: "string" },
         window: { type: "string" },
         statistics: { type: "string", multiple: true },
-        board: { type: "string" },
+        board: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -70,12 +74,6 @@ async function main(argv: string[]): Promise<number> {
   if (!exportPath || extra.length > 0) return usageError("exactly one export file or folder is required");
   const window = values.window === undefined ? 64 : Number(values.window);
   if (!Number.isInteger(window) || window < 1 || window > 1024) return usageError("--window must be a whole number from 1 to 1024");
-  let files: string[];
-  try {
-    files = exportFiles(exportPath);
-  } catch (err) {
-    return usageError((err as Error).message);
-  }
 
   let config: AppConfig;
   try {
@@ -100,24 +98,41 @@ async function main(argv: string[]): Promise<number> {
   if (missing) return usageError(`--statistics: ${missing} does not exist`);
   const dryRun = values["dry-run"] === true;
   if (dryRun && statisticsFiles.length > 0) return usageError("--statistics writes records: leave out --dry-run");
+  let files: string[];
+  try {
+    files = await exportFiles(exportPath);
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
   const store = await createUserStore(config.store);
   try {
     await store.migrate();
     const importer = new PlayerImporter(store, importAppOf(config, appKey), dryRun);
     const totals: ImportState[] = [];
     const started = Date.now();
-    for (const file of files) totals.push(await importFile(file, importer, platforms, { dryRun, restart: values.restart === true, window, report: values.report }));
+    for (const [i, file] of files.entries()) {
+      const truncateReport = dryRun && (i === 0 || values.report === undefined);
+      try {
+        totals.push(await importFile(file, importer, platforms, { dryRun, restart: values.restart === true, window, report: values.report, truncateReport, out: process.stderr }));
+      } catch (err) {
+        if (!(err instanceof NoRecordsError)) throw err;
+        process.stderr.write(`import stopped: ${err.message}\n`);
+        return 1;
+      }
+    }
     const logger = createLogger({ level: "warn", destination: pino.destination({ fd: 2, sync: true }), name: "import" });
     const statistics = [];
     for (const file of statisticsFiles) statistics.push(await importStatisticsFile(file, { config, appKey, store, importer, boards: boardMap, logger }));
     const seconds = (Date.now() - started) / 1000;
     const counts = sumCounts(totals);
+    const usernamesNotKept = totals.reduce((sum, t) => sum + (t.usernamesNotKept ?? 0), 0);
     const summary = {
       source: "leancloud",
       app: appKey,
       dryRun,
-      files: totals.map((t) => ({ file: t.file, done: t.done })),
+      files: totals.map((t) => ({ file: t.file, done: t.done && !t.cutShort, ...(t.cutShort ? { cutShort: t.cutShort } : {}) })),
       counts,
+      ...(usernamesNotKept > 0 ? { usernamesNotKept, usernameNote: USERNAME_NOTE } : {}),
       ...(statistics.length > 0 ? { statistics } : {}),
       seconds: Number(seconds.toFixed(1)),
       playersPerSecond: seconds > 0 ? Math.round(counts.read / seconds) : counts.read,
@@ -126,57 +141,12 @@ async function main(argv: string[]): Promise<number> {
       note: PASSWORD_NOTE,
     };
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    return 0;
+    const cut = totals.filter((t) => t.cutShort);
+    for (const t of cut) process.stderr.write(`${t.file} is cut short (${t.cutShort}): its last record is in the report as malformed. Download the export again and import the whole file with --restart (nothing is imported twice).\n`);
+    return cut.length > 0 ? 3 : 0;
   } finally {
     await store.close();
   }
-}
-
-async function importFile(
-  file: string,
-  importer: PlayerImporter,
-  platforms: Record<string, string>,
-  options: { dryRun: boolean; restart: boolean; window: number; report?: string },
-): Promise<ImportState> {
-  const stateFile = options.dryRun ? undefined : `${file}.import-state.json`;
-  const previous = stateFile && !options.restart ? loadImportState(stateFile) : undefined;
-  if (previous?.done) {
-    process.stderr.write(`${file}: imported completely on ${previous.updatedAt}; --restart reads it again (nothing is imported twice)\n`);
-    return previous;
-  }
-  if (previous) process.stderr.write(`${file}: resuming after ${previous.counts.read} players (byte ${previous.offset} of ${previous.size})\n`);
-  const reportFile = options.report ?? `${file}.${options.dryRun ? "dry-run" : "import"}-report.jsonl`;
-  const report = fs.createWriteStream(reportFile, { flags: previous ? "a" : "w" });
-  const progress = new ImportProgress(file, process.stderr, previous?.counts.read ?? 0);
-  try {
-    return await runImport({
-      file,
-      importer,
-      platforms,
-      stateFile,
-      resumeFrom: previous,
-      window: options.window,
-      report: (line) => report.write(`${JSON.stringify(line)}\n`),
-      progress: (state) => progress.show(state),
-    });
-  } finally {
-    progress.finish();
-    await new Promise<void>((resolve) => report.end(resolve));
-  }
-}
-
-/** The export file, or a folder's `_User` files in name order. */
-function exportFiles(exportPath: string): string[] {
-  const stat = fs.statSync(exportPath, { throwIfNoEntry: false });
-  if (!stat) throw new Error(`${exportPath} does not exist`);
-  if (stat.isFile()) return [path.resolve(exportPath)];
-  const files = fs
-    .readdirSync(exportPath)
-    .filter((name) => /^_User.*\.jsonl?$/.test(name))
-    .sort()
-    .map((name) => path.resolve(exportPath, name));
-  if (files.length === 0) throw new Error(`${exportPath} holds no _User*.jsonl or _User*.json file`);
-  return files;
 }
 
 function sumCounts(states: ImportState[]): ImportState["counts"] {

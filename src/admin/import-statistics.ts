@@ -7,7 +7,7 @@ import type { AppConfig } from "../config/config";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import { withLeaderboards } from "./leaderboard-export";
-import { MalformedRecord, readExportRecords } from "../services/migration/export-reader";
+import { MalformedRecord, readExportRecords, type ReadEnding } from "../services/migration/export-reader";
 import { importStatistic, type StatisticOutcome } from "../services/migration/leancloud-statistics";
 import type { PlayerImporter } from "../services/migration/player-importer";
 
@@ -16,6 +16,8 @@ export interface StatisticsSummary {
   read: number;
   recorded: number;
   skipped: Record<string, number>;
+  /** The file ends inside its JSON (see ReadEnding): its last statistic is counted as malformed. */
+  cutShort?: string;
 }
 
 const WINDOW = 32;
@@ -39,7 +41,8 @@ export async function importStatisticsFile(
       submit: (app: string, userId: string, boardId: string, score: number) => leaderboards.submit(app, userId, boardId, score, { keepBest: true }),
     };
     const running = new Set<Promise<void>>();
-    for await (const item of readExportRecords(file)) {
+    const ending: ReadEnding = {};
+    for await (const item of readExportRecords(file, 0, ending)) {
       summary.read++;
       const task =
         item instanceof MalformedRecord
@@ -50,14 +53,16 @@ export async function importStatisticsFile(
       if (running.size >= WINDOW) await Promise.race(running);
     }
     await Promise.all(running);
+    if (ending.cutShort) summary.cutShort = ending.cutShort;
     return summary;
   });
 }
 
-/** `--board wins=highscores,…`: LeanCloud statistic names → board ids (unlisted names keep theirs). */
-export function parseBoardMap(spec: string | undefined): Record<string, string> | string {
+/** `--board wins=highscores,…` (the flag given once or more): LeanCloud statistic names → board ids (unlisted names keep theirs). */
+export function parseBoardMap(specs: string | readonly string[] | undefined): Record<string, string> | string {
   const map: Record<string, string> = {};
-  for (const part of (spec ?? "").split(",").map((p) => p.trim()).filter(Boolean)) {
+  const parts = (typeof specs === "string" ? [specs] : (specs ?? [])).flatMap((spec) => spec.split(","));
+  for (const part of parts.map((p) => p.trim()).filter(Boolean)) {
     const [name, board] = part.split("=").map((p) => p.trim());
     if (!name || !board) return `--board: "${part}" is not <statisticName>=<boardId>`;
     map[name] = board;

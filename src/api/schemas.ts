@@ -2,7 +2,7 @@
  * Request schemas: the single source for validation (and, later, the API description).
  */
 import { z } from "zod";
-import { AVATAR_URL_MESSAGE, FORBIDDEN_TEXT_MESSAGE, isCleanText, isSafeAvatarUrl } from "../core/text-rules";
+import { AVATAR_MAX_LENGTH, AVATAR_URL_MESSAGE, FORBIDDEN_TEXT_MESSAGE, isCleanText, isSafeAvatarUrl, NICKNAME_MAX_LENGTH } from "../core/text-rules";
 
 /**
  * Realistic bounds, so the API description shows them instead of zod's ±2^53 defaults. Versions
@@ -65,13 +65,13 @@ export const profilePatchBody = z
       .refine(isCleanText, FORBIDDEN_TEXT_MESSAGE)
       .trim()
       .min(1, "must not be empty")
-      .max(32, "must be at most 32 characters")
+      .max(NICKNAME_MAX_LENGTH, `must be at most ${NICKNAME_MAX_LENGTH} characters`)
       .nullable()
       .optional()
       .describe(`Shown to other players. ${TEXT_RULE_NOTE}`),
     avatar: z
       .string()
-      .max(512, "must be at most 512 characters")
+      .max(AVATAR_MAX_LENGTH, `must be at most ${AVATAR_MAX_LENGTH} characters`)
       .refine(isSafeAvatarUrl, AVATAR_URL_MESSAGE)
       .nullable()
       .optional()

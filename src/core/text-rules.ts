@@ -23,6 +23,27 @@ export function isCleanText(text: string): boolean {
   return !FORBIDDEN_CHARACTER.test(text);
 }
 
+/** The longest nickname and avatar URL a profile takes (UTF-16 units, as the API counts them). */
+export const NICKNAME_MAX_LENGTH = 32;
+export const AVATAR_MAX_LENGTH = 512;
+
+/**
+ * The nickname the profile API would store for `raw`, or undefined where it would refuse it: the text
+ * rule judges the text as sent (a leading or trailing BOM is refused, not trimmed away), then it is
+ * trimmed and must be 1 to NICKNAME_MAX_LENGTH long. For text that did not come through the API (the
+ * LeanCloud import); profilePatchBody applies the same steps with a message for each.
+ */
+export function acceptedNickname(raw: string): string | undefined {
+  if (!isCleanText(raw)) return undefined;
+  const nickname = raw.trim();
+  return nickname.length >= 1 && nickname.length <= NICKNAME_MAX_LENGTH ? nickname : undefined;
+}
+
+/** Whether the profile API would store `raw` as the avatar (as sent: an avatar is not trimmed). */
+export function acceptedAvatar(raw: string): boolean {
+  return raw.length <= AVATAR_MAX_LENGTH && isSafeAvatarUrl(raw);
+}
+
 /** Characters an avatar URL must not contain, even where a URL parser would accept or re-encode them. */
 const UNSAFE_IN_URL = /[\s"'`<>\\]/u;
 

@@ -121,3 +121,45 @@ for (const backend of backends) {
     });
   });
 }
+
+describe("npm run import -- leancloud, what the operator is told", function () {
+  this.timeout(120_000);
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lc-cli-told-"));
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const env = {
+    ...(process.env as Record<string, string>),
+    NODE_ENV: "test",
+    JWT_SECRET: "leancloud-import-tests-jwt-secret-0123456789",
+    LOG_LEVEL: "warn",
+    SQLITE_PATH: path.join(tmp, "told.sqlite"),
+    DATABASE_URL: "",
+    REDIS_URL: "",
+    ...simulatorPlatformEnv("http://127.0.0.1:9"),
+  };
+
+  it("an export cut short ends with exit code 3, the file not done, and what to do; --restart keeps the report; a file with no record stops the run", async () => {
+    const rows = Array.from({ length: 5 }, (_, i) => leanCloudUserRow({ objectId: `cut${i}`, authKey: "lc_tt", openid: `oCut${i}` }));
+    const file = path.join(tmp, "_User.json");
+    const text = JSON.stringify(rows);
+    fs.writeFileSync(file, text.slice(0, text.length - 40));
+    const cut = await runImportCli(env, "leancloud", file, "--platform", "lc_x=wechat", "--platform", "lc_y=qq");
+    assert.equal(cut.status, 3, cut.stderr);
+    const summary = JSON.parse(cut.stdout);
+    assert.deepEqual([summary.counts.read, summary.counts.imported, summary.counts.skipped], [5, 4, 1]);
+    assert.equal(summary.files[0].done, false);
+    assert.match(summary.files[0].cutShort, /inside a record/);
+    assert.match(cut.stderr, /cut short .*Download the export again/s);
+    const report = `${file}.import-report.jsonl`;
+    const before = fs.readFileSync(report, "utf8");
+    assert.match(before, /cut short/);
+    const restarted = await runImportCli(env, "leancloud", file, "--restart");
+    assert.equal(restarted.status, 3, restarted.stderr);
+    assert.ok(fs.readFileSync(report, "utf8").startsWith(before), "--restart truncated the report");
+
+    const garbage = path.join(tmp, "_User.jsonl");
+    fs.writeFileSync(garbage, "PK this is not an export\n");
+    const stopped = await runImportCli(env, "leancloud", garbage);
+    assert.equal(stopped.status, 1);
+    assert.match(stopped.stderr, /none is a JSON object: is it LeanCloud's _User export/);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import { AppError } from "../../core/errors";
-import { MalformedRecord, readExportRecords, type ExportItem } from "./export-reader";
+import { MalformedRecord, readExportRecords, type ExportItem, type ReadEnding } from "./export-reader";
 import { readLeanCloudUser } from "./leancloud-users";
 import type { ImportOutcome, PlayerImporter } from "./player-importer";
 
@@ -24,10 +24,22 @@ export interface ImportState {
   /** Bytes of the file whose records are all imported. */
   offset: number;
   counts: OutcomeCounts;
+  /** Records that were JSON objects (the rest are skipped as malformed): a file with none is not an export. */
+  valid?: number;
+  /** Players whose LeanCloud username did not fit this server's rules: counted, not reported one by one. */
+  usernamesNotKept?: number;
   done: boolean;
+  /** Read to its end, but the file ends inside its JSON (see ReadEnding): a download or copy cut short. */
+  cutShort?: string;
   startedAt: string;
   updatedAt: string;
 }
+
+/** Nearly every LeanCloud mini-game player has a random username: said once in the summary, not on every line. */
+export const USERNAME_NOT_KEPT = "username_not_kept";
+
+/** A file in which no record could be read: not a LeanCloud export, or not one this reads. */
+export class NoRecordsError extends Error {}
 
 /** One line of the per-player report: every player that was skipped or changed on the way. */
 export interface ReportLine {
@@ -76,7 +88,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
   const state: ImportState = options.resumeFrom
     ? { ...options.resumeFrom, counts: { ...options.resumeFrom.counts } }
     : { file: options.file, size, offset: 0, counts: emptyCounts(), done: false, startedAt: started, updatedAt: started };
-  if (state.size !== size) throw new Error(`${options.file} changed since the checkpoint was written (${state.size} → ${size} bytes); remove the checkpoint to start over`);
+  if (state.size !== size) throw new Error(`${options.file} changed since the checkpoint was written (${state.size} → ${size} bytes); run with --restart to read it from its start (nothing is imported twice)`);
   // Imports at once: halved whenever the store answers "unavailable" (a busy store is one that times
   // out), grown back one at a time while it keeps up.
   const window = options.window ?? 64;
@@ -96,7 +108,7 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
   };
   // Records in reading order. The checkpoint, and the counts saved with it, cover the finished
   // prefix only: after a kill, a record past it is read again and counts once (as `already`).
-  const inFlight: Array<{ endOffset: number; outcome?: ImportOutcome }> = [];
+  const inFlight: Array<{ endOffset: number; valid: boolean; outcome?: ImportOutcome }> = [];
   const running = new Set<Promise<void>>();
   let lastCheckpoint = now();
   let failure: unknown;
@@ -109,6 +121,8 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
       state.offset = done.endOffset;
       state.counts.read++;
       state.counts[done.outcome!.kind]++;
+      if (done.valid) state.valid = (state.valid ?? 0) + 1;
+      if (done.outcome!.notes.includes(USERNAME_NOT_KEPT)) state.usernamesNotKept = (state.usernamesNotKept ?? 0) + 1;
     }
     if (options.stateFile && now() - lastCheckpoint >= (options.checkpointEveryMs ?? 1000)) {
       lastCheckpoint = now();
@@ -117,9 +131,20 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
     }
   };
 
-  for await (const item of readExportRecords(options.file, state.offset)) {
+  const ending: ReadEnding = {};
+  const records = readExportRecords(options.file, state.offset, ending);
+  // A file the reader cannot go on in stops the run like a store that does not come back: what was
+  // read before is finished and checkpointed first.
+  const reading = async function* () {
+    try {
+      yield* records;
+    } catch (err) {
+      failure ??= err;
+    }
+  };
+  for await (const item of reading()) {
     if (failure) break;
-    const slot: { endOffset: number; outcome?: ImportOutcome } = { endOffset: item.endOffset };
+    const slot: { endOffset: number; valid: boolean; outcome?: ImportOutcome } = { endOffset: item.endOffset, valid: !(item instanceof MalformedRecord) };
     inFlight.push(slot);
     const position = readBefore + ++index;
     const task = importOne(item, options, pressure)
@@ -142,8 +167,15 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
     if (options.stateFile) writeState(options.stateFile, state, now);
     throw failure;
   }
+  if (!state.valid) {
+    // Nothing was imported: no checkpoint is left to say the file was done.
+    if (options.stateFile) fs.rmSync(options.stateFile, { force: true });
+    const what = state.counts.read === 0 ? "holds no record" : `has ${state.counts.read} records and none is a JSON object`;
+    throw new NoRecordsError(`${options.file} ${what}: is it LeanCloud's _User export (JSON Lines, a JSON array or {"results": [...]})?`);
+  }
   state.offset = size;
   state.done = true;
+  if (ending.cutShort) state.cutShort = ending.cutShort;
   if (options.stateFile) writeState(options.stateFile, state, now);
   options.progress?.(state);
   return state;
@@ -169,9 +201,10 @@ async function importOne(item: ExportItem, options: ImportRunOptions, pressure: 
 
 function reportLine(item: ExportItem, index: number, outcome: ImportOutcome): ReportLine | undefined {
   const objectId = item instanceof MalformedRecord ? undefined : typeof item.record.objectId === "string" ? item.record.objectId : undefined;
-  if (outcome.kind === "skipped") return { objectId, index, outcome: outcome.kind, reason: outcome.reason, notes: outcome.notes.length ? outcome.notes : undefined };
-  if (outcome.notes.length === 0 && outcome.kind !== "merged") return undefined;
-  return { objectId, index, outcome: outcome.kind, notes: outcome.notes, userId: outcome.userId };
+  const notes = outcome.notes.filter((note) => note !== USERNAME_NOT_KEPT);
+  if (outcome.kind === "skipped") return { objectId, index, outcome: outcome.kind, reason: outcome.reason, notes: notes.length ? notes : undefined };
+  if (notes.length === 0 && outcome.kind !== "merged") return undefined;
+  return { objectId, index, outcome: outcome.kind, notes, userId: outcome.userId };
 }
 
 /** Written to a temporary file and renamed: a kill mid-write leaves the previous checkpoint whole. */

@@ -10,7 +10,7 @@
 import { DEFAULT_APP, identityNamespace } from "../../core/apps";
 import { AppError } from "../../core/errors";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../../core/ports/user-store";
-import { isCleanText, isSafeAvatarUrl } from "../../core/text-rules";
+import { acceptedAvatar, acceptedNickname } from "../../core/text-rules";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { UserKeyField } from "../../platforms/platform";
 import { identityNamespaces, playerIdentityKeys, type IdentityNamespaces } from "../player-identity-keys";
@@ -30,9 +30,12 @@ export interface ImportApp {
   placeholderEmailDomain: string;
 }
 
-/** What an attempt had started writing when its answer was lost (see importPlayer). */
+/** What earlier attempts for a player had started writing when their answer was lost (see importPlayer). */
 export interface UnfinishedAttempt {
-  wrote?: "imported" | "merged";
+  /** The ids of the users earlier attempts asked the store to create: finding one of them means it was this run's. */
+  createdIds?: string[];
+  /** An attempt was recording the objectId on a user who logged in first, and its answer was lost. */
+  merging?: boolean;
 }
 
 export type ImportOutcome =
@@ -69,8 +72,9 @@ export class PlayerImporter {
   }
 
   /**
-   * `unfinished` carries what an earlier attempt for this player in this run got as far as, when its
-   * write went unanswered: finding the player afterwards then means that attempt did write.
+   * `unfinished` carries what earlier attempts for this player in this run got as far as, when a write
+   * went unanswered: a user found afterwards under an id one of them asked for is this run's import;
+   * under any other id, someone else's (another copy of the record, a login, an earlier run).
    */
   async importPlayer(player: LeanCloudPlayer, unfinished: UnfinishedAttempt = {}): Promise<ImportOutcome> {
     const notes: string[] = [];
@@ -82,24 +86,31 @@ export class PlayerImporter {
       const already = await this.store.findByIdentity(source);
       if (already) {
         if (!this.dryRun) await this.completeMerge(already, keys, player, notes);
-        return { kind: unfinished.wrote ?? "already", userId: already.id, notes };
+        // Told by the user's id, not by what was tried: a copy of this record (or a login) may have written it.
+        const kind = unfinished.createdIds?.includes(already.id) ? "imported" : unfinished.merging ? "merged" : "already";
+        // A username or email "taken" by the very user found (another copy of this record made it) is no news.
+        const said = kind === "imported" ? notes : notes.filter((note) => !note.endsWith("_taken"));
+        return { kind, userId: already.id, notes: said };
       }
       const owner = await this.findOwner(keys);
       if (owner) {
         if (this.dryRun) return { kind: "would_merge", userId: owner.id, notes };
         // The objectId first: once it is stored, a rerun resumes this merge instead of starting another.
-        unfinished.wrote = "merged";
+        const before = unfinished.merging;
+        unfinished.merging = true;
         if (!(await this.store.attachIdentity(owner.id, source, { asPrimary: false }))) {
+          // Refused (another copy of this record, or a login, got there first): this attempt wrote nothing.
+          unfinished.merging = before;
           if (attempt < MAX_ATTEMPTS) continue;
           throw new Error(`could not record LeanCloud objectId ${player.objectId}: changed concurrently ${attempt} times`);
         }
         await this.completeMerge(owner, keys, player, notes);
-        return { kind: "merged", userId: owner.id, notes };
+        // The LeanCloud username and email are not applied to a merged user: a clash found on the way is no news.
+        return { kind: "merged", userId: owner.id, notes: notes.filter((note) => !note.endsWith("_taken")) };
       }
       if (this.dryRun) return { kind: "would_import", notes };
       try {
-        unfinished.wrote = "imported";
-        const user = await this.create(player, keys, source, accountFields);
+        const user = await this.create(player, keys, source, accountFields, unfinished);
         await this.fillProfile(user, player, notes);
         return { kind: "imported", userId: user.id, notes };
       } catch (err) {
@@ -115,7 +126,8 @@ export class PlayerImporter {
           // frees it). Waited for, so a resumed run keeps the name the uninterrupted one would.
           if (taken.length === 0) throw new AppError("service_unavailable", { message: "The player's username or email is held by a creation in flight; retry", cause: err });
           notes.push(...taken.map((field) => `${field}_taken`));
-          accountFields = {};
+          // Only what is taken goes: the other field, valid and free, is kept.
+          accountFields = Object.fromEntries(Object.entries(accountFields).filter(([field]) => !taken.includes(field as "username" | "email")));
           continue;
         }
         if (!(err instanceof IdentityTakenError)) throw err;
@@ -133,11 +145,13 @@ export class PlayerImporter {
         notes.push(`platform_not_served:${identity.platform}`);
         continue;
       }
-      const field = (this.app.keyOrder[identity.platform] ?? ["openid", "unionid"]).find((f) => f !== "anonymousOpenid" && identity[f as "openid" | "unionid"]);
+      // The login's rule: the first field of the platform's key order the player has is their key.
+      const field = (this.app.keyOrder[identity.platform] ?? ["openid", "unionid"]).find((f) => identity[f]);
       if (!field) continue;
-      const found = { key: identity[field as "openid" | "unionid"]!, field };
-      const { primary, union } = playerIdentityKeys(ns, found, { unionid: identity.unionid });
-      for (const key of union ? [primary, union] : [primary]) {
+      const found = { key: identity[field]!, field };
+      const { primary, anonymous, union } = playerIdentityKeys(ns, found, { unionid: identity.unionid, anonymousOpenid: identity.anonymousOpenid });
+      for (const key of [primary, anonymous, union]) {
+        if (!key) continue;
         if (!keys.some((k) => k.platform === key.platform && k.platformId === key.platformId)) keys.push(key);
       }
     }
@@ -152,10 +166,12 @@ export class PlayerImporter {
     return null;
   }
 
-  private async create(player: LeanCloudPlayer, keys: PlatformIdentityKey[], source: PlatformIdentityKey, fields: { username?: string; email?: string }): Promise<User> {
+  private async create(player: LeanCloudPlayer, keys: PlatformIdentityKey[], source: PlatformIdentityKey, fields: { username?: string; email?: string }, unfinished: UnfinishedAttempt): Promise<User> {
     const first = keys[0];
     const createdAt = player.createdAt ? new Date(player.createdAt) : new Date();
     const draft = newPlatformUser(first.platform.split("@")[0], first.platformId, this.app.placeholderEmailDomain, createdAt);
+    // Kept before the write: if its answer is lost, finding this id later is how the next attempt knows it landed.
+    (unfinished.createdIds ??= []).push(draft.id);
     return this.store.createUser({ ...draft, ...fields }, [...keys, source]);
   }
 
@@ -163,21 +179,22 @@ export class PlayerImporter {
   private async completeMerge(user: User, keys: PlatformIdentityKey[], player: LeanCloudPlayer, notes: string[]): Promise<void> {
     for (const key of keys) {
       const holder = await this.store.findByIdentity(key);
-      if (holder && holder.id !== user.id) notes.push(`identity_held_by_other_user:${key.platform}`);
+      if (holder && holder.id !== user.id) notes.push(`identity_held_by_other_user:${key.platform}:${holder.id}`);
       else if (!holder) await this.store.attachIdentity(user.id, key, { asPrimary: false });
     }
     await this.fillProfile(user, player, notes);
   }
 
-  /** The LeanCloud nickname and avatar, where the user has none yet and they pass the text rules. */
+  /** The LeanCloud nickname and avatar, where the user has none yet and the API would accept them (its own rules). */
   private async fillProfile(user: User, player: LeanCloudPlayer, notes: string[]): Promise<void> {
     const changes: { nickname?: string; avatar?: string } = {};
     if (player.nickname && user.nickname === null) {
-      if (player.nickname.length <= 32 && isCleanText(player.nickname)) changes.nickname = player.nickname;
+      const nickname = acceptedNickname(player.nickname);
+      if (nickname !== undefined) changes.nickname = nickname;
       else notes.push("nickname_refused");
     }
     if (player.avatar && user.avatar === null) {
-      if (player.avatar.length <= 512 && isSafeAvatarUrl(player.avatar)) changes.avatar = player.avatar;
+      if (acceptedAvatar(player.avatar)) changes.avatar = player.avatar;
       else notes.push("avatar_refused");
     }
     if (Object.keys(changes).length === 0) return;
