@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   token_expired: { status: 401, message: "The access token has expired" },
   session_revoked: { status: 401, message: "The session has ended; log in again" },
   user_disabled: { status: 403, message: "The user does not exist or is disabled" },
+  player_not_found: { status: 404, message: "No such player (never created, or erased)" },
   refresh_token_reused: { status: 401, message: "The refresh token was already used; the session has ended" },
   refresh_token_invalid: { status: 401, message: "The refresh token is invalid or its session has ended" },
   account_exists: { status: 409, message: "That username or email is already taken" },

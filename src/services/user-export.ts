@@ -66,7 +66,7 @@ export class UserExport {
     const [first, ...rest] = this.sections;
     if (!first) throw new Error("no export sections");
     const head = await first.collect(userId);
-    if (head === undefined) throw new AppError("user_disabled", { message: "No such user" });
+    if (head === undefined) throw new AppError("player_not_found");
     const parts = await Promise.all(rest.map((s) => s.collect(userId)));
     const out: Record<string, unknown> = { ...head };
     parts.forEach((part, i) => {

@@ -8,6 +8,7 @@ import { matchMaker } from "@colyseus/core";
 import { Client } from "colyseus.js";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { sessionCookie } from "../../src/console/console-guard";
+import { totpAt } from "../../src/services/console/totp";
 import { startSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
@@ -101,6 +102,18 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.match(sessionCookie("t", 60, { secure: true }), /; Secure/, "Secure in production");
   });
 
+  it("a TOTP code is good once, and so is every earlier one: the previous step is refused after a newer one", async () => {
+    const op = await addOperator(h.config, unique("step"), "admin", { totp: true });
+    const code = (offsetMs: number) => totpAt(op.totpSecret!, Date.now() + offsetMs);
+    const signIn = (totp: string) => new ConsoleClient(h.baseUrl).call("POST", "/session", { name: op.name, password: op.password, totp });
+    // The next step is inside the drift window: accepted, after which the current one is not.
+    assert.equal((await signIn(code(30_000))).status, 200);
+    for (const earlier of [code(30_000), code(0), code(-30_000)]) {
+      const refused = await signIn(earlier);
+      assert.deepEqual([refused.status, refused.body.data.code], [401, "console_totp_required"]);
+    }
+  });
+
   it("a change without the CSRF token, or from another origin, is refused and audited", async () => {
     const { op, client } = await signedIn("admin");
     const p = await player();
@@ -108,11 +121,20 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal(noToken.status, 403);
     assert.equal(noToken.body.data.code, "console_csrf_invalid");
     const foreign = await client.call("POST", `/players/${p.user.id}/kick`, undefined, { headers: { origin: "https://evil.example" } });
-    assert.equal(foreign.status, 403);
+    assert.deepEqual([foreign.status, foreign.body.data.code], [403, "console_csrf_invalid"]);
+    assert.match(foreign.body.message, /proxy_set_header Host \$http_host/, "the refusal hints at the proxy's Host header");
     const audit = await client.call("GET", `/audit?actor=${op.name}&action=player.kick`);
-    assert.equal(audit.body.data[0].outcome, "refused");
-    assert.equal(audit.body.data[0].target, p.user.id);
-    assert.equal(audit.body.data[0].detail.code, "console_csrf_invalid");
+    assert.deepEqual(audit.body.data.map((e: any) => [e.outcome, e.target, e.detail.code]), [["refused", p.user.id, "console_csrf_invalid"]]);
+    const refusedOrigin = await client.call("GET", `/audit?actor=${op.name}&action=request.foreign_origin`);
+    assert.deepEqual(
+      refusedOrigin.body.data.map((e: any) => [e.outcome, e.detail.code, e.detail.method, e.detail.path, e.detail.origin]),
+      [["refused", "console_csrf_invalid", "POST", `/players/${p.user.id}/kick`, "https://evil.example"]],
+    );
+    // A sign-in from another origin has no operator yet: audited as anonymous.
+    const signIn = await new ConsoleClient(h.baseUrl).call("POST", "/session", { name: op.name, password: OPERATOR_PASSWORD }, { headers: { origin: "http://127.0.0.1:1" } });
+    assert.equal(signIn.status, 403);
+    const anonymous = await client.call("GET", `/audit?actor=anonymous&action=request.foreign_origin`);
+    assert.ok(anonymous.body.data.some((e: any) => e.detail.origin === "http://127.0.0.1:1" && e.detail.path === "/session"));
   });
 
   it("a viewer reads but every change is refused with 403 and audited", async () => {
@@ -206,7 +228,15 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal(wrong.status, 400);
     const erased = await admin.call("POST", `/players/${p.user.id}/erase`, { confirm: p.user.username });
     assert.equal(erased.status, 200);
-    assert.equal((await admin.call("GET", `/players/${p.user.id}`)).status, 403);
+    // An unknown (here: erased) player is not found, not "disabled", and a change on them is audited so.
+    const gone = await admin.call("GET", `/players/${p.user.id}`);
+    assert.deepEqual([gone.status, gone.body.data.code], [404, "player_not_found"]);
+    const kick = await admin.call("POST", `/players/${p.user.id}/kick`);
+    assert.deepEqual([kick.status, kick.body.data.code], [404, "player_not_found"]);
+    const exported = await admin.call("GET", `/players/${p.user.id}/export`);
+    assert.deepEqual([exported.status, exported.body.data.code], [404, "player_not_found"]);
+    const trail = await admin.call("GET", `/audit?action=player.kick&target=${p.user.id}`);
+    assert.deepEqual(trail.body.data.map((e: { outcome: string; detail: { code?: string } }) => [e.outcome, e.detail.code]), [["refused", "player_not_found"]]);
   });
 
   it("mail: support within the cap to one player, admin to every player of the app; each claims once", async () => {

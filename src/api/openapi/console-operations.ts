@@ -45,7 +45,7 @@ export function registerConsoleComponents(register: (id: string, schema: z.ZodTy
 
 const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"];
 const CHANGE: ErrorCode[] = [...SIGNED_IN, "console_csrf_invalid"];
-const PLAYER: ErrorCode[] = ["user_disabled"];
+const PLAYER: ErrorCode[] = ["player_not_found"];
 const PAYMENT: ErrorCode[] = ["order_not_found", "order_conflict", "session_key_missing", "payments_disabled", "payment_refused", "payment_login_required", "payment_unconfirmed", "unknown_app", "unknown_platform", "platform_unavailable", "platform_misconfigured", "platform_rate_limited"];
 
 type Op = Omit<OperationSpec, "tag" | "operationId" | "errorFields"> & { id: string; change?: boolean };

@@ -106,7 +106,7 @@ export class ConsolePlayers {
 
   async export(userId: string): Promise<UserRecord & { sessionApps: string[] }> {
     const record = await this.deps.store.exportUser(userId);
-    if (!record) throw new AppError("user_disabled", { message: "No such player" });
+    if (!record) throw new AppError("player_not_found");
     return { ...record, sessionApps: await this.deps.sessions.liveApps(userId) };
   }
 
@@ -166,7 +166,7 @@ export class ConsolePlayers {
 
   private async require(userId: string): Promise<User> {
     const user = await this.deps.store.findById(userId);
-    if (!user) throw new AppError("user_disabled", { message: "No such player" });
+    if (!user) throw new AppError("player_not_found");
     return user;
   }
 
