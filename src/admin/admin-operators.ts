@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { openOperatorStore } from "../server/operator-wiring";
 import type { AppConfig } from "../config/config";
 import { AppError } from "../core/errors";
-import { OPERATOR_ROLES, type OperatorRole, type OperatorStore } from "../core/ports/operator-store";
+import { OPERATOR_ROLES, type AuditOutcome, type OperatorRole, type OperatorStore } from "../core/ports/operator-store";
 import type { Logger } from "../logging/logger";
 import { AuditLog } from "../services/console/audit-log";
 import { OperatorAccounts } from "../services/console/operator-accounts";
@@ -82,7 +82,7 @@ async function run(accounts: OperatorAccounts, _store: OperatorStore, command: s
 }
 
 /** One audit entry for a player command of the CLI (main.ts), whatever its outcome. */
-export async function recordCliCommand(config: AppConfig, logger: Logger, entry: { by: string; command: string; target: string; outcome: "ok" | "refused" | "failed"; detail?: Record<string, unknown> }): Promise<void> {
+export async function recordCliCommand(config: AppConfig, logger: Logger, entry: { by: string; command: string; target: string | null; outcome: AuditOutcome; detail?: Record<string, unknown> }): Promise<void> {
   let store: OperatorStore | undefined;
   try {
     store = await openOperatorStore(config, logger);

@@ -126,6 +126,11 @@ export const rewardGrantResultSchema = z.strictObject({
   balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 100 })),
   items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) })),
 });
+export const rewardDebitResultSchema = z.strictObject({
+  debited: z.boolean().describe("False when this debit id was used before: nothing was taken this time"),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 40 })),
+  items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 0 }) })),
+});
 const count = z.int().min(0).max(2_000_000_000).meta({ example: 50 });
 const itemCounts = z.array(z.strictObject({ itemId: z.string(), count }));
 export const walletViewSchema = z.strictObject({
@@ -203,4 +208,6 @@ export const consoleErrorFields = {
   app: z.string().optional(),
   version: z.int().min(0).max(1_000_000_000).meta({ example: 3 }).optional().describe("version_conflict: the version the upload was based on"),
   boardId: z.string().optional(),
+  currencies: z.array(z.string()).optional().describe("not_in_catalog: the currency ids the app's catalog does not list"),
+  items: z.array(z.string()).optional().describe("not_in_catalog: the item ids the app's catalog does not list"),
 };

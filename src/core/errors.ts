@@ -92,6 +92,7 @@ export const ERROR_CODES = {
   source_conflict: { status: 409, message: "This id was already used by another player or for something else" },
   reward_cap_reached: { status: 429, message: "The player has had this reward as often as allowed for now (e.g. today's ad views); nothing was granted" },
   catalog_invalid: { status: 422, message: "The catalog has problems; nothing was changed" },
+  not_in_catalog: { status: 422, message: "A currency or item is not in the app's catalog; nothing was given or taken" },
   catalog_version_not_found: { status: 404, message: "No such catalog version for this app" },
   board_not_found: { status: 404, message: "No such leaderboard for this app" },
   client_submit_disabled: { status: 403, message: "This leaderboard takes scores from the game server only" },

@@ -128,7 +128,7 @@ describe("operator console in headless Chromium", function () {
     await page.click('nav button[data-screen="mail"]');
     await page.getByLabel("Player's user id").fill(user.id);
     await page.getByLabel("Title").fill("Sorry for the outage");
-    await page.getByLabel(/^Currencies/).fill("gold=50");
+    await page.getByLabel(/^Currencies/).fill("gems=50");
     const mailId = unique("outage");
     await page.getByLabel(/^Mail id/).fill(mailId);
     await page.click("#mail-submit");
@@ -136,14 +136,14 @@ describe("operator console in headless Chromium", function () {
 
     const claim = () => h.request("POST", `/api/mail/${mailId}/claim`, undefined, { authorization: `Bearer ${token}` });
     const first = await claim();
-    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gold: 50 }]);
+    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gems: 50 }]);
     const second = await claim();
-    assert.deepEqual([second.status, second.body.data.granted, second.body.data.balances], [200, false, { gold: 50 }], "claimed once");
+    assert.deepEqual([second.status, second.body.data.granted, second.body.data.balances], [200, false, { gems: 50 }], "claimed once");
 
     await page.click('nav button[data-screen="players"]');
     await page.locator("#player-query").fill(user.id);
     await page.keyboard.press("Enter");
-    await page.locator("#player-wallet tr", { hasText: "gold" }).locator("td", { hasText: /^50$/ }).waitFor();
+    await page.locator("#player-wallet tr", { hasText: "gems" }).locator("td", { hasText: /^50$/ }).waitFor();
     await page.screenshot({ path: path.join(RESULTS, "console-economy.png"), fullPage: true });
     await page.click('nav button[data-screen="audit"]');
     await page.locator("#audit-list td", { hasText: "mail.send" }).first().waitFor();

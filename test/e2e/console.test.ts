@@ -205,6 +205,8 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
       assert.equal(grant.body.data.state, "delivered");
     }
     assert.equal(await balance(p.openid), 125, "granted once");
+    const grants = await client.call("GET", `/audit?action=order.grant&target=${p.user.id}`);
+    assert.deepEqual(grants.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "repeated", "started", "started"], "the replay is on record as a repeat, not a second grant");
 
     const room = await new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: p.token });
     const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));
@@ -242,22 +244,27 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
   it("mail: support within the cap to one player, admin to every player of the app; each claims once", async () => {
     const { op: support, client } = await signedIn("support");
     const [a, b] = [await player(), await player()];
-    const over = await client.call("POST", "/mail", { userId: a.user.id, title: "too much", currencies: { gold: 1001 } });
+    const over = await client.call("POST", "/mail", { userId: a.user.id, title: "too much", currencies: { gems: 1001 } });
     assert.deepEqual([over.status, over.body.data.code], [403, "console_role_forbidden"]);
-    const small = await client.call("POST", "/mail", { userId: a.user.id, title: "sorry", currencies: { gold: 10 } });
+    const small = await client.call("POST", "/mail", { userId: a.user.id, title: "sorry", currencies: { gems: 10 } });
     assert.equal(small.status, 200, JSON.stringify(small.body));
-    const trail = await client.call("GET", `/audit?action=mail.send&actor=${support.name}`);
+    // Attachments the catalog does not have (the old placeholder, a typo) are refused, named, and nothing is sent.
+    const typo = await client.call("POST", "/mail", { userId: a.user.id, title: "typo", currencies: { gold: 1 }, items: [{ itemId: "poton", count: 1 }] });
+    assert.deepEqual([typo.status, typo.body.data.code], [422, "not_in_catalog"]);
+    assert.match(typo.body.message, /currency "gold", item "poton"/);
+    assert.deepEqual((await h.get("/api/mail", { authorization: `Bearer ${a.token}` })).body.data.mail.map((m: { title: string }) => m.title), ["sorry"]);
+    const trail = await client.call("GET", `/audit?action=mail.send&actor=${support.name}&since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`);
     // Entries of one millisecond have no order among them: compared as a set.
-    assert.deepEqual(trail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "started", "started"]);
+    assert.deepEqual(trail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused", "started", "started", "started"]);
     const { client: admin } = await signedIn("admin");
-    const everyone = await admin.call("POST", "/mail", { userId: null, title: "outage", currencies: { gold: 5000 }, items: [{ itemId: "sword", count: 1 }], expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const everyone = await admin.call("POST", "/mail", { userId: null, title: "outage", currencies: { gems: 5000 }, items: [{ itemId: "sword", count: 1 }], expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
     assert.equal(everyone.status, 200, JSON.stringify(everyone.body));
     for (const p of [a, b]) {
       const auth = { authorization: `Bearer ${p.token}` };
       const claim = () => h.request("POST", `/api/mail/${everyone.body.data.mailId}/claim`, undefined, auth);
       assert.deepEqual([(await claim()).body.data.granted, (await claim()).body.data.granted], [true, false]);
       const wallet = await admin.call("GET", `/economy/players/${p.user.id}?app=default`);
-      assert.equal(wallet.body.data.balances.gold, 5000, "the mail to everyone, once (a's own mail is not claimed)");
+      assert.equal(wallet.body.data.balances.gems, 5000, "the mail to everyone, once (a's own mail is not claimed)");
     }
     assert.equal((await h.request("POST", `/api/mail/${small.body.data.mailId}/claim`, undefined, { authorization: `Bearer ${b.token}` })).status, 404, "one player's mail is theirs");
   });

@@ -124,11 +124,11 @@ export class ConsolePlayers {
     return this.deps.payments.operations.refund(userId, orderId);
   }
 
-  /** Coins given once per grant id, signed with the player's kept session key in `app` on `platform`. */
-  async grant(userId: string, input: { platform: string; app: string; coins: number; grantId: string; reason: string }): Promise<Order> {
+  /** Coins given once per grant id, signed with the player's kept session key in `app` on `platform`; `created` false: given before. */
+  async grant(userId: string, input: { platform: string; app: string; coins: number; grantId: string; reason: string }): Promise<{ order: Order; created: boolean }> {
     await this.require(userId);
     const entry = this.deps.platformApps.get(input.platform, input.app);
-    return this.deps.payments.operations.grant({ userId, platform: input.platform, appId: entry.appId }, input.grantId, input.coins, input.reason);
+    return this.deps.payments.operations.grantOnce({ userId, platform: input.platform, appId: entry.appId }, input.grantId, input.coins, input.reason);
   }
 
   /** Runs the delivery of a paid order again (the game's hook is idempotent by order id; docs/payments.md). */
