@@ -112,7 +112,9 @@ export class ConsoleGuard {
       async (req: SessionRequest, res: Response, next: NextFunction) => {
         const session = req.consoleSession!;
         const actor = session.operator.name;
-        const target = typeof req.params.userId === "string" ? req.params.userId : null;
+        // Whom a refusal or failure is about: the player, or the operator of an operator route.
+        const named = req.params.userId ?? req.params.name;
+        const target = typeof named === "string" ? named : null;
         try {
           if (!csrfMatches(session, req.headers[CSRF_HEADER])) {
             await this.audit.record({ actor, via: "console", action, target, outcome: "refused", detail: { code: "console_csrf_invalid" } });

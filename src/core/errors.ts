@@ -108,6 +108,7 @@ export const ERROR_CODES = {
   console_password_change_required: { status: 403, message: "Choose a new password before anything else" },
   console_totp_required: { status: 401, message: "A valid one-time code from your authenticator is required" },
   console_https_required: { status: 403, message: "The console signs in over HTTPS only" },
+  last_admin: { status: 409, message: "This is the last active admin: make another operator admin first (npm run admin -- operator role <name> admin)" },
   operator_locked: { status: 429, message: "Too many wrong passwords: this sign-in is locked for a while" },
   rate_limited: { status: 429, message: "Too many requests; retry later" },
   payload_too_large: { status: 413, message: "The request body is too large" },

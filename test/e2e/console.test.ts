@@ -162,6 +162,20 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.match(csv.body, /player\.disable,[^,]+,refused/);
   });
 
+  it("the last active admin cannot demote or disable themselves; the refusal is audited", async () => {
+    const { op, client } = await signedIn("admin");
+    // Make this admin the last active one (the other tests' admins are done with).
+    for (const other of (await client.call("GET", "/operators")).body.data as Array<{ name: string; role: string; disabled: boolean }>) {
+      if (other.role === "admin" && !other.disabled && other.name !== op.name) assert.equal((await client.call("POST", `/operators/${other.name}/disable`)).status, 200);
+    }
+    const demoted = await client.call("POST", `/operators/${op.name}/role`, { role: "support" });
+    assert.deepEqual([demoted.status, demoted.body.data.code], [409, "last_admin"]);
+    assert.equal((await client.call("POST", `/operators/${op.name}/disable`)).status, 400);
+    assert.equal((await client.call("GET", "/operators")).body.data.find((o: { name: string }) => o.name === op.name).role, "admin", "still an admin, still signed in");
+    const trail = await client.call("GET", `/audit?action=operator.role&target=${op.name}`);
+    assert.deepEqual(trail.body.data.map((e: any) => [e.outcome, e.detail.code]), [["refused", "last_admin"]]);
+  });
+
   it("10 wrong passwords lock the name, even for the right password, and the lock is audited", async () => {
     const op = await addOperator(h.config, unique("lock"), "support");
     const client = new ConsoleClient(h.baseUrl);
