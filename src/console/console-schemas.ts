@@ -180,6 +180,12 @@ export const boardChangeSchema = z.strictObject({
   removed: z.boolean().optional().describe("remove and ban: whether a current record was removed"),
   banned: z.boolean().optional().describe("ban: true; unban: false"),
 });
+export const boardResetSchema = z.strictObject({
+  app: z.string(),
+  boardId: z.string(),
+  period: z.record(z.string(), z.unknown()).describe("The period now current (the next one)"),
+  started: z.boolean().describe("False when a concurrent reset started it first: nothing more happened"),
+});
 export const playerRoomsSchema = z.strictObject({
   rooms: z.array(
     z.strictObject({

@@ -218,6 +218,16 @@ describe("console routes in the API description", function () {
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 51 }, player)).status, 200, "scores are taken again");
     const unbanTrail = await admin.call("GET", `/audit?action=board.unban&target=${user.id}`);
     assert.deepEqual(unbanTrail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused"]);
+    // A board reset from the console: the period ends now, the player's record stays with it.
+    const reset = "/leaderboards/{boardId}/reset";
+    assert.equal((await call(reader, "POST", reset, "/leaderboards/highscores/reset", {})).status, 403);
+    assert.equal((await call(admin, "POST", reset, "/leaderboards/nope/reset", {})).status, 404);
+    const before = described.body.data.boards[0].period.seq;
+    const resetDone = await call(admin, "POST", reset, "/leaderboards/highscores/reset", { app: "default" });
+    assert.deepEqual([resetDone.status, resetDone.body.data.started, resetDone.body.data.period.seq], [200, true, before + 1]);
+    assert.equal((await h.get("/api/leaderboards/highscores/me?period=previous", player)).body.data.score, 51);
+    const resetTrail = await admin.call("GET", "/audit?action=board.reset&target=highscores");
+    assert.deepEqual(resetTrail.body.data.map((e: any) => [e.outcome, e.detail.period]).filter((e: unknown[]) => e[0] === "ok"), [["ok", before + 1]]);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);

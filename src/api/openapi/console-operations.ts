@@ -8,7 +8,7 @@ import * as c from "../../console/console-schemas";
 import { rewardDebitBody, rewardGrantBody } from "../../console/console-rewards";
 import { appQuery } from "../../console/console-apps";
 import { catalogUploadBody, mailSendBody } from "../../console/console-economy";
-import { boardChangeBody, boardRecordParams } from "../../console/console-leaderboards";
+import { boardChangeBody, boardParam, boardRecordParams } from "../../console/console-leaderboards";
 import { catalogHistoryQuery, catalogRestoreBody, catalogVersionParam } from "../../console/console-catalog";
 import type { ErrorCode } from "../../core/errors";
 import * as s from "../schemas";
@@ -42,6 +42,7 @@ export function registerConsoleComponents(register: (id: string, schema: z.ZodTy
   register("ConsoleBoardsResponse", s.okEnvelope(c.boardsViewSchema));
   register("ConsoleBoardRecordsResponse", s.okEnvelope(c.boardRecordsSchema));
   register("ConsoleBoardChangeResponse", s.okEnvelope(c.boardChangeSchema));
+  register("ConsoleBoardResetResponse", s.okEnvelope(c.boardResetSchema));
 }
 
 const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"];
@@ -85,6 +86,7 @@ const ops: Op[] = [
   { id: "consoleRemoveBoardRecord", method: "post", path: "/console/api/leaderboards/{boardId}/players/{userId}/remove", change: true, summary: "Remove a player's current record from a board (admin)", description: "", pathParams: { schema: boardRecordParams, examples: {} }, body: { schema: boardChangeBody, examples: { app: { app: "default" } } }, success: { status: 200, component: "ConsoleBoardChangeResponse", description: "Whether a record was removed" }, errors: [...CHANGE, "unknown_app", "board_not_found"] },
   { id: "consoleBanFromBoard", method: "post", path: "/console/api/leaderboards/{boardId}/players/{userId}/ban", change: true, summary: "Ban a player from a board and remove their current record (admin)", description: "", pathParams: { schema: boardRecordParams, examples: {} }, body: { schema: boardChangeBody, examples: { app: { app: "default" } } }, success: { status: 200, component: "ConsoleBoardChangeResponse", description: "Banned" }, errors: [...CHANGE, ...PLAYER, "unknown_app", "board_not_found"] },
   { id: "consoleUnbanFromBoard", method: "post", path: "/console/api/leaderboards/{boardId}/players/{userId}/unban", change: true, summary: "Lift a player's ban from a board (admin)", description: "Their scores are taken again; a record removed by the ban stays removed. Audited as `board.unban`; the same as `npm run admin -- leaderboards unban`.", pathParams: { schema: boardRecordParams, examples: {} }, body: { schema: boardChangeBody, examples: { app: { app: "default" } } }, success: { status: 200, component: "ConsoleBoardChangeResponse", description: "Unbanned (also when there was no ban)" }, errors: [...CHANGE, ...PLAYER, "unknown_app", "board_not_found"] },
+  { id: "consoleResetBoard", method: "post", path: "/console/api/leaderboards/{boardId}/reset", change: true, summary: "Reset a board: end its period now and start the next (admin)", description: "The ended period's rewards are paid by the servers, as at a scheduled end. Audited as `board.reset`; the same as `npm run admin -- leaderboards reset`.", pathParams: { schema: boardParam, examples: {} }, body: { schema: boardChangeBody, examples: { app: { app: "default" } } }, success: { status: 200, component: "ConsoleBoardResetResponse", description: "The period now current" }, errors: [...CHANGE, "unknown_app", "board_not_found"] },
   { id: "consoleUnsettledOrders", method: "get", path: "/console/api/orders/unsettled", summary: "Orders the reconciler is still waiting on", description: "", success: { status: 200, component: "ConsoleOrdersResponse", description: "Orders" }, errors: SIGNED_IN },
   { id: "consoleHealth", method: "get", path: "/console/api/health", summary: "Processes, rooms, login and error counts, orders by state, reconciler sweeps", description: "", success: { status: 200, component: "ConsoleHealthResponse", description: "Health" }, errors: SIGNED_IN },
   { id: "consoleApps", method: "get", path: "/console/api/apps", summary: "Apps and settings, without secrets", description: "", success: { status: 200, component: "ConsoleAppsResponse", description: "Apps" }, errors: SIGNED_IN },
