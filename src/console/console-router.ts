@@ -17,6 +17,7 @@ import { AuditLog, auditCsv } from "../services/console/audit-log";
 import { ConsolePlayers } from "../services/console/console-players";
 import { ConsoleSessions } from "../services/console/console-sessions";
 import { OperatorAccounts, viewOf } from "../services/console/operator-accounts";
+import { buildUserExport, type UserExport } from "../services/user-export";
 import { clearedCookie, ConsoleGuard, cookieToken, sessionCookie, type CookieRules } from "./console-guard";
 import { consoleApps, consoleHealth } from "./console-health";
 import { consolePlayerRoutes } from "./console-player-routes";
@@ -49,7 +50,7 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
   const sessions = new ConsoleSessions(operators, services.cache, audit, { ...config.console, adminNeedsTotp: production });
   const accounts = new OperatorAccounts(operators, { production });
   const guard = new ConsoleGuard(sessions, audit);
-  const players = new ConsolePlayers(services);
+  const players = new ConsolePlayers({ ...services, userExport: serverUserExport(services) });
   const cookies: CookieRules = { secure: production };
   const router = Router();
 
@@ -174,6 +175,21 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
   router.use("/console", express.static(consoleDir(), { index: "index.html", fallthrough: true, redirect: false }));
   router.get("/console", (_req, res) => res.sendFile(path.join(consoleDir(), "index.html")));
   return { router, sessions, audit };
+}
+
+/** The export `npm run admin -- export` gives, from this process's open stores (admin-context.ts builds the CLI's). */
+function serverUserExport(services: Services): UserExport {
+  return buildUserExport({
+    store: services.store,
+    sessions: services.sessions,
+    ledger: async () => services.payments.ledger,
+    economy: async () => services.economy.store,
+    leaderboardRecords: async (userId) => {
+      const perApp = await Promise.all(services.platformApps.appKeys.map(async (app) => (await services.leaderboards.recordsOf(app, userId)).map((record) => ({ app, ...record }))));
+      return perApp.flat();
+    },
+    rewards: async () => services.rewardSources.stores,
+  });
 }
 
 /** `public/console` next to `src/` when run with tsx, and two levels up from `build/src/` when built. */

@@ -95,11 +95,21 @@ export const consoleOrderSchema = z.strictObject({
   createdAt: iso(),
   updatedAt: iso(),
 });
-export const playerExportSchema = z.strictObject({
-  user: z.record(z.string(), z.unknown()).describe("Every stored column of the user but the password hash"),
-  identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), createdAt: z.string() })),
-  sessionApps: z.array(z.string()),
-});
+const exportRows = (what: string) => z.array(z.record(z.string(), z.unknown())).describe(what);
+export const playerExportSchema = z
+  .strictObject({
+    user: z.record(z.string(), z.unknown()).describe("Every stored column of the user but the password hash"),
+    identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), createdAt: z.string() })),
+    sessionLive: z.boolean(),
+    sessionApps: z.array(z.string()),
+    orders: exportRows("Every order, newest first"),
+    economy: z.record(z.string(), z.record(z.string(), z.unknown())).describe("Per app: balances, items and the ledger"),
+    leaderboards: exportRows("The player's records on every board and period of every app"),
+    mail: exportRows("Mail to the player"),
+    mailClaims: exportRows("The player's claims of mail"),
+    adViews: exportRows("Rewarded ad views"),
+  })
+  .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({
   id: z.string(),
   at: iso(),

@@ -10,7 +10,8 @@ import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { sessionCookie } from "../../src/console/console-guard";
 import { totpAt } from "../../src/services/console/totp";
 import { startSimulator } from "../../src/simulator/simulator-server";
-import { startHarness, type Harness } from "../support/app-harness";
+import { simulatorPlatformEnv, startHarness, TEST_JWT_SECRET, type Harness } from "../support/app-harness";
+import { runAdmin } from "../support/admin-cli";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { storeBackends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
@@ -22,10 +23,12 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
   this.timeout(60_000);
   let h: Harness;
   let release: (() => Promise<void>) | undefined;
+  let backendEnv: Record<string, string> = {};
 
   before(async () => {
     const prepared = await backend.prepare();
     release = prepared.release;
+    backendEnv = prepared.env;
     const simulator = await startSimulator({ port: 0 });
     h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url) } });
   });
@@ -281,6 +284,33 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
       assert.equal(wallet.body.data.balances.gems, 5000, "the mail to everyone, once (a's own mail is not claimed)");
     }
     assert.equal((await h.request("POST", `/api/mail/${small.body.data.mailId}/claim`, undefined, { authorization: `Bearer ${b.token}` })).status, 404, "one player's mail is theirs");
+  });
+
+  it("export: the same record as npm run admin -- export, with orders, economy and ledger, leaderboards, mail and ad views", async () => {
+    const { client } = await signedIn("support");
+    const p = await player();
+    const auth = { authorization: `Bearer ${p.token}` };
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: p.openid, balance: 100 }) });
+    assert.equal((await h.request("POST", "/api/payments/orders", { orderId: "exp-1", itemId: "sword", coins: 30 }, auth)).status, 201);
+    const mail = await client.call("POST", "/mail", { userId: p.user.id, title: "export", currencies: { gems: 3 } });
+    assert.equal((await h.request("POST", `/api/mail/${mail.body.data.mailId}/claim`, undefined, auth)).body.data.granted, true);
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 12 }, auth)).status, 200);
+
+    const exported = await client.call("GET", `/players/${p.user.id}/export`);
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    const record = exported.body.data;
+    assert.deepEqual(Object.keys(record).sort(), ["adViews", "economy", "identities", "leaderboards", "mail", "mailClaims", "orders", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(record.orders.map((o: { orderId: string }) => o.orderId), ["exp-1"]);
+    assert.deepEqual(record.economy.default.balances, { gems: 3 });
+    assert.ok(record.economy.default.ledger.some((e: { source: string }) => e.source === "mail"));
+    assert.deepEqual(record.leaderboards.map((r: { app: string; board: string; score: number }) => [r.app, r.board, r.score]), [["default", "highscores", 12]]);
+    assert.deepEqual([record.mail.length, record.mailClaims.length, record.adViews], [1, 1, []]);
+
+    // The CLI's export of the same player, from another process: the same record (its sessions aside: it may not reach this process's cache).
+    const cli = await runAdmin({ ...process.env, NODE_ENV: "development", JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: "warn", SQLITE_PATH: h.config.store.kind === "sqlite" ? h.config.store.path : "", ...simulatorPlatformEnv(h.simulator.url), ...backendEnv }, "export", p.user.id);
+    assert.equal(cli.status, 0, cli.stderr);
+    const withoutSessions = ({ sessionLive: _l, sessionApps: _a, ...rest }: Record<string, unknown>) => rest;
+    assert.deepEqual(withoutSessions(JSON.parse(cli.stdout)), withoutSessions(record));
   });
 
   it("signing out ends the session; health and apps show no secret", async () => {

@@ -5,7 +5,7 @@
  */
 import { AppError } from "../../core/errors";
 import type { Order, OrderState } from "../../core/ports/order-ledger";
-import type { UserMute, UserRecord, UserRestriction, UserStore } from "../../core/ports/user-store";
+import type { UserMute, UserRestriction, UserStore } from "../../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { PlatformDefinition } from "../../platforms/platform";
 import type { PaymentServices } from "../../server/payment-wiring";
@@ -13,6 +13,7 @@ import type { AccountService } from "../account-service";
 import type { MuteService } from "../mute-service";
 import type { PlatformApps } from "../platform-apps";
 import type { SessionService } from "../session-service";
+import type { UserExport } from "../user-export";
 
 export interface PlayerOverview {
   user: User;
@@ -33,6 +34,8 @@ export interface ConsolePlayerDeps {
   payments: PaymentServices;
   platformApps: PlatformApps;
   platformDefinitions: readonly PlatformDefinition[];
+  /** Every store port's section, the same export as `npm run admin -- export` (user-export.ts). */
+  userExport: Pick<UserExport, "collect">;
 }
 
 export class ConsolePlayers {
@@ -104,10 +107,9 @@ export class ConsolePlayers {
     return { erased: user.id };
   }
 
-  async export(userId: string): Promise<UserRecord & { sessionApps: string[] }> {
-    const record = await this.deps.store.exportUser(userId);
-    if (!record) throw new AppError("player_not_found");
-    return { ...record, sessionApps: await this.deps.sessions.liveApps(userId) };
+  /** Everything stored about the player in every store port (never a password hash): the data-access right. */
+  export(userId: string): Promise<Record<string, unknown>> {
+    return this.deps.userExport.collect(userId);
   }
 
   /** The player's orders, newest first; with `app`, only that app's (on any platform). */
