@@ -130,7 +130,11 @@ export const healthSchema = z.strictObject({
   orders: z.array(z.record(z.string(), z.unknown())),
   reconcilerRuns: z.array(z.record(z.string(), z.unknown())),
 });
-export const appsSchema = z.strictObject({ apps: z.array(z.record(z.string(), z.unknown())), settings: z.record(z.string(), z.unknown()) });
+export const appsSchema = z.strictObject({
+  apps: z.array(z.record(z.string(), z.unknown())).describe("Each app's platforms: app id, whether it takes payments there and can refund them"),
+  platforms: z.array(z.strictObject({ name: z.string(), displayName: z.string(), coins: z.boolean().describe("Game coins taken on this platform"), refunds: z.boolean().describe("A coin spend can be refunded") })),
+  settings: z.record(z.string(), z.unknown()),
+});
 export const rewardGrantResultSchema = z.strictObject({
   granted: z.boolean().describe("False when this grant id was granted before: nothing changed this time"),
   balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 100 })),

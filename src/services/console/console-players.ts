@@ -122,7 +122,13 @@ export class ConsolePlayers {
     return orders.filter((o) => ids.has(`${o.platform}\0${o.appId}`));
   }
 
-  refund(userId: string, orderId: string): Promise<Order> {
+  /** A coin spend's refund, where the order's platform has one (Douyin's wallet has none: refused before asking it). */
+  async refund(userId: string, orderId: string): Promise<Order> {
+    const order = await this.deps.payments.ledger.findByOrderId(userId, orderId);
+    const definition = order && this.deps.platformDefinitions.find((d) => d.name === order.platform);
+    if (order && order.state !== "refunded" && definition && !definition.coins?.refunds) {
+      throw new AppError("invalid_request", { message: `${definition.displayName} has no refund of coin orders: give the coins back with a grant`, data: { platform: order.platform, orderId } });
+    }
     return this.deps.payments.operations.refund(userId, orderId);
   }
 
