@@ -36,7 +36,7 @@ export async function render(root, ctx) {
       );
       if (found.length === 1) await show(found[0].user.id);
     } },
-    h("label", {}, "Find a player (user id, openid, unionid, username, email, nickname; platform:id)", h("input", { name: "q", id: "player-query", required: true, size: 48 })),
+    h("label", {}, "Find a player (user id, openid, username, email, nickname, unionid of linked apps; platform:id)", h("input", { name: "q", id: "player-query", required: true, size: 48 })),
     h("button", { type: "submit" }, "Find"),
   );
   root.append(h("section", {}, h("h2", {}, "Players"), form, results), detail);
