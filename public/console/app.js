@@ -29,6 +29,12 @@ export async function api(method, path, body) {
   return envelope.data;
 }
 
+/**
+ * The grant, debit and mail ids' pattern attribute. The hyphen is escaped: browsers compile a pattern
+ * with the `v` flag, under which `[…_-]` is an invalid class and the check is silently skipped.
+ */
+export const ID_PATTERN = "[A-Za-z0-9_\\-]{1,64}";
+
 /** h("button", { onclick }, "text"): an element with properties/attributes and text or element children. */
 export function h(tag, props = {}, ...children) {
   const el = document.createElement(tag);
@@ -141,7 +147,7 @@ async function start(session) {
   );
   const screens = await api("GET", "/screens");
   const load = (what, action) => attempt(what, action, true);
-  const context = { api, h, say, table, attempt, load, keyValuePairs, operator: session.operator, screens };
+  const context = { api, h, say, table, attempt, load, keyValuePairs, idPattern: ID_PATTERN, operator: session.operator, screens };
   const show = async (id) => {
     const screen = screens.find((s) => s.id === id) ?? screens[0];
     for (const b of nav.querySelectorAll("button")) {

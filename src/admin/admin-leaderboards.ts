@@ -1,6 +1,8 @@
 /**
  * `npm run admin -- leaderboards <command>`: operators' actions on leaderboards, with the server's
- * own settings, store and Redis rank index. Every change writes one audit line (stderr, JSON).
+ * own settings (read as every other command reads them: admin-settings.ts), store and Redis rank
+ * index. Every command writes one audit line (stderr, JSON) and one entry in the console's audit
+ * trail (`cli.leaderboards.<command>`, with its outcome), a board reset included.
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -10,12 +12,14 @@ import { RedisRankIndex } from "../adapters/cache/redis-rank-index";
 import { createLeaderboardStore } from "../adapters/store/create-leaderboard-store";
 import { sharedSqliteConnection } from "../adapters/store/create-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
-import { operatorEnvironment, readSettings } from "../config/settings-files";
+import { readSettings } from "../config/settings-files";
 import { DEFAULT_APP } from "../core/apps";
 import { AppError } from "../core/errors";
 import { createLogger } from "../logging/logger";
 import { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import { openAdminContext } from "./admin-context";
+import { recordCliCommand } from "./admin-operators";
+import { adminEnvironment, describeSettings } from "./admin-settings";
 
 export const LEADERBOARD_USAGE = `  leaderboards list [--app <key>]             the app's boards, their current period and record count
   leaderboards records <user> [--app <key>]   the player's records on every board of the app
@@ -43,11 +47,12 @@ export async function runLeaderboardCommand(argv: string[]): Promise<number> {
   const by = parsed.values.by?.trim() || os.userInfo().username;
 
   let config: AppConfig;
+  const environment = adminEnvironment();
   try {
-    config = parseConfig(readSettings(operatorEnvironment()));
+    config = parseConfig(readSettings(environment.env));
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${describeSettings(environment)}\n${err.message}\n`);
       return 1;
     }
     throw err;
@@ -61,8 +66,11 @@ export async function runLeaderboardCommand(argv: string[]): Promise<number> {
   const cache = config.cache;
   const index = cache.kind === "memory" ? undefined : new RedisRankIndex(cache.kind === "redis" ? cache.url : { nodes: cache.nodes }, config.cacheKeyPrefix);
   const service = new LeaderboardService({ boards: config.leaderboards, store, users: { findById: async () => null }, cache: new MemoryCache(), index, logger, periodRetentionMs: config.leaderboardPeriodRetentionMs });
-  const userId = async (reference: string) => (await context.admin.resolve(reference)).id;
+  let resolved: string | undefined;
+  const userId = async (reference: string) => (resolved = (await context.admin.resolve(reference)).id);
   const record = (action: string, fields: object) => audit.info({ event: "admin_action", by, action, app, ...fields }, `admin leaderboards ${action}`);
+  const trail = (outcome: "ok" | "refused" | "failed", detail: Record<string, unknown> = {}) =>
+    recordCliCommand(config, logger, { by, command: `leaderboards.${command}`, target: resolved ?? args.at(-1) ?? `app:${app}`, outcome, detail: { app, ...(command === "list" || command === "records" ? {} : { board: args[0] }), ...(period ? { period } : {}), ...detail } });
   try {
     let result: unknown;
     if (command === "list") result = await service.describe(app);
@@ -89,9 +97,11 @@ export async function runLeaderboardCommand(argv: string[]): Promise<number> {
       record("leaderboard_reset", { board: args[0], period: reset.period.seq, started: reset.started });
       result = reset;
     }
+    await trail("ok", command === "reset" ? { period: (result as { period: { seq: number } }).period.seq } : {});
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {
+    await trail(err instanceof AppError && err.status < 500 ? "refused" : "failed", { code: err instanceof AppError ? err.code : "internal_error" });
     if (err instanceof AppError && err.status < 500) {
       process.stderr.write(`${err.message}\n`);
       return 1;

@@ -16,6 +16,7 @@ import { createLogger } from "../logging/logger";
 import { sendMail } from "../services/rewards/mail-service";
 import { openAdminContext } from "./admin-context";
 import { adminEnvironment, describeSettings } from "./admin-settings";
+import { recordCliCommand } from "./admin-operators";
 
 export const MAIL_USAGE = `usage: npm run admin -- mail send (--to <user> | --all) --title <text> [--body <text>] [--app <key>]
        [--currency <id>=<amount> …] [--item <id>=<count> …] [--expires <ISO 8601 time>] [--mail-id <id>] [--by <name>]
@@ -86,8 +87,10 @@ export async function runMailCommand(argv: string[]): Promise<number> {
     await context.close();
     throw err;
   });
+  const auditDetail = { app, to: values.to ?? "all", mailId: values["mail-id"], currencies, items };
   try {
     const userId = values.to ? (await context.admin.resolve(values.to)).id : null;
+    await (await context.economy()).catalogs.refuseUnknown(app, { currencies, items: Object.keys(items).map((itemId) => ({ itemId })) });
     const { mail, created } = await sendMail(
       stores,
       {
@@ -104,9 +107,12 @@ export async function runMailCommand(argv: string[]): Promise<number> {
       config.rewards.mailDefaultExpiryDays,
     );
     audit.info({ event: "admin_action", by, action: "mail", app, mailId: mail.mailId, userId, created }, "admin mail");
+    await recordCliCommand(config, logger, { by, command: "mail", target: userId ?? `app:${app}`, outcome: created ? "ok" : "repeated", detail: { ...auditDetail, mailId: mail.mailId } });
     process.stdout.write(`${JSON.stringify({ created, mail }, null, 2)}\n`);
     return 0;
   } catch (err) {
+    const refused = err instanceof AppError && err.status < 500;
+    await recordCliCommand(config, logger, { by, command: "mail", target: values.to ?? `app:${app}`, outcome: refused ? "refused" : "failed", detail: { ...auditDetail, code: err instanceof AppError ? err.code : "internal_error" } });
     if (err instanceof AppError && err.status < 500) {
       process.stderr.write(`${err.message}\n`);
       return 1;

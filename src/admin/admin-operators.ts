@@ -1,5 +1,5 @@
 /**
- * `npm run admin -- operator add|list|disable|enable|reset`: the console's operator accounts. `add`
+ * `npm run admin -- operator add|list|disable|enable|reset|role`: the console's operator accounts. `add`
  * and `reset` print a one-time password (changed at first sign-in) and, with --totp (always for an
  * admin in production), the otpauth:// link for the authenticator app: shown once, here only.
  * Every command is recorded in the console's audit trail (via "cli").
@@ -9,17 +9,18 @@ import { parseArgs } from "node:util";
 import { openOperatorStore } from "../server/operator-wiring";
 import type { AppConfig } from "../config/config";
 import { AppError } from "../core/errors";
-import { OPERATOR_ROLES, type OperatorRole, type OperatorStore } from "../core/ports/operator-store";
+import { OPERATOR_ROLES, type AuditOutcome, type OperatorRole, type OperatorStore } from "../core/ports/operator-store";
 import type { Logger } from "../logging/logger";
 import { AuditLog } from "../services/console/audit-log";
 import { OperatorAccounts } from "../services/console/operator-accounts";
 
-export const OPERATOR_USAGE = `usage: npm run admin -- operator <add|list|disable|enable|reset> [name] [options] [--by <name>]
+export const OPERATOR_USAGE = `usage: npm run admin -- operator <add|list|disable|enable|reset|role> [name] [options] [--by <name>]
   operator add <name> --role <viewer|support|admin> [--totp]   a new operator with a one-time password
   operator list                                                every operator, role and state
   operator disable <name>                                      refuse its sign-in and end its sessions
   operator enable <name>                                       allow its sign-in again
-  operator reset <name> [--totp]                               a new one-time password (and TOTP seed), ending its sessions`;
+  operator reset <name> [--totp]                               a new one-time password (and TOTP seed), ending its sessions
+  operator role <name> <viewer|support|admin>                  change its role, ending its sessions (never the last active admin's away)`;
 
 type Write = (text: string) => void;
 
@@ -32,12 +33,16 @@ export async function runOperatorCommand(argv: string[], config: AppConfig, logg
     return 2;
   }
   const { values, positionals } = parsed;
-  const [command, name, ...extra] = positionals;
+  const [command, name, ...rest] = positionals;
+  // `role` takes the role as a second positional; every other command takes one name.
+  const role = command === "role" ? rest[0] : undefined;
+  const extra = command === "role" ? rest.slice(1) : rest;
   const usage = (problem: string) => {
     err(`${problem}\n${OPERATOR_USAGE}\n`);
     return 2;
   };
-  if (!["add", "list", "disable", "enable", "reset"].includes(command ?? "")) return usage(command ? `unknown operator command "${command}"` : "an operator command is required");
+  if (!["add", "list", "disable", "enable", "reset", "role"].includes(command ?? "")) return usage(command ? `unknown operator command "${command}"` : "an operator command is required");
+  if (command === "role" && !OPERATOR_ROLES.includes(role as OperatorRole)) return usage(`role needs <name> <${OPERATOR_ROLES.join("|")}>`);
   if (command === "list" ? name !== undefined : !name || extra.length > 0) return usage(command === "list" ? "list takes no name" : `${command} needs exactly one operator name`);
   if (command === "add" && !OPERATOR_ROLES.includes(values.role as OperatorRole)) return usage(`add needs --role ${OPERATOR_ROLES.join("|")}`);
   if (command !== "add" && values.role !== undefined) return usage("--role belongs to add");
@@ -50,8 +55,8 @@ export async function runOperatorCommand(argv: string[], config: AppConfig, logg
   const action = `operator.${command}`;
   const target = name?.trim().toLowerCase() ?? null;
   try {
-    const result = await run(accounts, store, command!, name, values as { role?: OperatorRole; totp?: boolean });
-    if (command !== "list") await audit.record({ actor: by, via: "cli", action, target, outcome: "ok", detail: values.role ? { role: values.role } : {} });
+    const result = await run(accounts, store, command!, name, { ...values, role: (role ?? values.role) as OperatorRole | undefined });
+    await audit.record({ actor: by, via: "cli", action, target, outcome: "ok", detail: role ?? values.role ? { role: role ?? values.role } : {} });
     out(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (e) {
@@ -76,13 +81,15 @@ async function run(accounts: OperatorAccounts, _store: OperatorStore, command: s
       return accounts.setDisabled(name!, true);
     case "enable":
       return accounts.setDisabled(name!, false);
+    case "role":
+      return accounts.setRole(name!, values.role!);
     default:
       return accounts.reset(name!, { totp: values.totp });
   }
 }
 
 /** One audit entry for a player command of the CLI (main.ts), whatever its outcome. */
-export async function recordCliCommand(config: AppConfig, logger: Logger, entry: { by: string; command: string; target: string; outcome: "ok" | "refused" | "failed"; detail?: Record<string, unknown> }): Promise<void> {
+export async function recordCliCommand(config: AppConfig, logger: Logger, entry: { by: string; command: string; target: string | null; outcome: AuditOutcome; detail?: Record<string, unknown> }): Promise<void> {
   let store: OperatorStore | undefined;
   try {
     store = await openOperatorStore(config, logger);

@@ -151,6 +151,8 @@ async function main(argv: string[]): Promise<number> {
   }
   /** The audit line's details of a payment or notify action, written once its outcome is known. */
   const detail: Record<string, unknown> = {};
+  /** A grant id used before: nothing new was given, and the audit says so. */
+  let repeated = false;
   const recordDone = () => audit.info({ event: "admin_action", by, action: command, ...detail, outcome: "done" }, `admin ${command}`);
   const done = (order: Order) => {
     recordDone();
@@ -201,7 +203,11 @@ async function main(argv: string[]): Promise<number> {
           const grantId = values["grant-id"]!;
           audit.info({ event: "admin_action", by, action: "grant", userId: id, app, grantId, ...grantParts }, "admin grant");
           const reason = values.reason?.trim() || "operator grant";
-          return (await openEconomy()).rewards.grant({ appId: app, userId: id, source: "operator", sourceId: grantId, reason, ...grantParts });
+          const economy = await openEconomy();
+          await economy.catalogs.refuseUnknown(app, grantParts);
+          const granted = await economy.rewards.grant({ appId: app, userId: id, source: "operator", sourceId: grantId, reason, ...grantParts });
+          repeated = !granted.granted;
+          return granted;
         }
         const services = await context.payments();
         const platform = values.platform!;
@@ -211,11 +217,13 @@ async function main(argv: string[]): Promise<number> {
         const grantId = values["grant-id"]!;
         const reason = values.reason?.trim() || "operator grant";
         Object.assign(detail, { userId: id, platform, app: appKey, grantId, coins: Number(extra[0]), reason });
-        return done(await services.operations.grant({ userId: id, platform, appId }, grantId, Number(extra[0]), reason));
+        const { order, created } = await services.operations.grantOnce({ userId: id, platform, appId }, grantId, Number(extra[0]), reason);
+        repeated = !created;
+        return done(order);
       },
     };
     const result = await actions[command as Command]();
-    await recordCliCommand(config, logger, { by, command, target: reference, outcome: "ok", detail: cliDetail(command, extra[0], values) });
+    await recordCliCommand(config, logger, { by, command, target: reference, outcome: repeated ? "repeated" : "ok", detail: cliDetail(command, extra[0], values) });
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (err) {

@@ -12,6 +12,6 @@ export function knownApp(services: Services, app: string): string {
 
 /** A player the store holds; an erased or made-up id is refused as the players screen refuses it. */
 export async function knownPlayer(services: Services, userId: string): Promise<string> {
-  if (!(await services.store.findById(userId))) throw new AppError("user_disabled", { message: "No such player" });
+  if (!(await services.store.findById(userId))) throw new AppError("player_not_found");
   return userId;
 }

@@ -76,6 +76,7 @@ export const mailScreen: ConsoleScreen = {
       const body = parseInput(mailSendBody, req.body ?? {});
       const app = knownApp(services, body.app);
       if (body.userId !== null) await knownPlayer(services, body.userId);
+      await services.economy.catalogs.refuseUnknown(app, body);
       const total = Object.values(body.currencies).reduce((sum, n) => sum + n, 0) + body.items.reduce((sum, i) => sum + i.count, 0);
       const max = services.config.console.supportGrantMax;
       if (session.operator.role === "support" && total > max) {
@@ -92,7 +93,7 @@ export const mailScreen: ConsoleScreen = {
         mailId: body.mailId,
       });
       const { sender: _sender, ...view } = mail;
-      return { target: body.userId ?? `app:${app}`, detail: { app, mailId: mail.mailId, title: mail.title, currencies: body.currencies, items: body.items, expiresAt: mail.expiresAt, created }, result: { ...view, created } };
+      return { target: body.userId ?? `app:${app}`, outcome: created ? "ok" : "repeated", detail: { app, mailId: mail.mailId, title: mail.title, currencies: body.currencies, items: body.items, expiresAt: mail.expiresAt, created }, result: { ...view, created } };
     }, { recordAttempt: true }));
   },
 };

@@ -43,11 +43,13 @@ export interface ChangeOutcome {
   result: unknown;
   /** Set a cookie or other header before answering (sign-in, password change). */
   headers?: Record<string, string>;
+  /** `repeated` when the change was made before under the same id (a grant replay): nothing new happened. */
+  outcome?: "ok" | "repeated";
 }
 
 export type SessionRequest = Request & { consoleSession?: ConsoleSession };
 
-const ATTEMPT_FIELDS = ["orderId", "grantId", "coins", "platform", "app", "currencies", "items", "reason", "mailId", "title", "userId", "expiresAt"];
+const ATTEMPT_FIELDS = ["orderId", "grantId", "debitId", "coins", "platform", "app", "currencies", "items", "reason", "mailId", "title", "userId", "expiresAt"];
 
 /** The public facts of an attempted change, as sent (validated later): what a `started` entry keeps. */
 function attemptDetail(req: Request): Record<string, unknown> {
@@ -110,7 +112,9 @@ export class ConsoleGuard {
       async (req: SessionRequest, res: Response, next: NextFunction) => {
         const session = req.consoleSession!;
         const actor = session.operator.name;
-        const target = typeof req.params.userId === "string" ? req.params.userId : null;
+        // Whom a refusal or failure is about: the player, or the operator of an operator route.
+        const named = req.params.userId ?? req.params.name;
+        const target = typeof named === "string" ? named : null;
         try {
           if (!csrfMatches(session, req.headers[CSRF_HEADER])) {
             await this.audit.record({ actor, via: "console", action, target, outcome: "refused", detail: { code: "console_csrf_invalid" } });
@@ -134,7 +138,7 @@ export class ConsoleGuard {
           await this.audit.record({ actor, via: "console", action, target, outcome: refused ? "refused" : "failed", detail: { code } });
           return next(err);
         }
-        await this.audit.record({ actor, via: "console", action, target: outcome.target, outcome: "ok", detail: outcome.detail });
+        await this.audit.record({ actor, via: "console", action, target: outcome.target, outcome: outcome.outcome ?? "ok", detail: outcome.detail });
         for (const [name, value] of Object.entries(outcome.headers ?? {})) res.setHeader(name, value);
         sendOk(res, outcome.result);
       },

@@ -78,8 +78,14 @@ export function consoleApps(services: Services) {
       platforms: platformDefinitions
         .map((def) => platformApps.find(def.name, key))
         .filter((e) => e !== undefined)
-        .map((e) => ({ platform: e!.definition.name, appId: e!.appId, payments: services.payments.paymentsEnabled(key) })),
+        .map((e) => {
+          const coins = e!.definition.coins;
+          const payments = coins !== undefined && services.payments.paymentsOn(e!.definition.name, key);
+          return { platform: e!.definition.name, appId: e!.appId, payments, refunds: payments && coins!.refunds };
+        }),
     })),
+    // What each platform can do with coins at all (the platform registry): the pages offer only that.
+    platforms: platformDefinitions.map((def) => ({ name: def.name, displayName: def.displayName, coins: def.coins !== undefined, refunds: def.coins?.refunds ?? false })),
     settings: {
       env: config.env,
       simulator: config.simulator,

@@ -109,8 +109,8 @@ export function consolePlayerRoutes(players: ConsolePlayers, guard: ConsoleGuard
       if (session.operator.role === "support" && body.coins > supportGrantMax) {
         throw new AppError("console_role_forbidden", { message: `A support operator may grant at most ${supportGrantMax} coins at once`, data: { needs: "admin" } });
       }
-      const order = await players.grant(userId, body);
-      return { target: userId, detail: { grantId: body.grantId, coins: body.coins, platform: body.platform, app: body.app, reason: body.reason }, result: order };
+      const { order, created } = await players.grant(userId, body);
+      return { target: userId, outcome: created ? "ok" : "repeated", detail: { grantId: body.grantId, coins: body.coins, platform: body.platform, app: body.app, reason: body.reason }, result: order };
     }, { recordAttempt: true }),
   );
   router.get("/orders/unsettled", ...guard.read("viewer", () => players.unsettled()));

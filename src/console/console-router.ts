@@ -17,7 +17,8 @@ import { AuditLog, auditCsv } from "../services/console/audit-log";
 import { ConsolePlayers } from "../services/console/console-players";
 import { ConsoleSessions } from "../services/console/console-sessions";
 import { OperatorAccounts, viewOf } from "../services/console/operator-accounts";
-import { clearedCookie, ConsoleGuard, sessionCookie, type CookieRules } from "./console-guard";
+import { buildUserExport, type UserExport } from "../services/user-export";
+import { clearedCookie, ConsoleGuard, cookieToken, sessionCookie, type CookieRules } from "./console-guard";
 import { consoleApps, consoleHealth } from "./console-health";
 import { consolePlayerRoutes } from "./console-player-routes";
 import { auditQuery, operatorParam, passwordBody, roleBody, signInBody } from "./console-schemas";
@@ -49,7 +50,7 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
   const sessions = new ConsoleSessions(operators, services.cache, audit, { ...config.console, adminNeedsTotp: production });
   const accounts = new OperatorAccounts(operators, { production });
   const guard = new ConsoleGuard(sessions, audit);
-  const players = new ConsolePlayers(services);
+  const players = new ConsolePlayers({ ...services, userExport: serverUserExport(services) });
   const cookies: CookieRules = { secure: production };
   const router = Router();
 
@@ -61,19 +62,34 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
   });
 
   const api = Router();
-  api.use((req: Request, res: Response, next: NextFunction) => {
+  api.use(async (req: Request, res: Response, next: NextFunction) => {
     res.setHeader("Cache-Control", "no-store");
     // Behind the TLS proxy only (TRUST_PROXY makes req.secure follow X-Forwarded-Proto).
     if (production && !req.secure) return next(new AppError("console_https_required"));
     // A browser always names the page's origin on a cross-site change; SameSite=Strict already keeps
-    // the cookie off it, this refuses it outright.
+    // the cookie off it, this refuses it outright. The host compared is the one the browser used,
+    // so a proxy must pass it on whole (nginx: `$http_host`, which keeps a port other than 443).
     const origin = req.headers.origin;
-    if (req.method !== "GET" && req.method !== "HEAD" && origin && origin !== `${req.protocol}://${req.headers.host}`) {
-      return next(new AppError("console_csrf_invalid", { message: "The request comes from another origin" }));
+    const expected = `${req.protocol}://${req.headers.host}`;
+    if (req.method !== "GET" && req.method !== "HEAD" && origin && origin !== expected) {
+      try {
+        await refuseForeignOrigin(req, origin, expected);
+      } catch (err) {
+        return next(err);
+      }
     }
     next();
   });
   api.use(express.json({ limit: "16kb", strict: true }));
+
+  /** Audits a change from another origin (the signed-in operator if the cookie came along) and throws its refusal. */
+  async function refuseForeignOrigin(req: Request, origin: string, expected: string): Promise<never> {
+    const session = await sessions.authenticate(cookieToken(req)).catch(() => null);
+    await audit.record({ actor: session?.operator.name ?? "anonymous", via: "console", action: "request.foreign_origin", target: null, outcome: "refused", detail: { code: "console_csrf_invalid", method: req.method, path: req.path, origin, host: req.headers.host ?? null } });
+    throw new AppError("console_csrf_invalid", {
+      message: `The request comes from ${origin}, another origin than this console's (${expected}). Behind a proxy, pass the browser's Host header on unchanged (nginx: proxy_set_header Host $http_host)`,
+    });
+  }
 
   api.get("/session", guard.session({ allowPasswordChange: true }), (req: Request & { consoleSession?: any }, res: Response) => {
     const session = req.consoleSession!;
@@ -159,6 +175,21 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
   router.use("/console", express.static(consoleDir(), { index: "index.html", fallthrough: true, redirect: false }));
   router.get("/console", (_req, res) => res.sendFile(path.join(consoleDir(), "index.html")));
   return { router, sessions, audit };
+}
+
+/** The export `npm run admin -- export` gives, from this process's open stores (admin-context.ts builds the CLI's). */
+function serverUserExport(services: Services): UserExport {
+  return buildUserExport({
+    store: services.store,
+    sessions: services.sessions,
+    ledger: async () => services.payments.ledger,
+    economy: async () => services.economy.store,
+    leaderboardRecords: async (userId) => {
+      const perApp = await Promise.all(services.platformApps.appKeys.map(async (app) => (await services.leaderboards.recordsOf(app, userId)).map((record) => ({ app, ...record }))));
+      return perApp.flat();
+    },
+    rewards: async () => services.rewardSources.stores,
+  });
 }
 
 /** `public/console` next to `src/` when run with tsx, and two levels up from `build/src/` when built. */

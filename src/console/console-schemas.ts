@@ -95,11 +95,21 @@ export const consoleOrderSchema = z.strictObject({
   createdAt: iso(),
   updatedAt: iso(),
 });
-export const playerExportSchema = z.strictObject({
-  user: z.record(z.string(), z.unknown()).describe("Every stored column of the user but the password hash"),
-  identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), createdAt: z.string() })),
-  sessionApps: z.array(z.string()),
-});
+const exportRows = (what: string) => z.array(z.record(z.string(), z.unknown())).describe(what);
+export const playerExportSchema = z
+  .strictObject({
+    user: z.record(z.string(), z.unknown()).describe("Every stored column of the user but the password hash"),
+    identities: z.array(z.strictObject({ platform: z.string(), platformId: z.string(), createdAt: z.string() })),
+    sessionLive: z.boolean(),
+    sessionApps: z.array(z.string()),
+    orders: exportRows("Every order, newest first"),
+    economy: z.record(z.string(), z.record(z.string(), z.unknown())).describe("Per app: balances, items and the ledger"),
+    leaderboards: exportRows("The player's records on every board and period of every app"),
+    mail: exportRows("Mail to the player"),
+    mailClaims: exportRows("The player's claims of mail"),
+    adViews: exportRows("Rewarded ad views"),
+  })
+  .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({
   id: z.string(),
   at: iso(),
@@ -120,11 +130,20 @@ export const healthSchema = z.strictObject({
   orders: z.array(z.record(z.string(), z.unknown())),
   reconcilerRuns: z.array(z.record(z.string(), z.unknown())),
 });
-export const appsSchema = z.strictObject({ apps: z.array(z.record(z.string(), z.unknown())), settings: z.record(z.string(), z.unknown()) });
+export const appsSchema = z.strictObject({
+  apps: z.array(z.record(z.string(), z.unknown())).describe("Each app's platforms: app id, whether it takes payments there and can refund them"),
+  platforms: z.array(z.strictObject({ name: z.string(), displayName: z.string(), coins: z.boolean().describe("Game coins taken on this platform"), refunds: z.boolean().describe("A coin spend can be refunded") })),
+  settings: z.record(z.string(), z.unknown()),
+});
 export const rewardGrantResultSchema = z.strictObject({
   granted: z.boolean().describe("False when this grant id was granted before: nothing changed this time"),
   balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 100 })),
   items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) })),
+});
+export const rewardDebitResultSchema = z.strictObject({
+  debited: z.boolean().describe("False when this debit id was used before: nothing was taken this time"),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 40 })),
+  items: z.array(z.strictObject({ itemId: z.string(), count: z.int().min(0).max(2_000_000_000).meta({ example: 0 }) })),
 });
 const count = z.int().min(0).max(2_000_000_000).meta({ example: 50 });
 const itemCounts = z.array(z.strictObject({ itemId: z.string(), count }));
@@ -175,6 +194,12 @@ export const boardChangeSchema = z.strictObject({
   removed: z.boolean().optional().describe("remove and ban: whether a current record was removed"),
   banned: z.boolean().optional().describe("ban: true; unban: false"),
 });
+export const boardResetSchema = z.strictObject({
+  app: z.string(),
+  boardId: z.string(),
+  period: z.record(z.string(), z.unknown()).describe("The period now current (the next one)"),
+  started: z.boolean().describe("False when a concurrent reset started it first: nothing more happened"),
+});
 export const playerRoomsSchema = z.strictObject({
   rooms: z.array(
     z.strictObject({
@@ -203,4 +228,6 @@ export const consoleErrorFields = {
   app: z.string().optional(),
   version: z.int().min(0).max(1_000_000_000).meta({ example: 3 }).optional().describe("version_conflict: the version the upload was based on"),
   boardId: z.string().optional(),
+  currencies: z.array(z.string()).optional().describe("not_in_catalog: the currency ids the app's catalog does not list"),
+  items: z.array(z.string()).optional().describe("not_in_catalog: the item ids the app's catalog does not list"),
 };

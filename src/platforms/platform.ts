@@ -179,6 +179,12 @@ export interface PlatformDefinition {
   emptyResponseFields(): Record<string, unknown>;
   /** Player-data features; absent means none. */
   playerData?: PlayerDataFeatures;
+  /**
+   * The platform's game coins (docs/payments.md: spends, operator grants), when this server takes
+   * them there; absent: its players get 404 payments_disabled. `refunds`: whether a spend can be
+   * given back (the wallet has a cancel), so an operator is offered Refund only where it can work.
+   */
+  coins?: { refunds: boolean };
   /** Player storage for friend rankings and, where documented, subscribe messages (social-port.ts); absent means none. */
   social?: { subscribeMessages: boolean; createClient(deps: PlatformClientDeps): SocialClient };
   createClient(deps: PlatformClientDeps): PlatformClient;

@@ -42,6 +42,8 @@ export interface PaymentServices {
   /** How a delivered order reaches the player's room connections; set by the room edge. */
   onNotify(notify: (order: Order) => void): void;
   paymentsEnabled(app: string): boolean;
+  /** Whether the app takes payments on this platform (its wallet keys are set). */
+  paymentsOn(platform: string, app: string): boolean;
   resolvePlayer(userId: string, app: string): Promise<PaymentPlayer>;
   /** The game's (platform, app id)s where item purchases are recorded. */
   itemPurchaseApps(app: string): Array<{ platform: string; appId: string }>;
@@ -143,6 +145,10 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
       const found = platformApps.find(platform, app);
       return found !== undefined && entry(platform, found.appId)?.payments.wallet !== undefined;
     }),
+    paymentsOn: (platform, app) => {
+      const found = platformApps.find(platform, app);
+      return found !== undefined && entry(platform, found.appId)?.payments.wallet !== undefined;
+    },
     itemPurchaseApps: (app) =>
       WALLETS.flatMap((platform) => {
         const found = platformApps.find(platform, app);

@@ -51,7 +51,7 @@ export class AdminService {
     } else {
       user = (await this.store.findById(ref)) ?? (await this.store.findCredentialsByUsername(ref))?.user ?? null;
     }
-    if (!user) throw new AppError("user_disabled", { message: `No user matches ${JSON.stringify(ref)}` });
+    if (!user) throw new AppError("player_not_found", { message: `No user matches ${JSON.stringify(ref)}` });
     return user;
   }
 

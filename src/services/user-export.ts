@@ -1,6 +1,7 @@
 /**
- * A user's export (the data-access right, `npm run admin -- export`): one section per store port
- * that holds data about a player. Each capability adds its section where it is wired (src/admin/admin-context.ts) (the account
+ * A user's export (the data-access right: `npm run admin -- export` and the console's Export, one
+ * record for both): one section per store port that holds data about a player. Each capability adds
+ * its section where it is wired (src/admin/admin-context.ts, src/console/console-router.ts) (the account
  * and sessions, the order ledger; the economy's wallet, inventory, mail and ledger and the
  * leaderboards as they land), so the export walks every port without knowing them.
  * `test/unit/user-export-coverage.test.ts` fails when a port in src/core/ports is neither covered by
@@ -66,7 +67,7 @@ export class UserExport {
     const [first, ...rest] = this.sections;
     if (!first) throw new Error("no export sections");
     const head = await first.collect(userId);
-    if (head === undefined) throw new AppError("user_disabled", { message: "No such user" });
+    if (head === undefined) throw new AppError("player_not_found");
     const parts = await Promise.all(rest.map((s) => s.collect(userId)));
     const out: Record<string, unknown> = { ...head };
     parts.forEach((part, i) => {

@@ -128,7 +128,7 @@ describe("operator console in headless Chromium", function () {
     await page.click('nav button[data-screen="mail"]');
     await page.getByLabel("Player's user id").fill(user.id);
     await page.getByLabel("Title").fill("Sorry for the outage");
-    await page.getByLabel(/^Currencies/).fill("gold=50");
+    await page.getByLabel(/^Currencies/).fill("gems=50");
     const mailId = unique("outage");
     await page.getByLabel(/^Mail id/).fill(mailId);
     await page.click("#mail-submit");
@@ -136,14 +136,14 @@ describe("operator console in headless Chromium", function () {
 
     const claim = () => h.request("POST", `/api/mail/${mailId}/claim`, undefined, { authorization: `Bearer ${token}` });
     const first = await claim();
-    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gold: 50 }]);
+    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gems: 50 }]);
     const second = await claim();
-    assert.deepEqual([second.status, second.body.data.granted, second.body.data.balances], [200, false, { gold: 50 }], "claimed once");
+    assert.deepEqual([second.status, second.body.data.granted, second.body.data.balances], [200, false, { gems: 50 }], "claimed once");
 
     await page.click('nav button[data-screen="players"]');
     await page.locator("#player-query").fill(user.id);
     await page.keyboard.press("Enter");
-    await page.locator("#player-wallet tr", { hasText: "gold" }).locator("td", { hasText: /^50$/ }).waitFor();
+    await page.locator("#player-wallet tr", { hasText: "gems" }).locator("td", { hasText: /^50$/ }).waitFor();
     await page.screenshot({ path: path.join(RESULTS, "console-economy.png"), fullPage: true });
     await page.click('nav button[data-screen="audit"]');
     await page.locator("#audit-list td", { hasText: "mail.send" }).first().waitFor();
@@ -180,6 +180,95 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "Unban" }).click();
     await page.locator("#status", { hasText: "unban highscores: done" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 81 }, { authorization: `Bearer ${token}` })).status, 200, "unbanned");
+    await page.close();
+  });
+
+  it("a Douyin player: no Refund on their coin orders, coins granted on Douyin by default; Apps & settings claims no payments on QQ or Kuaishou", async () => {
+    const login = await h.get(`/api/minigame/douyin/login?code=${unique("dy")}.1`);
+    assert.equal(login.status, 200, JSON.stringify(login.body));
+    const { token, openid, user } = login.body.data;
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "douyin", openid, balance: 100 }) });
+    assert.equal((await h.request("POST", "/api/payments/orders", { orderId: "dy-sword", itemId: "sword", coins: 30 }, { authorization: `Bearer ${token}` })).status, 201);
+    const admin = await addOperator(h.config, unique("dyadmin"), "admin");
+    await browser.context.clearCookies();
+    const page = await browser.open(h.baseUrl, "/console");
+    await firstSignIn(page, admin, "admin");
+    await page.locator("#player-query").fill(user.id);
+    await page.keyboard.press("Enter");
+    await page.locator("#player-orders td", { hasText: "dy-sword" }).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Refund dy-sword" }).count(), 0, "Douyin has no refund: none offered");
+    assert.equal(await page.inputValue("#grant-platform"), "douyin", "the player's own platform");
+    assert.deepEqual(await page.locator("#grant-platform option").allTextContents(), ["douyin", "wechat"], "only the platforms that take coins");
+    // The server refuses it too, as an operator's mistake (400), not as a platform failure.
+    const refused = await page.evaluate(async (userId) => {
+      const session = (await (await fetch("/console/api/session")).json()) as { data: { csrfToken: string } };
+      const res = await fetch(`/console/api/players/${userId}/orders/dy-sword/refund`, { method: "POST", headers: { "x-csrf-token": session.data.csrfToken } });
+      return res.status;
+    }, user.id);
+    assert.equal(refused, 400);
+
+    await page.click('nav button[data-screen="apps"]');
+    const row = (platform: string) => page.locator("main td", { hasText: new RegExp(`\\b${platform}\\b`) }).first().textContent();
+    await page.locator("main td", { hasText: "qq" }).first().waitFor();
+    const platforms = (await row("qq")) ?? "";
+    assert.doesNotMatch(platforms.match(/qq \S+( \([^)]*\))?/)?.[0] ?? "", /payments/, platforms);
+    assert.doesNotMatch(platforms.match(/kuaishou \S+( \([^)]*\))?/)?.[0] ?? "", /payments/, platforms);
+    assert.match(platforms.match(/douyin \S+( \([^)]*\))?/)?.[0] ?? "", /payments, no refunds/, platforms);
+    assert.match(platforms.match(/wechat \S+( \([^)]*\))?/)?.[0] ?? "", /payments, refunds/, platforms);
+    await page.close();
+  });
+
+  it("ids are checked by the browser (the pattern compiles under the v flag); a debit from the Rewards screen; the Audit screen filters by time", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cd")}.1`);
+    const { token, user } = login.body.data;
+    const admin = await addOperator(h.config, unique("debiter"), "admin");
+    await browser.context.clearCookies();
+    const page = await browser.open(h.baseUrl, "/console");
+    await firstSignIn(page, admin, "admin");
+    await page.click('nav button[data-screen="rewards"]');
+    await page.locator("#reward-catalog", { hasText: "gems" }).waitFor();
+    const valid = (selector: string) => page.$eval(selector, (el) => (el as unknown as { checkValidity(): boolean }).checkValidity());
+    for (const selector of ["#reward-grant-id", "#debit-id"]) {
+      await page.fill(selector, "not an id!");
+      assert.equal(await valid(selector), false, `${selector} refuses a space`);
+      await page.fill(selector, "outage_2026-01");
+      assert.equal(await valid(selector), true, `${selector} takes letters, digits, _ and -`);
+    }
+    await page.fill("#reward-user", user.id);
+    await page.fill("#reward-currencies", "gems=40");
+    await page.fill("#reward-grant-id", unique("grant"));
+    await page.click("#reward-submit");
+    await page.locator("#status", { hasText: "Reward: done" }).waitFor();
+    await page.fill("#debit-user", user.id);
+    await page.fill("#debit-currencies", "gems=15");
+    await page.fill("#debit-id", unique("debit"));
+    await page.fill("#debit-reason", "granted twice by mistake");
+    await page.click("#debit-submit");
+    await page.locator("#status", { hasText: "Debit: done" }).waitFor();
+    const wallet = await h.get("/api/economy/wallet", { authorization: `Bearer ${token}` });
+    assert.deepEqual(wallet.body.data.balances, { gems: 25 }, "40 granted, 15 taken back");
+
+    await page.click('nav button[data-screen="mail"]');
+    await page.fill("#mail-id", "bad id");
+    assert.equal(await valid("#mail-id"), false);
+
+    await page.click('nav button[data-screen="audit"]');
+    await page.fill("#audit-actor", admin.name);
+    await page.fill("#audit-action", "reward.debit");
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator("#audit-list td", { hasText: "reward.debit" }).first().waitFor();
+    // From tomorrow: nothing; until yesterday: nothing; from an hour ago: the debit again.
+    const local = (offsetMs: number) => new Date(Date.now() + offsetMs - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.fill("#audit-since", local(86_400_000));
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator("#audit-list td", { hasText: "Nothing here" }).waitFor();
+    await page.fill("#audit-since", local(-3_600_000));
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator("#audit-list td", { hasText: "reward.debit" }).first().waitFor();
+    await page.fill("#audit-until", local(-86_400_000));
+    await page.getByRole("button", { name: "Search" }).click();
+    await page.locator("#audit-list td", { hasText: "Nothing here" }).waitFor();
+    assert.match((await page.getAttribute("#audit-csv", "href")) ?? "", /since=.*until=/, "the CSV export takes the same range");
     await page.close();
   });
 

@@ -57,8 +57,12 @@ describe("admin economy: grant, catalog, export and erase (PostgreSQL + Redis, t
     assert.match(runs[0].stderr, /"action":"grant"/);
     assert.equal((await admin("grant", p.id, "--grant-id", "x", "--currency", "gems=-1")).status, 2);
     assert.equal((await admin("grant", p.id, "--grant-id", "x", "--currency", "gems=1", "--platform", "wechat")).status, 2);
-    // An unknown currency is not refused by the ledger: it is the operator's word (like an item the catalog dropped).
     assert.equal((await admin("grant", p.id, "--grant-id", "bad id", "--currency", "gems=1")).status, 2);
+    // What the catalog does not list (a typo) is refused, named, and nothing is granted.
+    const typo = await admin("grant", p.id, "--grant-id", "typo-1", "--currency", "gold=1", "--item", "poton=1");
+    assert.equal(typo.status, 1, typo.stdout);
+    assert.match(typo.stderr, /Not in the catalog of app default: currency "gold", item "poton"/);
+    assert.deepEqual((await servers[0].get("/api/economy/wallet", p.headers)).body.data.balances, { gems: 25 });
   });
 
   it("reports every problem of a catalog file at once, and changes nothing", async () => {

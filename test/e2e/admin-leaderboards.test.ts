@@ -6,7 +6,9 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { createOperatorStore } from "../../src/adapters/store/create-operator-store";
 import { runAdmin } from "../support/admin-cli";
+import { ROOT } from "../support/build";
 import { startHarness, TEST_JWT_SECRET, simulatorPlatformEnv, type Harness } from "../support/app-harness";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 
@@ -15,10 +17,11 @@ describe("admin leaderboards", function () {
   let simulator: RunningSimulator;
   let h: Harness;
   let env: NodeJS.ProcessEnv;
+  let sqlitePath: string;
 
   before(async () => {
     simulator = await startSimulator({ port: 0 });
-    const sqlitePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mgl-admin-lb-")), "users.sqlite");
+    sqlitePath = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "mgl-admin-lb-")), "users.sqlite");
     h = await startHarness({ env: { SQLITE_PATH: sqlitePath }, simulator });
     env = { ...process.env, NODE_ENV: "development", JWT_SECRET: TEST_JWT_SECRET, SQLITE_PATH: sqlitePath, LOG_LEVEL: "warn", ...simulatorPlatformEnv(simulator.url) };
   });
@@ -80,5 +83,24 @@ describe("admin leaderboards", function () {
     const unknown = await admin("reset", "nope");
     assert.equal(unknown.status, 1);
     assert.equal((await admin("frobnicate")).status, 2);
+
+    // Every leaderboards command is in the console's audit trail, with its outcome (a reset and an unban too).
+    const operators = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
+    try {
+      const seen = (await operators.searchAudit({})).map((e) => `${e.via} ${e.action} ${e.target} ${e.outcome}`);
+      for (const line of [`cli cli.leaderboards.remove ${user.id} ok`, `cli cli.leaderboards.unban ${user.id} ok`, "cli cli.leaderboards.reset highscores ok", "cli cli.leaderboards.reset nope refused", "cli cli.leaderboards.list app:default ok"]) {
+        assert.ok(seen.includes(line), `${line} in\n${seen.join("\n")}`);
+      }
+    } finally {
+      await operators.close();
+    }
+  });
+
+  it("reads the development settings when NODE_ENV is unset, as every other command does", async function () {
+    if (fs.existsSync(path.join(ROOT, "arena.local.env"))) return this.skip(); // a production host's checkout
+    const { NODE_ENV: _, ...unset } = env;
+    const list = await runAdmin(unset, "leaderboards", "list");
+    assert.equal(list.status, 0, list.stderr);
+    assert.deepEqual(JSON.parse(list.stdout).map((b: { id: string }) => b.id), ["highscores", "weekly"]);
   });
 });

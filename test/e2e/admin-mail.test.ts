@@ -67,6 +67,11 @@ describe("admin mail: send to one player and to all, export and erase (PostgreSQ
     assert.equal(nothing.status, 1);
     assert.match(nothing.stderr, /attachments/);
     assert.equal((await admin("mail", "send", "--to", "no-such-user", "--title", "t", "--currency", "gems=1")).status, 1);
+    const typo = await admin("mail", "send", "--all", "--title", "t", "--currency", "gold=1", "--item", "poton=1", "--mail-id", "typo-mail");
+    assert.equal(typo.status, 1);
+    assert.match(typo.stderr, /Not in the catalog of app default: currency "gold", item "poton"/);
+    const p = await player();
+    assert.ok(!(await h.get("/api/mail", p.headers)).body.data.mail.some((m: { mailId: string }) => m.mailId === "typo-mail"), "nothing was sent");
   });
 
   it("export shows the player's mail and claims; erase removes them", async () => {

@@ -58,6 +58,32 @@ describe("admin operator commands and the CLI's audit trail", function () {
     }
   });
 
+  it("operator role changes a role; the last active admin is never demoted or disabled, which the role command repairs", async () => {
+    // A database whose one operator is no admin (made so before this rule, or by hand): the role command recovers it.
+    assert.equal((await admin("operator", "add", "solo", "--role", "support")).status, 0);
+    assert.equal((await admin("operator", "role", "solo")).status, 2, "a role is required");
+    assert.equal((await admin("operator", "role", "solo", "root")).status, 2);
+    const promoted = await admin("operator", "role", "solo", "admin", "--by", "lead");
+    assert.equal(promoted.status, 0, promoted.stderr);
+    assert.equal(JSON.parse(promoted.stdout).role, "admin");
+    for (const change of [["role", "solo", "viewer"], ["disable", "solo"]]) {
+      const refused = await admin("operator", ...change);
+      assert.equal(refused.status, 1, `${change.join(" ")}: ${refused.stdout}`);
+      assert.match(refused.stderr, /last active admin/);
+    }
+    assert.equal((await admin("operator", "add", "second", "--role", "admin")).status, 0);
+    assert.equal(JSON.parse((await admin("operator", "role", "solo", "viewer")).stdout).role, "viewer", "another admin exists now");
+    assert.equal((await admin("operator", "disable", "second")).status, 1, "and that one is now the last");
+    const store = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
+    try {
+      const roles = (await store.searchAudit({ action: "operator.role" })).map((e) => `${e.actor} ${e.target} ${e.outcome} ${e.detail.role ?? e.detail.code}`);
+      assert.ok(roles.includes("lead solo ok admin"), roles.join("\n"));
+      assert.ok(roles.some((r) => /solo refused last_admin$/.test(r)), roles.join("\n"));
+    } finally {
+      await store.close();
+    }
+  });
+
   it("audit prune removes entries older than the retention (or --days), keeps the rest, and is itself audited", async () => {
     const store = await createOperatorStore({ kind: "sqlite", path: sqlitePath, synchronous: "FULL" });
     const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();

@@ -40,6 +40,7 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/operators/:name/role"],
   ["POST", "/operators/:name/end-sessions"],
   ["POST", "/rewards/players/:userId"],
+  ["POST", "/rewards/players/:userId/debit"],
   ["GET", "/economy/players/:userId"],
   ["GET", "/economy/catalog"],
   ["POST", "/economy/catalog"],
@@ -52,6 +53,7 @@ const ROUTES: Array<[string, string]> = [
   ["POST", "/leaderboards/:boardId/players/:userId/remove"],
   ["POST", "/leaderboards/:boardId/players/:userId/ban"],
   ["POST", "/leaderboards/:boardId/players/:userId/unban"],
+  ["POST", "/leaderboards/:boardId/reset"],
 ];
 
 /** A seeded generator, so a failure replays. */

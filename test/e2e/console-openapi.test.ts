@@ -73,11 +73,11 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "GET", "/players", `/players?q=${openid}`)).status, 200);
     assert.equal((await call(admin, "GET", "/players", "/players?q=")).status, 400);
     assert.equal((await call(admin, "GET", "/players/{userId}", p)).status, 200);
-    assert.equal((await call(admin, "GET", "/players/{userId}", none)).status, 403);
+    assert.equal((await call(admin, "GET", "/players/{userId}", none)).status, 404);
     assert.equal((await call(admin, "GET", "/players/{userId}/export", `${p}/export`)).status, 200);
     assert.equal((await call(viewer, "GET", "/players/{userId}/export", `${p}/export`)).status, 403);
     assert.deepEqual((await call(viewer, "GET", "/players/{userId}/rooms", `${p}/rooms`)).body.data, { rooms: [], unanswered: 0 });
-    assert.equal((await call(admin, "GET", "/players/{userId}/rooms", `${none}/rooms`)).status, 403);
+    assert.equal((await call(admin, "GET", "/players/{userId}/rooms", `${none}/rooms`)).status, 404);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=delivered`)).status, 200);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=lost`)).status, 400);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=default`)).body.data.length, 1);
@@ -101,7 +101,7 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 0 })).status, 400);
     assert.equal((await call(viewer, "POST", "/players/{userId}/mute", `${p}/mute`, { reason: "doc", durationSec: 60 })).status, 403);
     assert.deepEqual((await call(admin, "POST", "/players/{userId}/unmute", `${p}/unmute`)).body.data.mute, null);
-    assert.equal((await call(admin, "POST", "/players/{userId}/unmute", `${none}/unmute`)).status, 403);
+    assert.equal((await call(admin, "POST", "/players/{userId}/unmute", `${none}/unmute`)).status, 404);
     assert.equal((await call(admin, "GET", "/health")).status, 200);
     assert.equal((await call(anonymous, "GET", "/health")).status, 401);
     assert.equal((await call(admin, "GET", "/apps")).status, 200);
@@ -121,24 +121,42 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "POST", "/operators/{name}/enable", "/operators/nobody/enable")).status, 400);
     const rewards = "/rewards/players/{userId}";
     const rewardPath = `/rewards/players/${user.id}`;
-    const gift = { currencies: { gold: 100 }, items: [{ itemId: "sword", count: 1 }], grantId: "doc-reward" };
+    const gift = { currencies: { gems: 100 }, items: [{ itemId: "sword", count: 1 }], grantId: "doc-reward" };
     assert.ok((await admin.call("GET", "/screens")).body.data.some((x: { id: string }) => x.id === "rewards"), "the economy is wired: its screen is listed");
-    assert.equal((await call(admin, "POST", rewards, "/rewards/players/no-such-player", gift)).status, 403);
+    assert.equal((await call(admin, "POST", rewards, "/rewards/players/no-such-player", gift)).status, 404);
+    const typo = await call(admin, "POST", rewards, rewardPath, { ...gift, currencies: { gold: 100 }, items: [{ itemId: "poton", count: 1 }], grantId: "doc-typo" });
+    assert.deepEqual([typo.status, typo.body.data.code, typo.body.data.currencies, typo.body.data.items], [422, "not_in_catalog", ["gold"], ["poton"]]);
+    assert.match(typo.body.message, /currency "gold", item "poton"/, "names the ids");
     const first = await call(admin, "POST", rewards, rewardPath, gift);
-    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gold: 100 }]);
+    assert.deepEqual([first.status, first.body.data.granted, first.body.data.balances], [200, true, { gems: 100 }]);
     const again = await call(admin, "POST", rewards, rewardPath, gift);
-    assert.deepEqual([again.body.data.granted, again.body.data.balances], [false, { gold: 100 }], "once per grant id");
+    assert.deepEqual([again.body.data.granted, again.body.data.balances], [false, { gems: 100 }], "once per grant id");
     assert.equal((await call(admin, "POST", rewards, rewardPath, { grantId: "empty" })).status, 400);
     assert.equal((await call(anonymous, "POST", rewards, rewardPath, gift)).status, 401);
-    const audit = await admin.call("GET", `/audit?action=reward.grant&target=${user.id}&outcome=ok`);
-    assert.deepEqual(audit.body.data.map((e: { detail: { granted?: boolean } }) => e.detail.granted), [false, true]);
+    // The replay is on record as a repeat, not as a second grant.
+    const audit = await admin.call("GET", `/audit?action=reward.grant&target=${user.id}`);
+    assert.deepEqual(audit.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "repeated", "refused", "started", "started", "started", "started"].sort());
+    assert.deepEqual((await admin.call("GET", `/audit?action=reward.grant&target=${user.id}&outcome=ok`)).body.data.map((e: { detail: { granted?: boolean } }) => e.detail.granted), [true]);
+    // A debit through the ledger, once per debit id, never below zero.
+    const debit = "/rewards/players/{userId}/debit";
+    const debitPath = `${rewardPath}/debit`;
+    const take = { currencies: { gems: 40 }, items: [{ itemId: "sword", count: 1 }], debitId: "doc-debit", reason: "granted by mistake" };
+    assert.equal((await call(admin, "POST", debit, debitPath, { ...take, currencies: { gems: 500 }, debitId: "doc-too-much" })).status, 402);
+    assert.equal((await call(admin, "POST", debit, debitPath, { ...take, currencies: { poton: 1 } })).status, 422);
+    assert.equal((await call(viewer, "POST", debit, debitPath, take)).status, 401, "the viewer's session ended above");
+    const taken = await call(admin, "POST", debit, debitPath, take);
+    assert.deepEqual([taken.status, taken.body.data.debited, taken.body.data.balances, taken.body.data.items], [200, true, { gems: 60 }, [{ itemId: "sword", count: 0 }]]);
+    const retaken = await call(admin, "POST", debit, debitPath, take);
+    assert.deepEqual([retaken.body.data.debited, retaken.body.data.balances], [false, { gems: 60 }], "once per debit id");
+    const debits = await admin.call("GET", `/audit?action=reward.debit&target=${user.id}`);
+    assert.deepEqual(debits.body.data.filter((e: { outcome: string }) => e.outcome !== "started").map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused", "repeated"]);
 
     // Economy: the wallet after the reward above, the catalog and its next version.
     const reader = new ConsoleClient(h.baseUrl);
     assert.equal((await reader.signIn(await addOperator(h.config, unique("doc-reader"), "viewer"), OPERATOR_PASSWORD)).status, 200);
     const wallet = await call(reader, "GET", "/economy/players/{userId}", `/economy/players/${user.id}?app=default`);
-    assert.deepEqual([wallet.status, wallet.body.data.balances], [200, { gold: 100 }]);
-    assert.deepEqual(wallet.body.data.items.find((i: { itemId: string }) => i.itemId === "sword"), { itemId: "sword", count: 1 });
+    assert.deepEqual([wallet.status, wallet.body.data.balances], [200, { gems: 60 }]);
+    assert.equal(wallet.body.data.items.find((i: { itemId: string }) => i.itemId === "sword"), undefined, "debited");
     assert.equal((await call(admin, "GET", "/economy/players/{userId}", `/economy/players/${user.id}?app=nope`)).status, 400);
     const catalog = await call(reader, "GET", "/economy/catalog", "/economy/catalog?app=default");
     assert.equal(catalog.status, 200);
@@ -182,7 +200,7 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "GET", "/leaderboards", "/leaderboards?app=nope")).status, 400);
     const records = await call(reader, "GET", "/leaderboards/players/{userId}", `/leaderboards/players/${user.id}`);
     assert.deepEqual(records.body.data.records.map((r: { board: string; score: number }) => [r.board, r.score]), [["highscores", 42]]);
-    assert.equal((await call(admin, "GET", "/leaderboards/players/{userId}", "/leaderboards/players/no-such-player")).status, 403);
+    assert.equal((await call(admin, "GET", "/leaderboards/players/{userId}", "/leaderboards/players/no-such-player")).status, 404);
     const board = (action: string) => `/leaderboards/{boardId}/players/{userId}/${action}`;
     assert.equal((await call(reader, "POST", board("remove"), `/leaderboards/highscores/players/${user.id}/remove`, {})).status, 403);
     assert.equal((await call(admin, "POST", board("remove"), `/leaderboards/nope/players/${user.id}/remove`, {})).status, 404);
@@ -200,6 +218,16 @@ describe("console routes in the API description", function () {
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 51 }, player)).status, 200, "scores are taken again");
     const unbanTrail = await admin.call("GET", `/audit?action=board.unban&target=${user.id}`);
     assert.deepEqual(unbanTrail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused"]);
+    // A board reset from the console: the period ends now, the player's record stays with it.
+    const reset = "/leaderboards/{boardId}/reset";
+    assert.equal((await call(reader, "POST", reset, "/leaderboards/highscores/reset", {})).status, 403);
+    assert.equal((await call(admin, "POST", reset, "/leaderboards/nope/reset", {})).status, 404);
+    const before = described.body.data.boards[0].period.seq;
+    const resetDone = await call(admin, "POST", reset, "/leaderboards/highscores/reset", { app: "default" });
+    assert.deepEqual([resetDone.status, resetDone.body.data.started, resetDone.body.data.period.seq], [200, true, before + 1]);
+    assert.equal((await h.get("/api/leaderboards/highscores/me?period=previous", player)).body.data.score, 51);
+    const resetTrail = await admin.call("GET", "/audit?action=board.reset&target=highscores");
+    assert.deepEqual(resetTrail.body.data.map((e: any) => [e.outcome, e.detail.period]).filter((e: unknown[]) => e[0] === "ok"), [["ok", before + 1]]);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);

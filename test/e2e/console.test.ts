@@ -8,8 +8,10 @@ import { matchMaker } from "@colyseus/core";
 import { Client } from "colyseus.js";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { sessionCookie } from "../../src/console/console-guard";
+import { totpAt } from "../../src/services/console/totp";
 import { startSimulator } from "../../src/simulator/simulator-server";
-import { startHarness, type Harness } from "../support/app-harness";
+import { simulatorPlatformEnv, startHarness, TEST_JWT_SECRET, type Harness } from "../support/app-harness";
+import { runAdmin } from "../support/admin-cli";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { storeBackends } from "../support/backends";
 import { simulatorPaymentEnv } from "../support/payments";
@@ -21,10 +23,12 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
   this.timeout(60_000);
   let h: Harness;
   let release: (() => Promise<void>) | undefined;
+  let backendEnv: Record<string, string> = {};
 
   before(async () => {
     const prepared = await backend.prepare();
     release = prepared.release;
+    backendEnv = prepared.env;
     const simulator = await startSimulator({ port: 0 });
     h = await startHarness({ simulator, env: { ...prepared.env, ...simulatorPaymentEnv(simulator.url) } });
   });
@@ -101,6 +105,18 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.match(sessionCookie("t", 60, { secure: true }), /; Secure/, "Secure in production");
   });
 
+  it("a TOTP code is good once, and so is every earlier one: the previous step is refused after a newer one", async () => {
+    const op = await addOperator(h.config, unique("step"), "admin", { totp: true });
+    const code = (offsetMs: number) => totpAt(op.totpSecret!, Date.now() + offsetMs);
+    const signIn = (totp: string) => new ConsoleClient(h.baseUrl).call("POST", "/session", { name: op.name, password: op.password, totp });
+    // The next step is inside the drift window: accepted, after which the current one is not.
+    assert.equal((await signIn(code(30_000))).status, 200);
+    for (const earlier of [code(30_000), code(0), code(-30_000)]) {
+      const refused = await signIn(earlier);
+      assert.deepEqual([refused.status, refused.body.data.code], [401, "console_totp_required"]);
+    }
+  });
+
   it("a change without the CSRF token, or from another origin, is refused and audited", async () => {
     const { op, client } = await signedIn("admin");
     const p = await player();
@@ -108,11 +124,20 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal(noToken.status, 403);
     assert.equal(noToken.body.data.code, "console_csrf_invalid");
     const foreign = await client.call("POST", `/players/${p.user.id}/kick`, undefined, { headers: { origin: "https://evil.example" } });
-    assert.equal(foreign.status, 403);
+    assert.deepEqual([foreign.status, foreign.body.data.code], [403, "console_csrf_invalid"]);
+    assert.match(foreign.body.message, /proxy_set_header Host \$http_host/, "the refusal hints at the proxy's Host header");
     const audit = await client.call("GET", `/audit?actor=${op.name}&action=player.kick`);
-    assert.equal(audit.body.data[0].outcome, "refused");
-    assert.equal(audit.body.data[0].target, p.user.id);
-    assert.equal(audit.body.data[0].detail.code, "console_csrf_invalid");
+    assert.deepEqual(audit.body.data.map((e: any) => [e.outcome, e.target, e.detail.code]), [["refused", p.user.id, "console_csrf_invalid"]]);
+    const refusedOrigin = await client.call("GET", `/audit?actor=${op.name}&action=request.foreign_origin`);
+    assert.deepEqual(
+      refusedOrigin.body.data.map((e: any) => [e.outcome, e.detail.code, e.detail.method, e.detail.path, e.detail.origin]),
+      [["refused", "console_csrf_invalid", "POST", `/players/${p.user.id}/kick`, "https://evil.example"]],
+    );
+    // A sign-in from another origin has no operator yet: audited as anonymous.
+    const signIn = await new ConsoleClient(h.baseUrl).call("POST", "/session", { name: op.name, password: OPERATOR_PASSWORD }, { headers: { origin: "http://127.0.0.1:1" } });
+    assert.equal(signIn.status, 403);
+    const anonymous = await client.call("GET", `/audit?actor=anonymous&action=request.foreign_origin`);
+    assert.ok(anonymous.body.data.some((e: any) => e.detail.origin === "http://127.0.0.1:1" && e.detail.path === "/session"));
   });
 
   it("a viewer reads but every change is refused with 403 and audited", async () => {
@@ -138,6 +163,20 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.match(csv.headers.get("content-type") ?? "", /text\/csv/);
     assert.match(csv.body, /^at,actor,via,action,target,outcome,detail\r\n/);
     assert.match(csv.body, /player\.disable,[^,]+,refused/);
+  });
+
+  it("the last active admin cannot demote or disable themselves; the refusal is audited", async () => {
+    const { op, client } = await signedIn("admin");
+    // Make this admin the last active one (the other tests' admins are done with).
+    for (const other of (await client.call("GET", "/operators")).body.data as Array<{ name: string; role: string; disabled: boolean }>) {
+      if (other.role === "admin" && !other.disabled && other.name !== op.name) assert.equal((await client.call("POST", `/operators/${other.name}/disable`)).status, 200);
+    }
+    const demoted = await client.call("POST", `/operators/${op.name}/role`, { role: "support" });
+    assert.deepEqual([demoted.status, demoted.body.data.code], [409, "last_admin"]);
+    assert.equal((await client.call("POST", `/operators/${op.name}/disable`)).status, 400);
+    assert.equal((await client.call("GET", "/operators")).body.data.find((o: { name: string }) => o.name === op.name).role, "admin", "still an admin, still signed in");
+    const trail = await client.call("GET", `/audit?action=operator.role&target=${op.name}`);
+    assert.deepEqual(trail.body.data.map((e: any) => [e.outcome, e.detail.code]), [["refused", "last_admin"]]);
   });
 
   it("10 wrong passwords lock the name, even for the right password, and the lock is audited", async () => {
@@ -183,6 +222,8 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
       assert.equal(grant.body.data.state, "delivered");
     }
     assert.equal(await balance(p.openid), 125, "granted once");
+    const grants = await client.call("GET", `/audit?action=order.grant&target=${p.user.id}`);
+    assert.deepEqual(grants.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "repeated", "started", "started"], "the replay is on record as a repeat, not a second grant");
 
     const room = await new Client(h.baseUrl).joinOrCreate("lobby", { accessToken: p.token });
     const closed = new Promise<number>((resolve) => room.onLeave((code) => resolve(code)));
@@ -206,30 +247,70 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal(wrong.status, 400);
     const erased = await admin.call("POST", `/players/${p.user.id}/erase`, { confirm: p.user.username });
     assert.equal(erased.status, 200);
-    assert.equal((await admin.call("GET", `/players/${p.user.id}`)).status, 403);
+    // An unknown (here: erased) player is not found, not "disabled", and a change on them is audited so.
+    const gone = await admin.call("GET", `/players/${p.user.id}`);
+    assert.deepEqual([gone.status, gone.body.data.code], [404, "player_not_found"]);
+    const kick = await admin.call("POST", `/players/${p.user.id}/kick`);
+    assert.deepEqual([kick.status, kick.body.data.code], [404, "player_not_found"]);
+    const exported = await admin.call("GET", `/players/${p.user.id}/export`);
+    assert.deepEqual([exported.status, exported.body.data.code], [404, "player_not_found"]);
+    const trail = await admin.call("GET", `/audit?action=player.kick&target=${p.user.id}`);
+    assert.deepEqual(trail.body.data.map((e: { outcome: string; detail: { code?: string } }) => [e.outcome, e.detail.code]), [["refused", "player_not_found"]]);
   });
 
   it("mail: support within the cap to one player, admin to every player of the app; each claims once", async () => {
     const { op: support, client } = await signedIn("support");
     const [a, b] = [await player(), await player()];
-    const over = await client.call("POST", "/mail", { userId: a.user.id, title: "too much", currencies: { gold: 1001 } });
+    const over = await client.call("POST", "/mail", { userId: a.user.id, title: "too much", currencies: { gems: 1001 } });
     assert.deepEqual([over.status, over.body.data.code], [403, "console_role_forbidden"]);
-    const small = await client.call("POST", "/mail", { userId: a.user.id, title: "sorry", currencies: { gold: 10 } });
+    const small = await client.call("POST", "/mail", { userId: a.user.id, title: "sorry", currencies: { gems: 10 } });
     assert.equal(small.status, 200, JSON.stringify(small.body));
-    const trail = await client.call("GET", `/audit?action=mail.send&actor=${support.name}`);
+    // Attachments the catalog does not have (the old placeholder, a typo) are refused, named, and nothing is sent.
+    const typo = await client.call("POST", "/mail", { userId: a.user.id, title: "typo", currencies: { gold: 1 }, items: [{ itemId: "poton", count: 1 }] });
+    assert.deepEqual([typo.status, typo.body.data.code], [422, "not_in_catalog"]);
+    assert.match(typo.body.message, /currency "gold", item "poton"/);
+    assert.deepEqual((await h.get("/api/mail", { authorization: `Bearer ${a.token}` })).body.data.mail.map((m: { title: string }) => m.title), ["sorry"]);
+    const trail = await client.call("GET", `/audit?action=mail.send&actor=${support.name}&since=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`);
     // Entries of one millisecond have no order among them: compared as a set.
-    assert.deepEqual(trail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "started", "started"]);
+    assert.deepEqual(trail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused", "started", "started", "started"]);
     const { client: admin } = await signedIn("admin");
-    const everyone = await admin.call("POST", "/mail", { userId: null, title: "outage", currencies: { gold: 5000 }, items: [{ itemId: "sword", count: 1 }], expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const everyone = await admin.call("POST", "/mail", { userId: null, title: "outage", currencies: { gems: 5000 }, items: [{ itemId: "sword", count: 1 }], expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
     assert.equal(everyone.status, 200, JSON.stringify(everyone.body));
     for (const p of [a, b]) {
       const auth = { authorization: `Bearer ${p.token}` };
       const claim = () => h.request("POST", `/api/mail/${everyone.body.data.mailId}/claim`, undefined, auth);
       assert.deepEqual([(await claim()).body.data.granted, (await claim()).body.data.granted], [true, false]);
       const wallet = await admin.call("GET", `/economy/players/${p.user.id}?app=default`);
-      assert.equal(wallet.body.data.balances.gold, 5000, "the mail to everyone, once (a's own mail is not claimed)");
+      assert.equal(wallet.body.data.balances.gems, 5000, "the mail to everyone, once (a's own mail is not claimed)");
     }
     assert.equal((await h.request("POST", `/api/mail/${small.body.data.mailId}/claim`, undefined, { authorization: `Bearer ${b.token}` })).status, 404, "one player's mail is theirs");
+  });
+
+  it("export: the same record as npm run admin -- export, with orders, economy and ledger, leaderboards, mail and ad views", async () => {
+    const { client } = await signedIn("support");
+    const p = await player();
+    const auth = { authorization: `Bearer ${p.token}` };
+    await fetch(`${h.simulator.url}/__simulator/coins`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid: p.openid, balance: 100 }) });
+    assert.equal((await h.request("POST", "/api/payments/orders", { orderId: "exp-1", itemId: "sword", coins: 30 }, auth)).status, 201);
+    const mail = await client.call("POST", "/mail", { userId: p.user.id, title: "export", currencies: { gems: 3 } });
+    assert.equal((await h.request("POST", `/api/mail/${mail.body.data.mailId}/claim`, undefined, auth)).body.data.granted, true);
+    assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 12 }, auth)).status, 200);
+
+    const exported = await client.call("GET", `/players/${p.user.id}/export`);
+    assert.equal(exported.status, 200, JSON.stringify(exported.body));
+    const record = exported.body.data;
+    assert.deepEqual(Object.keys(record).sort(), ["adViews", "economy", "identities", "leaderboards", "mail", "mailClaims", "orders", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(record.orders.map((o: { orderId: string }) => o.orderId), ["exp-1"]);
+    assert.deepEqual(record.economy.default.balances, { gems: 3 });
+    assert.ok(record.economy.default.ledger.some((e: { source: string }) => e.source === "mail"));
+    assert.deepEqual(record.leaderboards.map((r: { app: string; board: string; score: number }) => [r.app, r.board, r.score]), [["default", "highscores", 12]]);
+    assert.deepEqual([record.mail.length, record.mailClaims.length, record.adViews], [1, 1, []]);
+
+    // The CLI's export of the same player, from another process: the same record (its sessions aside: it may not reach this process's cache).
+    const cli = await runAdmin({ ...process.env, NODE_ENV: "development", JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: "warn", SQLITE_PATH: h.config.store.kind === "sqlite" ? h.config.store.path : "", ...simulatorPlatformEnv(h.simulator.url), ...backendEnv }, "export", p.user.id);
+    assert.equal(cli.status, 0, cli.stderr);
+    const withoutSessions = ({ sessionLive: _l, sessionApps: _a, ...rest }: Record<string, unknown>) => rest;
+    assert.deepEqual(withoutSessions(JSON.parse(cli.stdout)), withoutSessions(record));
   });
 
   it("signing out ends the session; health and apps show no secret", async () => {

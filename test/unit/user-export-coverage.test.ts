@@ -54,7 +54,7 @@ describe("user export: one section per store port", () => {
   it("refuses an unknown user before reading the other ports", async () => {
     let ledgerOpened = false;
     const strict = buildUserExport({ ...sources, ledger: async () => ((ledgerOpened = true), sources.ledger()) });
-    await assert.rejects(strict.collect("nobody"), rejectsWith("user_disabled"));
+    await assert.rejects(strict.collect("nobody"), rejectsWith("player_not_found"));
     assert.equal(ledgerOpened, false);
   });
 

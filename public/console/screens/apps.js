@@ -5,7 +5,7 @@ export async function render(root, { api, h, table, attempt, load }) {
   root.append(
     h("section", {}, h("h2", {}, "Apps"),
       table(
-        [{ title: "App", cell: (a) => a.key }, { title: "Platforms", cell: (a) => a.platforms.map((p) => `${p.platform} ${p.appId}${p.payments ? " (payments)" : ""}`).join(", ") }],
+        [{ title: "App", cell: (a) => a.key }, { title: "Platforms", cell: (a) => a.platforms.map((p) => `${p.platform} ${p.appId}${p.payments ? (p.refunds ? " (payments, refunds)" : " (payments, no refunds)") : ""}`).join(", ") }],
         data.apps,
         "Apps",
       )),

@@ -1,5 +1,6 @@
 // Leaderboards: an app's boards, a player's records; an admin removes a record, bans the player
-// from a board (which removes their current record too) or lifts a ban.
+// from a board (which removes their current record too), lifts a ban, or resets a board (its period
+// ends now and the next starts).
 export async function render(root, { api, h, table, attempt, load, operator }) {
   const appInput = h("input", { id: "boards-app", value: "default", size: 10 });
   const boards = h("div", { id: "board-list" });
@@ -14,6 +15,12 @@ export async function render(root, { api, h, table, attempt, load, operator }) {
       { title: "Board", cell: (x) => x.id },
       { title: "Period", cell: (x) => (x.period ? `#${x.period.seq ?? ""} ${x.period.endsAt ?? ""}` : "—") },
       { title: "Records", cell: (x) => String(x.records) },
+      { title: "", cell: (x) => operator.role === "admin"
+        ? h("button", { type: "button", className: "danger", "aria-label": `Reset ${x.id}`, onclick: async () => {
+          if (!window.confirm(`Reset ${x.id}: end its current period now and start the next?`)) return;
+          if (await attempt(`reset ${x.id}`, () => api("POST", `/leaderboards/${encodeURIComponent(x.id)}/reset`, { app: app() }))) await loadBoards();
+        } }, "Reset")
+        : null },
     ], b.boards, "Boards"));
   };
   const loadRecords = async (userId) => {

@@ -1,6 +1,6 @@
 // Mail: send currencies and items to one player or to every player of an app, with an expiry. Each
 // player claims a mail once; the same mail id again is the same mail.
-export async function render(root, { api, h, attempt, keyValuePairs: pairs }) {
+export async function render(root, { api, h, attempt, keyValuePairs: pairs, idPattern }) {
   const result = h("pre", { id: "mail-result" });
   const form = h(
     "form",
@@ -26,10 +26,10 @@ export async function render(root, { api, h, attempt, keyValuePairs: pairs }) {
     h("label", {}, "App", h("input", { name: "app", id: "mail-app", value: "default", size: 10 })),
     h("label", {}, "Title", h("input", { name: "title", id: "mail-title", required: true, maxlength: 100 })),
     h("label", {}, "Text", h("textarea", { name: "body", id: "mail-body", rows: 3, maxlength: 2000 })),
-    h("label", {}, "Currencies (gold=100, gems=5)", h("input", { name: "currencies", id: "mail-currencies", size: 24 })),
-    h("label", {}, "Items (sword=1)", h("input", { name: "items", id: "mail-items", size: 24 })),
+    h("label", {}, "Currencies (id=amount, e.g. gems=5: the app's catalog's ids only)", h("input", { name: "currencies", id: "mail-currencies", size: 24 })),
+    h("label", {}, "Items (id=count, e.g. potion=1)", h("input", { name: "items", id: "mail-items", size: 24 })),
     h("label", {}, "Expires (empty: the default)", h("input", { name: "expiresAt", id: "mail-expires", type: "datetime-local" })),
-    h("label", {}, "Mail id (optional; same id = same mail)", h("input", { name: "mailId", id: "mail-id", pattern: "[A-Za-z0-9_-]{1,64}" })),
+    h("label", {}, "Mail id (optional; same id = same mail)", h("input", { name: "mailId", id: "mail-id", pattern: idPattern })),
     h("button", { type: "submit", id: "mail-submit" }, "Send mail"),
   );
   root.append(h("section", {}, h("h2", {}, "Send mail"), form, result));

@@ -3,8 +3,15 @@
 // player's orders with refund and re-delivery, and coin grants.
 const MUTE_DURATIONS = [[600, "10 minutes"], [3600, "1 hour"], [86400, "1 day"], [604800, "7 days"], [2592000, "30 days"]];
 
+/** The platform part of an identity's namespace (`wechat`, `wechat@wx123` → `wechat`). */
+const platformOf = (namespace) => namespace.split("@")[0];
+
 export async function render(root, ctx) {
   const { api, h, table, attempt, load } = ctx;
+  // Which platforms take coins and can refund them (the platform registry, through /apps).
+  const platforms = (await load("Apps", () => api("GET", "/apps")))?.platforms ?? [];
+  const coinPlatforms = platforms.filter((x) => x.coins).map((x) => x.name);
+  const refunds = (platform) => platforms.some((x) => x.name === platform && x.refunds);
   const results = h("div", { id: "player-results" });
   const detail = h("div", { id: "player-detail" });
   const form = h(
@@ -29,7 +36,7 @@ export async function render(root, ctx) {
       );
       if (found.length === 1) await show(found[0].user.id);
     } },
-    h("label", {}, "Find a player (user id, openid, unionid, username, email, nickname; platform:id)", h("input", { name: "q", id: "player-query", required: true, size: 48 })),
+    h("label", {}, "Find a player (user id, openid, username, email, nickname, unionid of linked apps; platform:id)", h("input", { name: "q", id: "player-query", required: true, size: 48 })),
     h("button", { type: "submit" }, "Find"),
   );
   root.append(h("section", {}, h("h2", {}, "Players"), form, results), detail);
@@ -143,6 +150,12 @@ export async function render(root, ctx) {
     return section;
   }
 
+  /** The coin platforms, the player's own first (the platform of the id they were found by, else of any identity). */
+  function grantPlatforms(p) {
+    const own = [...p.identities.filter((i) => i.platformId === p.user.openid), ...p.identities].map((i) => platformOf(i.platform)).filter((x) => coinPlatforms.includes(x));
+    return [...new Set([...own, ...coinPlatforms])];
+  }
+
   async function ordersSection(userId, p) {
     const path = `/players/${encodeURIComponent(userId)}`;
     const section = h("section", { "aria-labelledby": "orders-title" }, h("h2", { id: "orders-title" }, "Orders"));
@@ -164,7 +177,7 @@ export async function render(root, ctx) {
             { title: "Platform", cell: (o) => o.platform },
             { title: "Created", cell: (o) => o.createdAt },
             { title: "", cell: (o) => [
-              o.kind === "coin_spend" && (o.state === "paid" || o.state === "delivered")
+              o.kind === "coin_spend" && (o.state === "paid" || o.state === "delivered") && refunds(o.platform)
                 ? h("button", { type: "button", "aria-label": `Refund ${o.orderId}`, onclick: async () => (await attempt(`Refund ${o.orderId}`, () => api("POST", `${path}/orders/${encodeURIComponent(o.orderId)}/refund`))) && loadOrders(filter.value) }, "Refund")
                 : null,
               o.state === "paid" || (o.kind === "coin_grant" && o.state === "pending")
@@ -187,10 +200,10 @@ export async function render(root, ctx) {
         const body = { platform: d.get("platform"), app: d.get("app") || "default", coins: Number(d.get("coins")), grantId: d.get("grantId"), reason: d.get("reason") || "operator grant" };
         if (await attempt("Grant", () => api("POST", `${path}/grants`, body))) loadOrders(filter.value);
       } },
-      h("label", {}, "Platform", h("select", { name: "platform", id: "grant-platform" }, ["wechat", "douyin"].map((x) => h("option", { value: x }, x)))),
+      h("label", {}, "Platform", h("select", { name: "platform", id: "grant-platform" }, grantPlatforms(p).map((x, i) => h("option", { value: x, selected: i === 0 }, x)))),
       h("label", {}, "App", h("input", { name: "app", id: "grant-app", value: p.sessionApps[0] ?? "default", size: 10 })),
       h("label", {}, "Coins", h("input", { name: "coins", id: "grant-coins", type: "number", min: 1, required: true, size: 6 })),
-      h("label", {}, "Grant id (same id = same grant)", h("input", { name: "grantId", id: "grant-id", required: true, pattern: "[A-Za-z0-9_-]{1,64}" })),
+      h("label", {}, "Grant id (same id = same grant)", h("input", { name: "grantId", id: "grant-id", required: true, pattern: ctx.idPattern })),
       h("label", {}, "Reason", h("input", { name: "reason", id: "grant-reason", maxlength: 64 })),
       h("button", { type: "submit" }, "Grant coins"),
     );

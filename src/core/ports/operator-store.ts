@@ -28,8 +28,11 @@ export interface Operator {
 export type NewOperator = Omit<Operator, "updatedAt" | "disabled" | "sessionEpoch">;
 export type OperatorChanges = Partial<Pick<Operator, "role" | "passwordHash" | "mustChangePassword" | "totpSecret" | "disabled" | "sessionEpoch">>;
 
-/** `started`: written before a change that moves value, so one the process died in is still on record. */
-export const AUDIT_OUTCOMES = ["ok", "refused", "failed", "started"] as const;
+/**
+ * `started`: written before a change that moves value, so one the process died in is still on record.
+ * `repeated`: an idempotent change sent again (the same grant or mail id): nothing new was given.
+ */
+export const AUDIT_OUTCOMES = ["ok", "refused", "failed", "started", "repeated"] as const;
 export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 
 export interface AuditEntry {

@@ -225,6 +225,8 @@ export const douyinPlatform: PlatformDefinition = {
   emptyResponseFields: () => ({ ...EMPTY_FIELDS }),
   // Douyin documents no phone-number server API for mini-games (part 2 §4.6).
   playerData: { openData: true, sessionCheck: true, phoneNumber: false },
+  // The game wallet has no cancel (douyin-coins.ts): a refund is the operator's, outside this server.
+  coins: { refunds: false },
   social: { subscribeMessages: true, createClient: createDouyinSocialClient },
   createClient: (deps) => new DouyinClient(deps),
   simulator: douyinSimulator,

@@ -126,6 +126,7 @@ export const wechatPlatform: PlatformDefinition = {
   userKeyOrder: ["openid", "unionid"],
   emptyResponseFields: () => ({ ...ERRCODE_LOGIN_FIELDS }),
   playerData: { openData: true, sessionCheck: true, phoneNumber: true },
+  coins: { refunds: true }, // cancelpay
   social: { subscribeMessages: true, createClient: createWechatSocialClient },
   createClient: createWechatClient,
   simulator: wechatSimulator,

@@ -5,7 +5,7 @@
  */
 import { AppError } from "../../core/errors";
 import type { Order, OrderState } from "../../core/ports/order-ledger";
-import type { UserMute, UserRecord, UserRestriction, UserStore } from "../../core/ports/user-store";
+import type { UserMute, UserRestriction, UserStore } from "../../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { PlatformDefinition } from "../../platforms/platform";
 import type { PaymentServices } from "../../server/payment-wiring";
@@ -13,6 +13,7 @@ import type { AccountService } from "../account-service";
 import type { MuteService } from "../mute-service";
 import type { PlatformApps } from "../platform-apps";
 import type { SessionService } from "../session-service";
+import type { UserExport } from "../user-export";
 
 export interface PlayerOverview {
   user: User;
@@ -33,6 +34,8 @@ export interface ConsolePlayerDeps {
   payments: PaymentServices;
   platformApps: PlatformApps;
   platformDefinitions: readonly PlatformDefinition[];
+  /** Every store port's section, the same export as `npm run admin -- export` (user-export.ts). */
+  userExport: Pick<UserExport, "collect">;
 }
 
 export class ConsolePlayers {
@@ -104,10 +107,9 @@ export class ConsolePlayers {
     return { erased: user.id };
   }
 
-  async export(userId: string): Promise<UserRecord & { sessionApps: string[] }> {
-    const record = await this.deps.store.exportUser(userId);
-    if (!record) throw new AppError("user_disabled", { message: "No such player" });
-    return { ...record, sessionApps: await this.deps.sessions.liveApps(userId) };
+  /** Everything stored about the player in every store port (never a password hash): the data-access right. */
+  export(userId: string): Promise<Record<string, unknown>> {
+    return this.deps.userExport.collect(userId);
   }
 
   /** The player's orders, newest first; with `app`, only that app's (on any platform). */
@@ -120,15 +122,21 @@ export class ConsolePlayers {
     return orders.filter((o) => ids.has(`${o.platform}\0${o.appId}`));
   }
 
-  refund(userId: string, orderId: string): Promise<Order> {
+  /** A coin spend's refund, where the order's platform has one (Douyin's wallet has none: refused before asking it). */
+  async refund(userId: string, orderId: string): Promise<Order> {
+    const order = await this.deps.payments.ledger.findByOrderId(userId, orderId);
+    const definition = order && this.deps.platformDefinitions.find((d) => d.name === order.platform);
+    if (order && order.state !== "refunded" && definition && !definition.coins?.refunds) {
+      throw new AppError("invalid_request", { message: `${definition.displayName} has no refund of coin orders: give the coins back with a grant`, data: { platform: order.platform, orderId } });
+    }
     return this.deps.payments.operations.refund(userId, orderId);
   }
 
-  /** Coins given once per grant id, signed with the player's kept session key in `app` on `platform`. */
-  async grant(userId: string, input: { platform: string; app: string; coins: number; grantId: string; reason: string }): Promise<Order> {
+  /** Coins given once per grant id, signed with the player's kept session key in `app` on `platform`; `created` false: given before. */
+  async grant(userId: string, input: { platform: string; app: string; coins: number; grantId: string; reason: string }): Promise<{ order: Order; created: boolean }> {
     await this.require(userId);
     const entry = this.deps.platformApps.get(input.platform, input.app);
-    return this.deps.payments.operations.grant({ userId, platform: input.platform, appId: entry.appId }, input.grantId, input.coins, input.reason);
+    return this.deps.payments.operations.grantOnce({ userId, platform: input.platform, appId: entry.appId }, input.grantId, input.coins, input.reason);
   }
 
   /** Runs the delivery of a paid order again (the game's hook is idempotent by order id; docs/payments.md). */
@@ -166,7 +174,7 @@ export class ConsolePlayers {
 
   private async require(userId: string): Promise<User> {
     const user = await this.deps.store.findById(userId);
-    if (!user) throw new AppError("user_disabled", { message: "No such player" });
+    if (!user) throw new AppError("player_not_found");
     return user;
   }
 

@@ -16,6 +16,8 @@ import { verifyTotp } from "./totp";
 export const LOCKOUT_AFTER = 10;
 /** Sign-in attempts per client address per minute, whatever the names. */
 const ADDRESS_BUDGET = 30;
+/** How long the last accepted TOTP step is remembered: longer than any step stays valid (drift included). */
+const TOTP_LAST_STEP_TTL_SEC = 180;
 
 export interface ConsoleSession {
   /** The cache key's hash part; ends the session. */
@@ -85,8 +87,9 @@ export class ConsoleSessions {
     const op = operator!;
     if (op.totpSecret) {
       const step = input.totp ? verifyTotp(op.totpSecret, input.totp.trim(), this.now()) : null;
-      // A code is good once: a replayed one (shoulder-surfed, logged by a proxy) is refused.
-      const fresh = step !== null && (await this.cache.setIfAbsent(`console:totp-used:${op.id}:${step}`, "1", 120_000));
+      // A code is good once, and so is every earlier one: a replayed or older code (shoulder-surfed,
+      // logged by a proxy, the previous step still inside the drift window) is refused.
+      const fresh = step !== null && (await this.acceptTotpStep(op.id, step));
       if (!fresh) {
         if (input.totp) await this.cache.increment(failuresKey, this.options.lockoutSec);
         await refuse(input.totp ? "totp_wrong" : "totp_missing", new AppError("console_totp_required", { data: { totp: true } }));
@@ -101,6 +104,26 @@ export class ConsoleSessions {
     await this.write(sessionId(token), stored);
     await this.audit.record({ actor: op.name, via: "console", action: "session.sign_in", target: op.name, outcome: "ok", detail: { ip: clientIp } });
     return { token, session: { id: sessionId(token), operator: op, csrfToken: stored.csrf, expiresAt: stored.expiresAt } };
+  }
+
+  /**
+   * Moves the operator's last accepted TOTP step forward to `step`, or refuses a step at or before it.
+   * A compare-and-set on the shared cache, so two processes never both accept steps out of order.
+   * The key outlives every step it could refuse: a step verifies for at most 90 s after it began.
+   */
+  private async acceptTotpStep(operatorId: string, step: number): Promise<boolean> {
+    const lastKey = `console:totp-last:${operatorId}`;
+    const entry = [{ key: lastKey, value: String(step), ttlSec: TOTP_LAST_STEP_TTL_SEC }];
+    for (let round = 0; round < 5; round++) {
+      const last = await this.cache.get(lastKey);
+      if (last === null) {
+        if (await this.cache.setIfAbsent(lastKey, String(step), TOTP_LAST_STEP_TTL_SEC * 1000)) return true;
+        continue;
+      }
+      if (step <= Number(last)) return false;
+      if (await this.cache.replaceIfEquals(lastKey, last, entry)) return true;
+    }
+    return false;
   }
 
   /** The live session of a cookie's token, its idle timer restarted; null when there is none. */

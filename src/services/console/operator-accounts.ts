@@ -90,9 +90,21 @@ export class OperatorAccounts {
     return op;
   }
 
-  /** Disables (or enables again) and ends the operator's sessions. */
+  /**
+   * Refuses a change that would leave no active admin (a demotion or disable of the last one): then
+   * no one could manage operators in the console. Read, then written: two admins demoting each other
+   * at the same instant could both pass, which `operator role <name> admin` on the CLI repairs.
+   */
+  private async keepAnAdmin(op: Operator, after: { role?: OperatorRole; disabled?: boolean }): Promise<void> {
+    const activeAdmin = (o: { role: OperatorRole; disabled: boolean }) => o.role === "admin" && !o.disabled;
+    if (!activeAdmin(op) || activeAdmin({ role: after.role ?? op.role, disabled: after.disabled ?? op.disabled })) return;
+    if (!(await this.store.list()).some((other) => other.id !== op.id && activeAdmin(other))) throw new AppError("last_admin");
+  }
+
+  /** Disables (or enables again) and ends the operator's sessions; never the last active admin. */
   async setDisabled(name: string, disabled: boolean): Promise<OperatorView> {
     const op = await this.require(name);
+    await this.keepAnAdmin(op, { disabled });
     const updated = await this.store.update(op.id, { disabled, sessionEpoch: op.sessionEpoch + 1 }, this.nowIso());
     return viewOf(updated ?? op);
   }
@@ -107,6 +119,7 @@ export class OperatorAccounts {
   async setRole(name: string, role: OperatorRole): Promise<OperatorView> {
     if (!OPERATOR_ROLES.includes(role)) throw new AppError("invalid_request", { message: `role: one of ${OPERATOR_ROLES.join(", ")}` });
     const op = await this.require(name);
+    await this.keepAnAdmin(op, { role });
     const updated = await this.store.update(op.id, { role, sessionEpoch: op.sessionEpoch + 1 }, this.nowIso());
     return viewOf(updated ?? op);
   }

@@ -81,6 +81,21 @@ export class CatalogService {
   }
 
   /**
+   * Refuses an operator's grant, debit or mail of a currency or item the app's catalog does not
+   * list (a typo, `poton`), naming each: nothing in the game would show, spend or sell it. Reads the
+   * stored versions first, so a version just stored on another process counts.
+   */
+  async refuseUnknown(app: string, parts: { currencies?: Record<string, number>; items?: ReadonlyArray<{ itemId: string }> }): Promise<void> {
+    await this.refresh();
+    const { catalog } = this.get(app);
+    const currencies = Object.keys(parts.currencies ?? {}).filter((id) => !catalog.currencies.some((c) => c.currencyId === id));
+    const items = [...new Set((parts.items ?? []).map((i) => i.itemId))].filter((id) => !catalog.items.some((i) => i.itemId === id));
+    if (currencies.length === 0 && items.length === 0) return;
+    const named = [...currencies.map((id) => `currency "${id}"`), ...items.map((id) => `item "${id}"`)];
+    throw new AppError("not_in_catalog", { message: `Not in the catalog of app ${app}: ${named.join(", ")}`, data: { app, currencies, items } });
+  }
+
+  /**
    * Stores `body` as the app's next version, after checking it (every problem at once: 422
    * catalog_invalid). `expectedVersion` guards against overwriting a version the operator has not seen.
    */

@@ -68,6 +68,11 @@ export class PaymentOperations {
 
   /** Presents coins to a player; `grantId` is the operator's idempotency key (the same one again: the same grant). */
   async grant(player: PaymentPlayer, grantId: string, coins: number, reason: string): Promise<Order> {
+    return (await this.grantOnce(player, grantId, coins, reason)).order;
+  }
+
+  /** `grant`, also saying whether this call recorded the grant (false: the grant id was used before, nothing new was given). */
+  async grantOnce(player: PaymentPlayer, grantId: string, coins: number, reason: string): Promise<{ order: Order; created: boolean }> {
     const keys = requireKeys(this.deps, player.platform, player.appId);
     const kept = await this.deps.keptKey(player);
     if (!kept) throw new AppError("session_key_missing", { data: { platform: player.platform } });
@@ -90,7 +95,7 @@ export class PaymentOperations {
     });
     if (!created && (order.kind !== "coin_grant" || order.coins !== coins)) throw new AppError("order_conflict", { data: { orderId: grantId } });
     if (created) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(order);
-    return order.state === "pending" ? this.presentPending(order) : order;
+    return { order: order.state === "pending" ? await this.presentPending(order) : order, created };
   }
 
   /** Presents a pending grant (again: the bill number makes a repeat harmless) and records it delivered. */
