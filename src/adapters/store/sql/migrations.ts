@@ -4,7 +4,7 @@
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createEconomyTables } from "./economy-schema";
-import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
+import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -110,6 +110,13 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "users")?.columns.map((c) => c.name));
         if (!columns.has("mute_reason")) await db.schema.alterTable("users").addColumn("mute_reason", "text").execute();
         if (!columns.has("muted_until")) await db.schema.alterTable("users").addColumn("muted_until", t.timestamp).execute();
+      },
+    },
+    // A coin order's terms as priced (quantity, unit price, catalog version), and room in `coins`
+    // for every price a platform may push (addOrderTerms in order-ledger-schema.ts).
+    "0011_order_terms": {
+      async up(db: Kysely<any>) {
+        await addOrderTerms(db, dialect);
       },
     },
     "0005_case_insensitive_accounts": {
