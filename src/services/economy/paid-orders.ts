@@ -7,7 +7,8 @@
  * - A coin spend's per-player rules (a durable owned once, an item's `limit`) are decided in the
  *   economy ledger before the platform is asked to deduct: a hold keyed by the order (source
  *   `coin_order_hold`) counts the order as a purchase, and the ledger refuses it atomically with
- *   every other purchase of the player, in every process. A refused hold fails the order with
+ *   every other purchase of the player, in every process. An item with no such rule is not held:
+ *   its delivery counts it. A refused hold fails the order with
  *   nothing deducted; an order the platform refused gives its hold back (`coin_order_release`).
  * - An item bought through the platform (pushed) is paid before we hear of it: it is delivered and
  *   counted as a purchase, never refused by the limit (the platform's money is taken).
@@ -92,6 +93,8 @@ export class PaidOrders {
     const item = await this.catalogs.itemAt(app, order.catalogVersion, order.itemId);
     if (!item) throw new Error(`order ${order.id}: item ${order.itemId} is not in catalog version ${order.catalogVersion}`);
     const durable = item.kind === "durable";
+    // No rule to hold the order to: it counts as a purchase when delivered (one ledger step fewer).
+    if (!ruled(item)) return null;
     const { entry } = await this.store.apply({
       ...this.key(app, order, HOLD),
       purchase: { itemId: item.itemId, quantity: order.quantity, limit: durable ? 1 : item.limit },
@@ -133,7 +136,7 @@ export class PaidOrders {
       currencies: grant.currencies,
       items: grant.items,
       // A held coin spend was counted by its hold; every other paid order counts here, never refused.
-      purchase: termed ? undefined : { itemId: item.itemId, quantity },
+      purchase: termed && ruled(item) ? undefined : { itemId: item.itemId, quantity },
     });
     if (entry.outcome !== "applied") throw new AppError("source_conflict", { data: { source: entry.source, sourceId: entry.sourceId } });
     if (first) this.rewards.announce(entry);
@@ -143,6 +146,11 @@ export class PaidOrders {
   private key(app: string, order: PaidOrder, source: string): Pick<EconomyChange, "appId" | "userId" | "source" | "sourceId" | "at"> {
     return { appId: app, userId: order.userId, source, sourceId: order.id, at: new Date(this.now()).toISOString() };
   }
+}
+
+/** Whether a coin spend of the item is held to a per-player rule (and so counted by its hold, see reserve). */
+function ruled(item: CatalogItem): boolean {
+  return item.kind === "durable" || item.limit !== undefined;
 }
 
 /** The rules against a state read before the order: a quick refusal, not the decision. */
