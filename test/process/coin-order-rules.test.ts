@@ -123,14 +123,23 @@ for (const backend of storeBackends) {
         // Orders keep coming while the operator loads the catalog and for a while after (each process reads it within CATALOG_REFRESH_SEC).
         let streamUntil = Infinity;
         const loaded = new Promise((resolve) => setTimeout(resolve, 500)).then(() => loadCatalog(changed)).then(() => (streamUntil = Date.now() + 2_500));
+        // As a client does: an answer that says "retry" (no answer in time, the store busy) is retried with the same orderId.
+        const orderOnce = async (i: number, body: Record<string, unknown>) => {
+          let answer = await call(servers[i % 2], player.token, "POST", "/api/payments/orders", body);
+          for (let retry = 1; retry < 30 && (answer.status === 0 || answer.status >= 500); retry++) {
+            await new Promise((resolve) => setTimeout(resolve, 500));
+            answer = await call(servers[(i + retry) % 2], player.token, "POST", "/api/payments/orders", body);
+          }
+          return answer;
+        };
         for (let i = 0; Date.now() < streamUntil && i < 600; i++) {
-          sent.push(call(servers[i % 2], player.token, "POST", "/api/payments/orders", { orderId: unique("o"), itemId: ["sword", "gem", "shield"][i % 3], quantity: 1 + (i % 4) }));
+          sent.push(orderOnce(i, { orderId: unique("o"), itemId: ["sword", "gem", "shield"][i % 3], quantity: 1 + (i % 4) }));
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
         await loaded;
         const results = await Promise.all(sent);
-        assert.ok(results.every((r) => r.status === 201 || r.body.data.code === "item_not_found"), JSON.stringify(codes(results)));
-        const made = results.filter((r) => r.status === 201).map((r) => r.body.data);
+        assert.ok(results.every((r) => r.status === 201 || r.status === 200 || r.body.data.code === "item_not_found"), JSON.stringify(codes(results)));
+        const made = results.filter((r) => r.status < 300).map((r) => r.body.data);
         assert.ok(made.some((o) => o.itemId === "sword" && o.unitPrice === 45) && made.some((o) => o.itemId === "gem"), `orders on both sides of the change: ${JSON.stringify(made.map((o) => [o.itemId, o.unitPrice, o.catalogVersion]))}`);
         const expected: Record<string, number> = {};
         for (const o of made) {
