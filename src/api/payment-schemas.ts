@@ -1,6 +1,6 @@
 /** Request and response schemas of the payment routes (docs/payments.md). */
 import { z } from "zod";
-import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
+import { MAX_ORDER_COINS, ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
 
 export const orderIdParam = z
   .string()
@@ -14,7 +14,7 @@ export const spendBody = z.object({
   coins: z
     .int("must be an integer")
     .min(1, "must be positive")
-    .max(1_000_000_000)
+    .max(MAX_ORDER_COINS)
     .optional()
     .meta({ description: "Optional, for compatibility: must equal the catalog's price × quantity, else 409 price_mismatch with nothing deducted", example: 30 }),
 });

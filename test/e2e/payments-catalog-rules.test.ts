@@ -182,8 +182,8 @@ for (const backend of backends) {
       const big = await h.request("POST", "/api/payments/orders", { orderId, itemId: "relic", quantity: 3 }, p.headers);
       assert.deepEqual([big.status, big.body.data.code, big.body.data.maxCoins, big.body.data.unitPrice, big.body.data.quantity], [422, "order_too_large", 2_000_000_000, 1_000_000_000, 3]);
       assert.equal((await h.get(`/api/payments/orders/${orderId}`, p.headers)).status, 404);
-      // At the bound: recorded and charged.
-      const atBound = await order(p, { itemId: "relic", quantity: 2 });
+      // At the bound: recorded and charged (a `coins` field up to the bound is accepted, as the order's own `coins` is).
+      const atBound = await order(p, { itemId: "relic", quantity: 2, coins: 2_000_000_000 });
       assert.equal(atBound.status, 201, JSON.stringify(atBound.body));
       assert.equal(atBound.body.data.coins, 2_000_000_000);
       assert.deepEqual(await wallet(p).then((w) => [w.balance, w.deductions]), [0, 1]);
