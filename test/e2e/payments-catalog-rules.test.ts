@@ -100,6 +100,24 @@ for (const backend of backends) {
       assert.equal((await wallet(gemsFirst)).deductions, 0);
     });
 
+    it("an item bought through the platform (pushed) counts towards its limit: a coin order and a gem purchase after it are refused", async () => {
+      const p = await player(1_000);
+      await h.services.economy.rewards.grant({ appId: "default", userId: p.userId, source: "operator", sourceId: unique("seed"), currencies: { gems: 100 } });
+      const pushed = await fetch(`${h.simulator.url}/__simulator/item-purchase`, {
+        method: "POST",
+        body: JSON.stringify({ platform: "wechat", openid: p.openid, itemId: "crown", price: 50, notifyUrl: `${h.baseUrl}/api/minigame/wechat/push` }),
+      });
+      assert.equal(pushed.status, 200);
+      for (let i = 0; i < 200 && (await inventory(p)).crown !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      assert.deepEqual(await inventory(p), { crown: 1 });
+      const coin = await order(p, { itemId: "crown" });
+      assert.deepEqual([coin.status, coin.body.data.code], [409, "purchase_limit"]);
+      const soft = await h.request("POST", "/api/economy/purchases", { purchaseId: unique("b"), itemId: "crown" }, p.headers);
+      assert.deepEqual([soft.status, soft.body.data.code], [409, "purchase_limit"]);
+      assert.deepEqual(await inventory(p), { crown: 1 });
+      assert.equal((await wallet(p)).deductions, 0);
+    });
+
     it("an order the platform refuses (too few coins) gives its hold back: the durable can be bought after a top-up", async () => {
       const p = await player(10);
       const poor = await order(p, { itemId: "golden-skin" });
