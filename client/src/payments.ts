@@ -14,6 +14,10 @@ export interface Order {
   state: "pending" | "paid" | "delivered" | "failed" | "refunded";
   platform: string;
   platformOrderId: string;
+  /** A coin spend's terms, fixed when it was priced (absent on older orders and other kinds): delivery grants them. */
+  quantity?: number;
+  unitPrice?: number;
+  catalogVersion?: number;
   createdAt: string;
   updatedAt: string;
   /** Why a failed or refunded order is so. */

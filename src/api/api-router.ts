@@ -116,11 +116,13 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
       itemPurchaseApps: services.payments.itemPurchaseApps,
       limiter: services.limiter,
       limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
-      // An orderId already recorded is a replay: the order's own price, whatever the catalog says now.
+      // An orderId already recorded is a replay: priced by the order's own terms, whatever the catalog
+      // says now; the request's item and quantity go on, so another one is 409 order_conflict.
       priceOrder: async (app, userId, body) => {
         const existing = await services.payments.ledger.findByOrderId(userId, body.orderId);
-        if (existing) return { itemId: body.itemId, coins: body.coins ?? existing.coins };
-        return services.economy.shop.priceOrder(app, userId, body);
+        const quantity = body.quantity ?? 1;
+        if (existing) return { itemId: body.itemId, quantity, coins: body.coins ?? (existing.unitPrice != null ? existing.unitPrice * quantity : existing.coins) };
+        return services.economy.orders.price(app, userId, body);
       },
     }),
   );

@@ -1,7 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import { AppError } from "../core/errors";
 import type { PaymentPlayer } from "../services/payments/payment-deps";
-import { publicOrder, type PaymentService } from "../services/payments/payment-service";
+import { publicOrder, type PaymentService, type SpendRequest } from "../services/payments/payment-service";
 import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
@@ -20,8 +20,11 @@ export interface PaymentRouteDeps {
   itemPurchaseApps?(app: string): Array<{ platform: string; appId: string }>;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
-  /** The catalog's price of the order (economy): 404 item_not_found, 409 price_mismatch or purchase_limit. */
-  priceOrder(app: string, userId: string, body: { orderId: string; itemId: string; quantity?: number; coins?: number }): Promise<{ itemId: string; coins: number }>;
+  /**
+   * The order's terms from the catalog (economy): 404 item_not_found, 409 price_mismatch, purchase_limit or
+   * already_owned, 422 order_too_large; for an orderId already recorded, the request's item and quantity at the order's own price.
+   */
+  priceOrder(app: string, userId: string, body: { orderId: string; itemId: string; quantity?: number; coins?: number }): Promise<Omit<SpendRequest, "orderId">>;
 }
 
 /**

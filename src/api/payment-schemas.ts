@@ -1,6 +1,6 @@
 /** Request and response schemas of the payment routes (docs/payments.md). */
 import { z } from "zod";
-import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
+import { MAX_ORDER_COINS, ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
 
 export const orderIdParam = z
   .string()
@@ -14,7 +14,7 @@ export const spendBody = z.object({
   coins: z
     .int("must be an integer")
     .min(1, "must be positive")
-    .max(1_000_000_000)
+    .max(MAX_ORDER_COINS)
     .optional()
     .meta({ description: "Optional, for compatibility: must equal the catalog's price × quantity, else 409 price_mismatch with nothing deducted", example: 30 }),
 });
@@ -42,6 +42,9 @@ export const orderSchema = z.strictObject({
   kind: z.enum(ORDER_KINDS),
   itemId: z.string(),
   coins: z.int().min(0).max(2_000_000_000).meta({ description: "Coins spent or granted; for an item purchase the price the platform reported (WeChat: fen)", example: 30 }),
+  quantity: z.int().min(1).max(10_000).optional().meta({ description: "A coin spend: how many of the item it paid for, fixed when it was priced (absent on orders made before it was recorded)", example: 1 }),
+  unitPrice: z.int().min(1).max(1_000_000_000).optional().meta({ description: "A coin spend: the catalog's coin price of one when it was priced; coins = unitPrice × quantity", example: 30 }),
+  catalogVersion: z.int().min(0).max(2_000_000_000).optional().meta({ description: "A coin spend: the version of the app's catalog it was priced under; delivery grants the item as that version lists it", example: 0 }),
   state: z.enum(ORDER_STATES).describe("pending → paid → delivered, or failed, or refunded"),
   platform: z.string(),
   platformOrderId: z.string().describe("The platform's number for the order: our bill_no for coins, the trade number for an item purchase"),
@@ -63,9 +66,10 @@ export const paymentErrorFields = {
   appId: z.string().optional().describe("The platform's app id payments are off for"),
   errmsg: z.string().optional().describe("The platform's error text"),
   errcode: z.int().min(-2_147_483_648).max(2_147_483_647).optional().meta({ description: "The platform's error number", example: 90013 }),
-  itemId: z.string().optional().describe("item_not_found, price_mismatch, purchase_limit, already_owned: the item"),
-  quantity: z.int().min(1).max(10_000).optional().meta({ description: "price_mismatch: the quantity priced", example: 1 }),
+  itemId: z.string().optional().describe("item_not_found, price_mismatch, order_too_large, purchase_limit, already_owned: the item"),
+  quantity: z.int().min(1).max(10_000).optional().meta({ description: "price_mismatch, order_too_large: the quantity priced", example: 1 }),
   coins: z.int().min(0).max(2_000_000_000).optional().meta({ description: "price_mismatch: the catalog's price × quantity", example: 30 }),
-  unitPrice: z.int().min(0).max(1_000_000_000).optional().meta({ description: "price_mismatch: the catalog's coin price of one", example: 30 }),
+  unitPrice: z.int().min(0).max(1_000_000_000).optional().meta({ description: "price_mismatch, order_too_large: the catalog's coin price of one", example: 30 }),
   limit: z.int().min(1).max(1_000_000_000).optional().meta({ description: "purchase_limit: the item's per-player limit", example: 1 }),
+  maxCoins: z.int().min(1).max(2_000_000_000).optional().meta({ description: "order_too_large: the most coins one order may cost (price × quantity)", example: 2_000_000_000 }),
 };

@@ -86,6 +86,7 @@ export const ERROR_CODES = {
   gift_pack_unknown: { status: 409, message: "The platform confirmed the code, but this app's catalog has no such gift pack yet; retry once the operator adds it" },
   item_not_found: { status: 404, message: "No such item on sale in this app's catalog" },
   price_mismatch: { status: 409, message: "The coins sent differ from the catalog's price times the quantity; nothing was deducted" },
+  order_too_large: { status: 422, message: "The catalog's price times the quantity is more than one order may cost (data.maxCoins); nothing was recorded or deducted" },
   purchase_limit: { status: 409, message: "The player has reached this item's purchase limit" },
   already_owned: { status: 409, message: "The player already owns this item (it can be owned once)" },
   insufficient_funds: { status: 402, message: "The player does not have enough of the item's currency; nothing was deducted" },

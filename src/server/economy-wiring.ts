@@ -9,10 +9,12 @@ import type { EconomyCrashHook } from "../adapters/store/economy-chain";
 import { sharedSqliteEconomy } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
 import type { EconomyStore } from "../core/ports/economy-store";
+import type { Order } from "../core/ports/order-ledger";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import { CatalogService } from "../services/economy/catalog-service";
 import { EconomyRewards } from "../services/economy/reward-granter";
+import { PaidOrders } from "../services/economy/paid-orders";
 import { ShopService } from "../services/economy/shop-service";
 import type { DeliverItem } from "../services/payments/payment-deps";
 import type { PlatformApps } from "../services/platform-apps";
@@ -24,6 +26,8 @@ export interface EconomyServices {
   rewards: EconomyRewards;
   catalogs: CatalogService;
   shop: ShopService;
+  /** Paid orders: their terms when priced, the per-player rules of coin spends, their delivery. */
+  orders: PaidOrders;
   /** The catalog's check of pushed item purchases, counted in `economy_item_purchases_refused_total`. */
   refuseItemPurchase(app: string, platform: string, itemId: string, price: number): string | null;
   /** Reads the stored catalogs, then keeps polling them. */
@@ -39,6 +43,7 @@ export async function buildEconomyServices(config: AppConfig, logger: Logger, me
   const rewards = new EconomyRewards(store, now);
   const catalogs = new CatalogService(store, config.economy.catalogs, config.apps.map((a) => a.key), logger, now);
   const shop = new ShopService(store, catalogs, rewards, now);
+  const orders = new PaidOrders(store, catalogs, rewards, now);
   const refused = new client.Counter({
     name: "economy_item_purchases_refused_total",
     help: "Pushed item purchases recorded failed because the catalog refused them (unknown item, price below the catalog's)",
@@ -57,6 +62,7 @@ export async function buildEconomyServices(config: AppConfig, logger: Logger, me
     rewards,
     catalogs,
     shop,
+    orders,
     refuseItemPurchase: (app, platform, itemId, price) => {
       const reason = shop.refusePushedPurchase(app, itemId, price);
       if (reason) refused.inc({ platform, reason });
@@ -81,15 +87,28 @@ function economyCrashHook(point: string | undefined): EconomyCrashHook | undefin
 }
 
 /**
- * Paid orders grant their catalog item through the RewardGranter (source coin_order or item_push,
+ * Paid orders grant what they paid for through the economy ledger (source coin_order or item_push,
  * keyed by our order id) before the game's hook runs; with no hook registered, the grant alone
- * delivers. An item the catalog no longer lists is left to the game's hook, with a warning.
+ * delivers. Coin spends are held against the catalog's per-player rules before the platform is
+ * asked (paid-orders.ts). A pushed purchase of an item the catalog no longer lists is left to the
+ * game's hook, with a warning.
  */
 export function deliverThroughEconomy(payments: PaymentServices, economy: EconomyServices, platformApps: PlatformApps, logger: Logger): void {
+  const appOf = (order: Order) => platformApps.appsOf(order.platform).find((a) => a.appId === order.appId)?.app;
+  payments.setOrderRules({
+    reserve: async (order) => {
+      const app = appOf(order);
+      return app ? economy.orders.reserve(app, order) : null;
+    },
+    release: async (order) => {
+      const app = appOf(order);
+      if (app) await economy.orders.release(app, order);
+    },
+  });
   const register = payments.onDeliver.bind(payments);
   const grant: DeliverItem = async (order) => {
-    const app = platformApps.appsOf(order.platform).find((a) => a.appId === order.appId)?.app;
-    const granted = app ? await economy.shop.deliverOrder(app, order) : null;
+    const app = appOf(order);
+    const granted = app ? await economy.orders.deliver(app, order) : null;
     if (!granted) logger.warn({ event: "order_item_not_in_catalog", order: order.id, itemId: order.itemId }, "a paid order's item is not in the catalog: nothing was granted by the economy");
   };
   register(grant);

@@ -25,7 +25,7 @@ import { WechatItemOrders } from "../platforms/wechat/wechat-item-orders";
 import { ItemOrderLookup } from "../services/payments/item-order-lookup";
 import { OrderQueryThrottle, SharedOrderQueryThrottle } from "../services/payments/order-query-throttle";
 import { OrderReconciler } from "../services/payments/order-reconciler";
-import type { DeliverItem, PaymentDeps, PaymentPlayer } from "../services/payments/payment-deps";
+import type { DeliverItem, OrderRules, PaymentDeps, PaymentPlayer } from "../services/payments/payment-deps";
 import { PaymentOperations } from "../services/payments/payment-operations";
 import { PaymentService } from "../services/payments/payment-service";
 import type { PlatformApps } from "../services/platform-apps";
@@ -37,6 +37,8 @@ export interface PaymentServices {
   payments: PaymentService;
   operations: PaymentOperations;
   reconciler: OrderReconciler;
+  /** The catalog's rules for coin spends, from the economy (economy-wiring.ts). */
+  setOrderRules(rules: OrderRules): void;
   /** The game's delivery hook, registered next to the rooms (app.config.ts). */
   onDeliver(hook: DeliverItem): void;
   /** How a delivered order reaches the player's room connections; set by the room edge. */
@@ -137,6 +139,9 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
     payments,
     operations,
     reconciler,
+    setOrderRules: (rules) => {
+      deps.orderRules = rules;
+    },
     onDeliver: (hook) => payments.delivery.onDeliver(hook),
     onNotify: (fn) => {
       notify = fn;

@@ -54,7 +54,8 @@ for (const backend of backends) {
         assert.equal(first.status, 201, JSON.stringify(first.body));
         assert.equal(first.body.data.state, "delivered");
         assert.equal(first.body.data.platform, platform);
-        assert.deepEqual(Object.keys(first.body.data).sort(), ["coins", "createdAt", "itemId", "kind", "orderId", "platform", "platformOrderId", "state", "updatedAt"]);
+        assert.deepEqual(Object.keys(first.body.data).sort(), ["catalogVersion", "coins", "createdAt", "itemId", "kind", "orderId", "platform", "platformOrderId", "quantity", "state", "unitPrice", "updatedAt"]);
+        assert.deepEqual([first.body.data.quantity, first.body.data.unitPrice, first.body.data.catalogVersion], [1, 30, 0]);
         assert.equal((await told).orderId, orderId);
         await room.leave();
 

@@ -115,6 +115,9 @@ for (const impl of implementations) {
         leaseUntil: null,
         failure: null,
         reason: null,
+        quantity: null,
+        unitPrice: null,
+        catalogVersion: null,
         createdAt: input.createdAt,
         updatedAt: input.createdAt,
       });
@@ -122,6 +125,22 @@ for (const impl of implementations) {
       assert.deepEqual(await ledger.findById(input.id), order);
       assert.deepEqual(await ledger.findByOrderId(input.userId, input.orderId), order);
       assert.deepEqual(await ledger.findByPlatformOrderId("wechat", "wx_app", input.platformOrderId), order);
+    });
+
+    it("keeps a coin spend's terms as priced: quantity, unit price, catalog version", async () => {
+      const input = draft({ coins: 90, quantity: 3, unitPrice: 30, catalogVersion: 7 });
+      const { order } = await ledger.create(input);
+      assert.deepEqual([order.quantity, order.unitPrice, order.catalogVersion], [3, 30, 7]);
+      const read = await ledger.findByOrderId(input.userId, input.orderId);
+      assert.deepEqual([read?.quantity, read?.unitPrice, read?.catalogVersion, read?.coins], [3, 30, 7, 90]);
+    });
+
+    it("holds a coin spend at the bound (2,000,000,000 coins), and a pushed price above 2^31 − 1", async () => {
+      const bound = await ledger.create(draft({ coins: 2_000_000_000 }));
+      assert.equal(bound.order.coins, 2_000_000_000);
+      const pushed = draft({ kind: "item_purchase", state: "paid", coins: 3_000_000_000 });
+      await ledger.create(pushed);
+      assert.equal((await ledger.findById(pushed.id))?.coins, 3_000_000_000);
     });
 
     it("creates an item purchase already paid", async () => {

@@ -58,13 +58,17 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
       description:
         `${PLAYER_NOTE} The server prices the order from the token's app's catalog: the item's \`prices.coins\` × \`quantity\` ` +
         "(GET /api/catalog). A `coins` field is accepted for compatibility but must equal that price, else 409 `price_mismatch` " +
-        "with nothing deducted; an item not in the catalog, off sale or without a coin price → 404 `item_not_found`; past the " +
-        "item's per-player limit → 409 `purchase_limit` (a durable already owned → 409 `already_owned`). The delivered order " +
-        "grants what the catalog item grants into the player's wallet and inventory (once; a `reward` room message), then the " +
-        "game's hook runs. The order is recorded before the platform is asked, then the coins are deducted under a bill number " +
+        "with nothing deducted; an item not in the catalog, off sale or without a coin price → 404 `item_not_found`; a price × " +
+        "quantity above 2,000,000,000 coins → 422 `order_too_large` (`data.maxCoins`), nothing recorded. The order records its " +
+        "terms (`quantity`, `unitPrice`, `catalogVersion`) and is delivered by them, whatever the catalog says by then. The " +
+        "item's per-player rules are decided before the platform is asked, atomically with every other purchase of the player " +
+        "(coin orders, soft-currency purchases and delivered pushes all count): past the item's `limit` → 409 `purchase_limit`, " +
+        "a durable owned or held by another order → 409 `already_owned`, the order recorded `failed` and nothing deducted. The " +
+        "delivered order grants what the catalog item grants into the player's wallet and inventory (once; a `reward` room " +
+        "message), then the game's hook runs. The order is recorded before the platform is asked, then the coins are deducted under a bill number " +
         "derived from it, then the game's delivery hook runs: 201 with the order, `state: delivered` once the hook returned " +
         "(`paid` if it failed: the server retries it). The same `orderId` again, also concurrently, answers 200 with the same " +
-        "order and deducts nothing more; with another `itemId` or `coins` → 409 `order_conflict`. Not enough coins → 402 " +
+        "order and deducts nothing more; with another `itemId`, `quantity` or `coins` → 409 `order_conflict`. Not enough coins → 402 " +
         "`insufficient_balance` (the order is recorded `failed`; nothing deducted; a replay answers the same). The platform " +
         "refusing → 502 with its code, nothing delivered. The platform refusing the player's session key → 502 " +
         "`payment_login_required`: nothing deducted, the order stays pending; log in again and retry the same orderId, " +
@@ -82,6 +86,7 @@ export function paymentOperations(platforms: readonly { name: string }[]): Opera
         "session_key_missing",
         "item_not_found",
         "price_mismatch",
+        "order_too_large",
         "purchase_limit",
         "already_owned",
         "order_conflict",

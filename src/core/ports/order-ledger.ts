@@ -14,6 +14,12 @@ export type OrderKind = (typeof ORDER_KINDS)[number];
  * `paid`: the platform took the coins or the money, delivery owed; `delivered`: the game's hook
  * returned; `failed`: the platform refused, nothing taken; `refunded`: given back after payment.
  */
+/**
+ * The most coins one order may cost: the API's own bound of an order's `coins`, which the ledger's
+ * columns hold on every store (a price × quantity above it is refused before anything is recorded).
+ */
+export const MAX_ORDER_COINS = 2_000_000_000;
+
 export const ORDER_STATES = ["pending", "paid", "delivered", "failed", "refunded"] as const;
 export type OrderState = (typeof ORDER_STATES)[number];
 
@@ -45,6 +51,14 @@ export interface Order {
   failure: string | null;
   /** The operator's free text for a grant (`npm run admin -- grant --reason`); null otherwise. */
   reason?: string | null;
+  /**
+   * What a coin spend paid for, fixed when it was priced: how many of `itemId`, at what coin price
+   * each, under which version of the app's catalog. Delivery grants exactly that, whatever the
+   * catalog says by then. Null on orders recorded before these were kept, and on other kinds.
+   */
+  quantity?: number | null;
+  unitPrice?: number | null;
+  catalogVersion?: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -66,6 +80,10 @@ export interface NewOrder {
   state?: "pending" | "paid";
   /** An operator grant's reason (Order.reason). */
   reason?: string;
+  /** A coin spend's terms as priced (Order.quantity, unitPrice, catalogVersion). */
+  quantity?: number;
+  unitPrice?: number;
+  catalogVersion?: number;
   /** ISO 8601 UTC, for both createdAt and updatedAt. */
   createdAt: string;
 }

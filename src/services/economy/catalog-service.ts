@@ -22,8 +22,13 @@ export interface CatalogVersion {
   catalog: unknown;
 }
 
+/** How many stored versions a process keeps parsed for deliveries of orders priced under them. */
+const KEPT_VERSIONS = 32;
+
 export class CatalogService {
   private readonly live = new Map<string, VersionedCatalog>();
+  /** Stored versions read for orders priced under them ("<app> <version>"); versions never change. */
+  private readonly past = new Map<string, Catalog>();
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -69,10 +74,32 @@ export class CatalogService {
     return this.live.get(app) ?? { version: 0, catalog: emptyCatalog() };
   }
 
-  /** The item when it exists and is on sale now. */
-  itemOnSale(app: string, itemId: string): CatalogItem | undefined {
-    const item = this.get(app).catalog.items.find((i) => i.itemId === itemId);
+  /** The item when it exists and is on sale now (in `catalog` when given: one version read once). */
+  itemOnSale(app: string, itemId: string, catalog: Catalog = this.get(app).catalog): CatalogItem | undefined {
+    const item = catalog.items.find((i) => i.itemId === itemId);
     return item && onSale(item, this.now()) ? item : undefined;
+  }
+
+  /**
+   * The item as version `version` of the app's catalog listed it (an order priced under it is
+   * delivered by it): the live one, the settings' (0), or a stored one; undefined when that version
+   * did not list it or is not stored.
+   */
+  async itemAt(app: string, version: number, itemId: string): Promise<CatalogItem | undefined> {
+    const live = this.get(app);
+    if (live.version === version) return live.catalog.items.find((i) => i.itemId === itemId);
+    const key = `${app} ${version}`;
+    let catalog = version === 0 ? (this.base[app] ?? emptyCatalog()) : this.past.get(key);
+    if (!catalog) {
+      const stored = await this.store.findCatalog(app, version);
+      if (!stored) return undefined;
+      const checked = checkCatalog(stored.body, `stored catalog of ${app} v${version}`);
+      if ("problems" in checked) throw new Error(checked.problems.join("; "));
+      catalog = checked.catalog;
+      if (this.past.size >= KEPT_VERSIONS) this.past.delete(this.past.keys().next().value as string);
+      this.past.set(key, catalog);
+    }
+    return catalog.items.find((i) => i.itemId === itemId);
   }
 
   /** The item whatever its sale window (delivery of what was already paid). */

@@ -6,7 +6,7 @@
 import { AppError, type ErrorCode } from "../../core/errors";
 import type { CatalogItem, Grants } from "../../core/catalog";
 import type { EconomyChange, EconomyStore, LedgerEntry } from "../../core/ports/economy-store";
-import type { ItemCount, RewardGrantResult } from "../../core/ports/reward-grants";
+import type { ItemCount } from "../../core/ports/reward-grants";
 import type { CatalogService } from "./catalog-service";
 import type { EconomyRewards } from "./reward-granter";
 
@@ -26,13 +26,6 @@ export interface PurchaseResult {
   items: ItemCount[];
   /** True for the request that made the purchase (201), false for a replay (200). */
   created: boolean;
-}
-
-/** What an order for platform coins costs, priced by the catalog. */
-export interface PricedOrder {
-  itemId: string;
-  quantity: number;
-  coins: number;
 }
 
 export const REFUSAL_ERRORS: Record<string, ErrorCode> = {
@@ -99,24 +92,6 @@ export class ShopService {
     return this.answer(request, entry, first);
   }
 
-  /** The coins an order for `quantity` of the item costs: 404 item_not_found, 409 price_mismatch or purchase_limit. */
-  async priceOrder(app: string, userId: string, request: { itemId: string; quantity?: number; coins?: number }): Promise<PricedOrder> {
-    const quantity = request.quantity ?? 1;
-    const item = this.catalogs.itemOnSale(app, request.itemId);
-    const unit = item?.prices.coins;
-    if (!item || unit === undefined) throw new AppError("item_not_found", { data: { itemId: request.itemId } });
-    if (item.kind === "durable" && quantity !== 1) throw new AppError("invalid_request", { message: "quantity: a durable item is bought one at a time" });
-    const coins = unit * quantity;
-    if (request.coins !== undefined && request.coins !== coins) {
-      throw new AppError("price_mismatch", { data: { itemId: item.itemId, quantity, coins, unitPrice: unit } });
-    }
-    const state = await this.store.state(app, userId);
-    const limit = item.kind === "durable" ? 1 : item.limit;
-    if (item.kind === "durable" && (state.items[item.itemId] ?? 0) > 0) throw new AppError("already_owned", { data: { itemId: item.itemId } });
-    if (limit !== undefined && (state.purchased[item.itemId] ?? 0) + quantity > limit) throw new AppError("purchase_limit", { data: { itemId: item.itemId, limit } });
-    return { itemId: item.itemId, quantity, coins };
-  }
-
   /**
    * Why a pushed item purchase must not be delivered (unknown item, price below the catalog's), or
    * null when it may. The platform reports its price in its own unit (WeChat: fen): the item's
@@ -127,27 +102,6 @@ export class ShopService {
     const expected = item?.platformPrice ?? item?.prices.coins;
     if (!item || expected === undefined) return "item_not_found";
     return price < expected ? "price_below_catalog" : null;
-  }
-
-  /**
-   * Grants what a paid order bought (source coin_order or item_push, keyed by our order id), once.
-   * The quantity of a coin order is its coins over the item's coin price.
-   */
-  async deliverOrder(app: string, order: { id: string; userId: string; kind: string; itemId: string; coins: number }): Promise<RewardGrantResult | null> {
-    const item = this.catalogs.item(app, order.itemId);
-    if (!item) return null;
-    const unit = item.prices.coins;
-    const quantity = order.kind === "coin_spend" && unit && order.coins % unit === 0 ? Math.max(1, order.coins / unit) : 1;
-    const grant = scaledGrants(item.grants, quantity);
-    const result = await this.rewards.grant({
-      appId: app,
-      userId: order.userId,
-      source: order.kind === "coin_spend" ? "coin_order" : "item_push",
-      sourceId: order.id,
-      currencies: grant.currencies,
-      items: grant.items,
-    });
-    return result;
   }
 
   private answer(request: PurchaseRequest, entry: LedgerEntry, first: boolean): PurchaseResult {
@@ -177,9 +131,4 @@ function softPrice(item: CatalogItem): Record<string, number> {
 
 function scaled(grants: Grants, quantity: number): ItemCount[] {
   return (grants.items ?? []).map((i) => ({ itemId: i.itemId, count: i.count * quantity }));
-}
-
-function scaledGrants(grants: Grants, quantity: number): { currencies?: Record<string, number>; items?: ItemCount[] } {
-  const currencies = grants.currencies ? Object.fromEntries(Object.entries(grants.currencies).map(([k, v]) => [k, v * quantity])) : undefined;
-  return { currencies, items: scaled(grants, quantity) };
 }

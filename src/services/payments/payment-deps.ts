@@ -40,6 +40,17 @@ export const NO_PAYMENT_EVENTS: PaymentEvents = {
   reconcilerAction: () => undefined,
 };
 
+/**
+ * The catalog's per-player rules for coin spends (the economy's PaidOrders), decided before the
+ * platform is asked to deduct: `reserve` counts the order as a purchase once (a retry answers the
+ * first outcome) or says why it may not be charged; `release` gives that back once the platform
+ * refused the order (nothing taken).
+ */
+export interface OrderRules {
+  reserve(order: Order): Promise<"purchase_limit" | "already_owned" | null>;
+  release(order: Order): Promise<void>;
+}
+
 export interface PaymentDeps {
   ledger: OrderLedger;
   /** The app's wallet on the platform (WeChat coins, Douyin's wallet); undefined where the platform has none. */
@@ -59,6 +70,8 @@ export interface PaymentDeps {
    * price below the catalog's), or null. Such a purchase is recorded `failed` with that reason.
    */
   refuseItemPurchase?(platform: string, appId: string, itemId: string, price: number): string | null;
+  /** Set by the economy's wiring; without it (the admin CLI) coin spends are charged unchecked. */
+  orderRules?: OrderRules;
   logger: Logger;
   events?: PaymentEvents;
   /** Test-only (PAYMENT_CRASH_POINT): called at each step a fault test may kill the process at. */

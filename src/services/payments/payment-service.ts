@@ -22,10 +22,19 @@ import {
   type PaymentTimings,
 } from "./payment-deps";
 
+/**
+ * A coin spend as priced by the catalog (economy PaidOrders.price): the terms the order records.
+ * A replay of a recorded orderId carries the request's item, quantity and coins only; they must
+ * match the order's (409 order_conflict otherwise).
+ */
 export interface SpendRequest {
   orderId: string;
   itemId: string;
+  /** 1 when omitted. */
+  quantity?: number;
   coins: number;
+  unitPrice?: number;
+  catalogVersion?: number;
 }
 
 export interface SpendResult {
@@ -35,7 +44,9 @@ export interface SpendResult {
 }
 
 /** Failure codes a refusal leaves on a failed order; a replay answers the same error. */
-const FAILURE_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(["insufficient_balance", "payment_login_required", "payment_refused", "platform_misconfigured"]);
+const FAILURE_ERRORS: ReadonlySet<string> = new Set<ErrorCode>(["insufficient_balance", "payment_login_required", "payment_refused", "platform_misconfigured", "purchase_limit", "already_owned"]);
+/** Failures decided by the catalog's rules before the platform was asked: no hold of theirs to give back. */
+const RULE_FAILURES: ReadonlySet<string> = new Set(["purchase_limit", "already_owned"]);
 
 /** Which order a read means: `kind` (else a coin order first, then an item purchase), and the token's game's (platform, app id)s for item purchases. */
 export interface OrderScope {
@@ -146,6 +157,9 @@ export class PaymentService {
       kind: "coin_spend",
       itemId: request.itemId,
       coins: request.coins,
+      quantity: request.unitPrice !== undefined ? (request.quantity ?? 1) : undefined,
+      unitPrice: request.unitPrice,
+      catalogVersion: request.catalogVersion,
       platformOrderId: billNumberOf(id),
       env: keys.env,
       createdAt: new Date(this.now()).toISOString(),
@@ -162,7 +176,9 @@ export class PaymentService {
   private async replay(player: PaymentPlayer, request: SpendRequest, drive: boolean, known?: Order): Promise<SpendResult> {
     let order = known ?? (await this.deps.ledger.findByOrderId(player.userId, request.orderId));
     if (!order) throw new AppError("order_not_found", { data: { orderId: request.orderId } });
-    if (order.kind !== "coin_spend" || order.itemId !== request.itemId || order.coins !== request.coins) throw conflict(request.orderId);
+    const otherQuantity = order.quantity != null && order.quantity !== (request.quantity ?? 1);
+    if (order.kind !== "coin_spend" || order.itemId !== request.itemId || order.coins !== request.coins || otherQuantity) throw conflict(request.orderId);
+    if (order.state === "failed") await this.releaseHold(order);
     const kept = drive && order.state === "pending" ? await this.deps.keptKey(player) : undefined;
     // Left pending by a request that is gone (a timeout, a crash), or waiting for the login the platform
     // asked for (payment_login_required) that has happened since: the same bill number again, now.
@@ -190,6 +206,14 @@ export class PaymentService {
     const wallet = requireWallet(this.deps, order.platform, order.appId);
     const player = { userId: order.userId, platform: order.platform, appId: order.appId };
     const at = () => new Date(this.now()).toISOString();
+    // The catalog's per-player rules, decided with every other purchase of the player before
+    // anything is deducted (a retry answers the first decision): a refusal fails the order unpaid.
+    const refusal = await this.deps.orderRules?.reserve(order);
+    if (refusal) {
+      const failed = await this.deps.ledger.transition(order.id, "pending", "failed", { at: at(), failure: refusal });
+      if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
+      return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
+    }
     try {
       await this.deps.withAccessToken(order.platform, order.appId, (token) =>
         wallet.pay(walletCall(player, { ...keys, env: order.env }, kept, token), { billNo: order.platformOrderId, amount: order.coins, itemId: order.itemId }),
@@ -212,7 +236,9 @@ export class PaymentService {
       }
       const failed = await this.deps.ledger.transition(order.id, "pending", "failed", { at: at(), failure: err.code });
       if (failed) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(failed);
-      return failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
+      const settled = failed ?? (await this.deps.ledger.findById(order.id)) ?? order;
+      if (settled.state === "failed") await this.releaseHold(settled);
+      return settled;
     }
     this.awaitingLogin.delete(order.id);
     this.deps.crashPoint?.("after_pay_sent");
@@ -221,6 +247,18 @@ export class PaymentService {
     if (paid) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(paid);
     const current = paid ?? (await this.deps.ledger.findById(order.id)) ?? order;
     return this.delivery.deliver(current, true);
+  }
+
+  /**
+   * Gives back the purchase a failed order held (nothing was deducted), once whoever calls it. A
+   * failure here leaves the hold counted (never more than the rules allow); a replay of the order
+   * tries again.
+   */
+  private async releaseHold(order: Order): Promise<void> {
+    if (!this.deps.orderRules || (order.failure && RULE_FAILURES.has(order.failure))) return;
+    await this.deps.orderRules.release(order).catch((err: unknown) => {
+      this.deps.logger.warn({ err, event: "order_hold_release_failed", order: order.id, orderId: order.orderId }, "a failed order's purchase hold could not be given back yet; a replay of the order retries");
+    });
   }
 
   private async requireKept(player: PaymentPlayer): Promise<KeptPlayerKey> {
@@ -236,7 +274,7 @@ function notAnAppError(err: unknown): undefined {
 }
 
 function sameRequest(a: SpendRequest, b: SpendRequest): boolean {
-  return a.itemId === b.itemId && a.coins === b.coins;
+  return a.itemId === b.itemId && a.coins === b.coins && (a.quantity ?? 1) === (b.quantity ?? 1);
 }
 
 function conflict(orderId: string): AppError {
@@ -264,6 +302,10 @@ export function publicOrder(order: Order): Record<string, unknown> {
     platformOrderId: order.platformOrderId,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
+    // What a coin spend paid for, as priced (absent on older orders and other kinds).
+    ...(order.quantity != null ? { quantity: order.quantity } : {}),
+    ...(order.unitPrice != null ? { unitPrice: order.unitPrice } : {}),
+    ...(order.catalogVersion != null ? { catalogVersion: order.catalogVersion } : {}),
     // Why a failed or refunded order is so (e.g. a pushed purchase the catalog refused: price_below_catalog).
     ...(order.failure ? { failure: order.failure } : {}),
   };

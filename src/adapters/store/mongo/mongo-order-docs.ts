@@ -16,6 +16,10 @@ export interface OrderDoc {
   env: 0 | 1;
   /** An operator grant's reason; absent otherwise. */
   reason?: string;
+  /** A coin spend's terms as priced (Order.quantity…); absent on older orders and other kinds. */
+  quantity?: number;
+  unitPrice?: number;
+  catalogVersion?: number;
   initialState: OrderState;
   createdAt: Date;
   settled?: boolean;
@@ -74,6 +78,9 @@ export function orderDoc(order: NewOrder): OrderDoc {
     platformOrderId: order.platformOrderId,
     env: order.env,
     ...(order.reason !== undefined ? { reason: order.reason } : {}),
+    ...(order.quantity !== undefined ? { quantity: order.quantity } : {}),
+    ...(order.unitPrice !== undefined ? { unitPrice: order.unitPrice } : {}),
+    ...(order.catalogVersion !== undefined ? { catalogVersion: order.catalogVersion } : {}),
     initialState: order.state ?? "pending",
     createdAt: new Date(order.createdAt),
   };

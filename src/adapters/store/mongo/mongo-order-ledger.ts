@@ -252,6 +252,9 @@ export class MongoOrderLedger implements OrderLedger {
       leaseUntil: state === "paid" && lease ? lease.leaseUntil.toISOString() : null,
       failure,
       reason: doc.reason ?? null,
+      quantity: doc.quantity ?? null,
+      unitPrice: doc.unitPrice ?? null,
+      catalogVersion: doc.catalogVersion ?? null,
       createdAt: doc.createdAt.toISOString(),
       updatedAt: updatedAt.toISOString(),
     };

@@ -20,7 +20,8 @@ interface OrdersTable {
   order_id: string;
   kind: string;
   item_id: string;
-  coins: number;
+  /** bigint on PostgreSQL since migration 0012: read back as a string there. */
+  coins: ColumnType<number | string, number, number>;
   platform_order_id: string;
   env: number;
   state: string;
@@ -29,6 +30,10 @@ interface OrdersTable {
   failure: ColumnType<string | null, string | null | undefined, string | null>;
   /** Added by migration 0007 (null in older rows). */
   reason: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Added by migration 0012 (null in older rows and on orders other than coin spends). */
+  quantity: ColumnType<number | null, number | null | undefined, number | null>;
+  unit_price: ColumnType<number | string | null, number | null | undefined, number | null>;
+  catalog_version: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -71,6 +76,9 @@ export class KyselyOrderLedger implements OrderLedger {
         env: order.env,
         state: order.state ?? "pending",
         reason: order.reason ?? null,
+        quantity: order.quantity ?? null,
+        unit_price: order.unitPrice ?? null,
+        catalog_version: order.catalogVersion ?? null,
         created_at: order.createdAt,
         updated_at: order.createdAt,
       })
@@ -197,6 +205,10 @@ function toIso(value: Date | string | null): string | null {
   return value instanceof Date ? value.toISOString() : value;
 }
 
+function nullableNumber(value: number | string | null | undefined): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}
+
 function toOrder(row: OrderRow): Order {
   return {
     id: row.id,
@@ -215,6 +227,9 @@ function toOrder(row: OrderRow): Order {
     leaseUntil: toIso(row.lease_until),
     failure: row.failure,
     reason: row.reason ?? null,
+    quantity: nullableNumber(row.quantity),
+    unitPrice: nullableNumber(row.unit_price),
+    catalogVersion: nullableNumber(row.catalog_version),
     createdAt: toIso(row.created_at) as string,
     updatedAt: toIso(row.updated_at) as string,
   };

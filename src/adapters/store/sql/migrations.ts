@@ -5,7 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
-import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
+import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -116,6 +116,13 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // Erases begun (core/ports/erasure-marks.ts); the reward tables' migrations create it too.
     "0011_user_erasures": {
       up: (db: Kysely<any>) => createErasureMarksTable(db, dialect),
+    },
+    // A coin order's terms as priced (quantity, unit price, catalog version), and room in `coins`
+    // for every price a platform may push (addOrderTerms in order-ledger-schema.ts).
+    "0012_order_terms": {
+      async up(db: Kysely<any>) {
+        await addOrderTerms(db, dialect);
+      },
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {

@@ -107,3 +107,17 @@ async function rebuildSqliteOrdersWithoutTableKeys(db: Kysely<any>): Promise<voi
   await db.schema.createIndex("orders_user_created_idx").ifNotExists().on("orders").columns(["user_id", "created_at"]).execute();
   await db.schema.createIndex("orders_state_updated_idx").ifNotExists().on("orders").columns(["state", "updated_at"]).execute();
 }
+
+/**
+ * Migration 0012: what a coin spend paid for, kept with it (null in older rows), and `coins` wide
+ * enough for any price a platform pushes (PostgreSQL's `integer` stops at 2^31 − 1, so a larger
+ * pushed price failed the push; SQLite's integers are 64-bit already). Each column is added only
+ * if missing, and the type change is a no-op when repeated, so an interrupted run is safe to repeat.
+ */
+export async function addOrderTerms(db: Kysely<any>, dialect: "sqlite" | "postgres"): Promise<void> {
+  const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "orders")?.columns.map((c) => c.name));
+  if (!columns.has("quantity")) await db.schema.alterTable("orders").addColumn("quantity", "integer").execute();
+  if (!columns.has("unit_price")) await db.schema.alterTable("orders").addColumn("unit_price", "bigint").execute();
+  if (!columns.has("catalog_version")) await db.schema.alterTable("orders").addColumn("catalog_version", "integer").execute();
+  if (dialect === "postgres") await sql`alter table orders alter column coins type bigint`.execute(db);
+}
