@@ -14,6 +14,7 @@ import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
+import { saveRoutes } from "./saves-routes";
 import { HotRoutes } from "./hot-routes";
 
 /**
@@ -41,6 +42,8 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     rewardPushRoutes({ platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts, logger: services.logger }),
   );
   const parseJson = express.json({ limit: "16kb", strict: true });
+  // Saved objects are larger than any other body: their routes' own limit (SAVES_MAX_REQUEST_BYTES).
+  const parseSaveJson = express.json({ limit: services.config.saves.maxRequestBytes, strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
     // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
@@ -52,7 +55,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     if (req.method === "GET") return next();
     // A body in another type would be read as none and refused as a validation error: say what is wrong.
     if (hasBody(req) && !req.is("application/json")) return next(new AppError("unsupported_media_type"));
-    parseJson(req, res, next);
+    (req.path.startsWith("/saves/") ? parseSaveJson : parseJson)(req, res, next);
   });
 
   const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };
@@ -128,6 +131,14 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   );
 
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
+  api.use(
+    saveRoutes({
+      sessions: services.sessions,
+      saves: services.saves,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+    }),
+  );
   const rewardDeps = {
     sessions: services.sessions,
     mail: services.rewardSources.mail,

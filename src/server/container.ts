@@ -35,6 +35,8 @@ import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } fro
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
+import { buildSaves } from "./save-wiring";
+import type { SaveService } from "../services/saves/save-service";
 
 export interface Services {
   config: AppConfig;
@@ -74,6 +76,8 @@ export interface Services {
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
+  /** Cloud saves: players' game data, versioned, for the routes and for rooms and services (docs/saves.md). */
+  saves: SaveService;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -186,6 +190,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
     });
     cleanups.push(() => boards.close());
+    const saves = await opening("the cloud saves' store", storeSetting, () => buildSaves(config, overrides.now));
+    cleanups.push(() => saves.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -204,6 +210,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     accounts.onErase((userId) => economy.store.erase(userId));
     accounts.onErase((userId) => rewardSources.stores.eraseUser(userId));
     accounts.onErase((userId) => boards.leaderboards.eraseUser(userId));
+    accounts.onErase((userId) => saves.saves.erase(userId));
 
     return {
       config,
@@ -230,6 +237,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       rewardSources,
       metrics,
       leaderboards: boards.leaderboards,
+      saves: saves.saves,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };
