@@ -67,7 +67,7 @@ export function saveOperations(): OperationSpec[] {
       description:
         `${NOTE} The value is a JSON object: larger than SAVES_MAX_OBJECT_BYTES → \`save_too_large\`; nested deeper than ` +
         "SAVES_MAX_DEPTH → `save_too_deep`; a number beyond ±2^53 → `save_number_invalid`; a lone surrogate → `save_text_invalid`; " +
-        "a field starting with `$` (or `__proto__`) → `save_key_reserved`; a player with SAVES_MAX_OBJECTS_PER_PLAYER objects → 409 " +
+        "a field name starting with a dollar sign (or `__proto__`) → `save_key_reserved`; a player with SAVES_MAX_OBJECTS_PER_PLAYER objects → 409 " +
         "`save_limit_reached`. Answers 201 when the object came to exist, 200 when it changed.",
       security: "bearer",
       pathParams: objectParams,
