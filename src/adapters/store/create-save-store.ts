@@ -10,6 +10,7 @@ import { MongoSaveStore } from "./mongo/mongo-save-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselySaveStore, type SaveDatabase } from "./sql/kysely-save-store";
 import { createPostgresPool } from "./sql/postgres-pool";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 import { openSqliteFile } from "./sql/sqlite-file";
 
 export async function createSaveStore(config: AppConfig["store"], shared?: { sqlite?: Kysely<unknown> }): Promise<SaveStore> {
@@ -33,5 +34,5 @@ export async function createSaveStore(config: AppConfig["store"], shared?: { sql
     await store.close().catch(() => undefined);
     throw err;
   }
-  return store;
+  return failFastWhenUnavailable(store, "The saves store");
 }

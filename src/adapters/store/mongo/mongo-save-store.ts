@@ -141,7 +141,7 @@ export class MongoSaveStore implements SaveStore {
       }
       // Another writer took the number: read again; unless the last writer wins, that is a conflict.
     }
-    throw new Error(`could not write ${objectId(change)}: ${TAKE_ATTEMPTS} concurrent writers got in first`);
+    throw Object.assign(new Error(`could not write ${objectId(change)}: ${TAKE_ATTEMPTS} concurrent writers got in first`), { code: "STORE_CONTENTION" });
   }
 }
 

@@ -138,7 +138,8 @@ export class KyselySaveStore implements SaveStore {
       const applied = await this.applyExpecting(db, change, live ?? "absent");
       if (applied.ok) return applied;
     }
-    throw new Error(`could not write ${change.collection}/${change.key}: ${ANY_ATTEMPTS} concurrent writers got in first`);
+    // A retryable 503 (unavailable-errors.ts), never a 500: the write did not happen.
+    throw Object.assign(new Error(`could not write ${change.collection}/${change.key}: ${ANY_ATTEMPTS} concurrent writers got in first`), { code: "STORE_CONTENTION" });
   }
 
   private async applyExpecting(db: Executor, change: SaveChange, expected: number | "absent"): Promise<Applied> {
