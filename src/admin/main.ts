@@ -170,6 +170,7 @@ async function main(argv: string[]): Promise<number> {
         context.onErase((userId) => store.erase(userId));
         context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
         context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));
+        context.onErase(async (userId) => (await context.saves()).erase(userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),
