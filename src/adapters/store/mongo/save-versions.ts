@@ -20,6 +20,7 @@
  * the same version both take a number), and the next writer takes the number after it.
  */
 import crypto from "node:crypto";
+import { performance } from "node:perf_hooks";
 import type { Collection } from "mongoose";
 import type { SaveReadPermission, SaveRef, SaveWritePermission } from "../../../core/ports/save-store";
 import { isDuplicateKey } from "./claims";
@@ -117,11 +118,12 @@ export class SaveVersions {
    * younger batches it meets instead of waiting for them.
    */
   async settled(ref: SaveRef, batch: string | null): Promise<Resolved> {
-    const deadline = this.now() + PENDING_WAIT_MS;
+    // Real time: the injected clock dates claims (the grace), a wait is always a real one.
+    const deadline = performance.now() + PENDING_WAIT_MS;
     for (;;) {
       const resolved = await this.resolve(ref);
       const holder = resolved.pending?.batch;
-      if (!holder || this.now() >= deadline) return resolved;
+      if (!holder || performance.now() >= deadline) return resolved;
       if (batch !== null && batch < holder) await this.decide(holder, "aborted");
       else await sleep(PENDING_POLL_MS);
     }
