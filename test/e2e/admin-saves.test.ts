@@ -1,7 +1,7 @@
 /**
- * A player's cloud saves in the data-access and erase rights: `npm run admin -- export` carries
- * them (every app, owner's and server collections), `erase` removes them, and a player who erases
- * their own account (DELETE /api/users/me) leaves none behind.
+ * A player's cloud saves for operators: `npm run admin -- saves` reads, edits from the version read
+ * (a stale one refused) and deletes, each change audited; `export` carries them (owner's and server
+ * collections), `erase` removes them, and a player who erases their own account leaves none behind.
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -36,6 +36,29 @@ describe("admin: cloud saves in export and erase", function () {
     await h.services.saves.writeForPlayers("default", [{ ownerId: user.id, collection: "progress", key: "chapter", value: { chapter: 2 } }]);
     return { user: user as { id: string }, auth };
   }
+
+  it("saves get/list/put/delete: an edit from the version read, a stale one refused, each change audited", async () => {
+    const { user, auth } = await playerWithSaves();
+    const admin = (...args: string[]) => runAdmin(env, "saves", ...args, "--by", "ops-anna");
+    const got = await admin("get", user.id, "slots", "one");
+    assert.equal(got.status, 0, got.stderr);
+    const { version } = JSON.parse(got.stdout);
+    const listed = await admin("list", user.id, "slots");
+    assert.deepEqual(JSON.parse(listed.stdout).objects.map((o: { key: string }) => o.key), ["one"]);
+    const edited = await admin("put", user.id, "slots", "one", "--value", '{"level":40}', "--version", String(version));
+    assert.equal(edited.status, 0, edited.stderr);
+    const audit = edited.stderr.split("\n").filter((l) => l.includes('"admin_action"')).map((l) => JSON.parse(l));
+    assert.deepEqual(audit.map((a) => [a.action, a.by, a.userId, a.collection, a.key]), [["save_put", "ops-anna", user.id, "slots", "one"]]);
+    const stale = await admin("put", user.id, "slots", "one", "--value", '{"level":1}', "--version", String(version));
+    assert.equal(stale.status, 1);
+    assert.match(stale.stderr, /version now: /);
+    const read = await h.request("GET", "/api/saves/slots/one", undefined, auth);
+    assert.deepEqual(read.body.data.value, { level: 40 });
+    const deleted = await admin("delete", user.id, "slots", "one", "--version", String(read.body.data.version));
+    assert.equal(deleted.status, 0, deleted.stderr);
+    assert.equal((await h.request("GET", "/api/saves/slots/one", undefined, auth)).status, 404);
+    assert.equal((await admin("put", user.id, "slots", "one", "--value", "{}")).status, 2, "needs --version or --create");
+  });
 
   it("exports the player's objects and erases them with the account", async () => {
     const { user } = await playerWithSaves();
