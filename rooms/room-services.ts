@@ -12,6 +12,7 @@ import type { PlayerStorageService } from "../src/services/social/player-storage
 import type { SubscribeMessageService } from "../src/services/social/subscribe-message-service";
 import type { SessionService } from "../src/services/session-service";
 import type { LeaderboardService } from "../src/services/leaderboards/leaderboard-service";
+import type { SaveService } from "../src/services/saves/save-service";
 import type { RoomSessionGuard } from "./session-guard";
 
 export interface RoomServices {
@@ -29,6 +30,8 @@ export interface RoomServices {
   subscribeMessages: SubscribeMessageService;
   /** Leaderboards: rooms submit results with `leaderboards.submit(app, userId, boardId, score)`. */
   leaderboards: LeaderboardService;
+  /** Cloud saves: rooms keep players' progress with `saves.put(app, userId, …, "server")` or `saves.writeForPlayers` (docs/saves.md). */
+  saves: SaveService;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
   /** How long a dropped player's seat is held (ROOM_RECONNECT_SECONDS); a room type may override it. */

@@ -10,6 +10,7 @@ import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import * as economy from "./economy";
 import * as payments from "./payments";
 import { Leaderboard } from "./leaderboards";
+import { Saves } from "./saves";
 import * as rewards from "./rewards";
 import { ServerApi } from "./server-api";
 import { SessionStorage, type ServerUser, type Session } from "./session";
@@ -181,6 +182,11 @@ export class GameClient {
     } catch (err) {
       return !(err instanceof ApiError && (SESSION_ENDING_CODES.has(err.code) || err.code === "not_logged_in"));
     }
+  }
+
+  /** Cloud saves: `.get`, `.put` with the version read, `.delete`, `.list`, `.batch`, `.update` (docs/saves.md). */
+  get saves(): Saves {
+    return new Saves((method, path, body) => this.request(method, path, body));
   }
 
   /** A board of this game: `.top()`, `.aroundMe()`, `.me()`, `.submit(score)` where allowed (docs/leaderboards.md). */

@@ -26,6 +26,8 @@ import { openAdminPlatforms } from "./admin-platforms";
 import type { PaymentServices } from "../server/payment-wiring";
 import type { ErasureMarks } from "../core/ports/erasure-marks";
 import { LEANCLOUD_NAMESPACE } from "../services/migration/player-importer";
+import { buildSaves } from "../server/save-wiring";
+import type { SaveService } from "../services/saves/save-service";
 
 export interface AdminContext {
   admin: AdminService;
@@ -39,6 +41,8 @@ export interface AdminContext {
   trackErasesIn(marks: ErasureMarks): void;
   /** `catalog`, economy grants, export and erase: the economy's store and services, opened on first use. */
   economy(): Promise<AdminEconomy>;
+  /** `saves`, export and erase: the cloud saves, opened on first use. */
+  saves(): Promise<SaveService>;
   /** False with the in-memory cache: sessions then live inside the server process, out of reach. */
   reachesServers: boolean;
   /** Waits for session-change announcements to be sent, then closes every connection. */
@@ -86,6 +90,8 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   const openEconomy = () => (economy ??= openAdminEconomy(config, logger));
   let rewards: Promise<RewardStores> | undefined;
   const openRewards = () => (rewards ??= createRewardStores(config.store));
+  let saves: ReturnType<typeof buildSaves> | undefined;
+  const openSaves = async () => (await (saves ??= buildSaves(config))).saves;
   const userExport = buildUserExport({
     store,
     sessions,
@@ -93,12 +99,14 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     economy: async () => (await openEconomy()).store,
     leaderboardRecords: (id) => exportLeaderboards(config, id),
     rewards: openRewards,
+    saves: openSaves,
   });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
     subscribeMessages: openSubscribeMessages(platforms, store, logger),
     payments: openPayments,
     economy: openEconomy,
+    saves: openSaves,
     onErase,
     trackErasesIn: (marks) => accounts.trackErasesIn(marks),
     reachesServers: presence !== undefined,
@@ -106,6 +114,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
       await (await payments?.catch(() => undefined))?.close();
       await (await economy?.catch(() => undefined))?.close();
       await (await rewards?.catch(() => undefined))?.close();
+      await (await saves?.catch(() => undefined))?.close();
       await Promise.all(announcements);
       presence?.shutdown();
       await cache.close();

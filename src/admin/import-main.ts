@@ -18,6 +18,8 @@ import { importStatisticsFile, parseBoardMap } from "./import-statistics";
 import pino from "pino";
 import { createLogger } from "../logging/logger";
 import { exportFiles, importFile } from "./import-files";
+import { ImportProgress } from "./import-progress";
+import { CLASS_USAGE, importClass } from "./import-class";
 
 const USAGE = `usage: npm run import -- leancloud <export> [options]
   <export> is LeanCloud's data export of the _User class: the .tar.gz it delivers (its _User files are
@@ -58,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
         window: { type: "string" },
         statistics: { type: "string", multiple: true },
         board: { type: "string", multiple: true },
+        collection: { type: "string" },
+        owner: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -66,11 +70,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(`${USAGE}\n${CLASS_USAGE}\n`);
     return 0;
   }
   const [source, exportPath, ...extra] = positionals;
-  if (source !== "leancloud") return usageError(source ? `unknown source "${source}" (only leancloud)` : "a source is required: leancloud");
+  if (source === "leancloud-class") return classMain(exportPath, extra, values);
+  if (source !== "leancloud") return usageError(source ? `unknown source "${source}" (leancloud or leancloud-class)` : "a source is required: leancloud or leancloud-class");
   if (!exportPath || extra.length > 0) return usageError("exactly one export file or folder is required");
   const window = values.window === undefined ? 64 : Number(values.window);
   if (!Number.isInteger(window) || window < 1 || window > 1024) return usageError("--window must be a whole number from 1 to 1024");
@@ -153,6 +158,34 @@ function sumCounts(states: ImportState[]): ImportState["counts"] {
   const sum = { ...states[0].counts };
   for (const state of states.slice(1)) for (const key of Object.keys(sum) as Array<keyof typeof sum>) sum[key] += state.counts[key];
   return sum;
+}
+
+/** `leancloud-class`: a LeanStorage class's rows into a saves collection (import-class.ts). */
+async function classMain(exportPath: string | undefined, extra: string[], values: Record<string, unknown>): Promise<number> {
+  const classUsage = (problem: string) => (process.stderr.write(`${problem}\n${CLASS_USAGE}\n`), 2);
+  if (!exportPath || extra.length > 0) return classUsage("exactly one export file is required");
+  const window = values.window === undefined ? 64 : Number(values.window);
+  if (!Number.isInteger(window) || window < 1 || window > 1024) return classUsage("--window must be a whole number from 1 to 1024");
+  let config: AppConfig;
+  try {
+    config = parseConfig(readSettings(operatorEnvironment()));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return 1;
+  }
+  const appKey = (values.app as string | undefined) ?? DEFAULT_APP;
+  if (!config.apps.some((a) => a.key === appKey)) return classUsage(`--app: no app "${appKey}" (apps: ${config.apps.map((a) => a.key).join(", ")})`);
+  const problem = await importClass(config, {
+    file: exportPath,
+    collection: values.collection as string | undefined,
+    owner: values.owner as string | undefined,
+    appKey,
+    restart: values.restart === true,
+    report: values.report as string | undefined,
+    window,
+  });
+  return problem ? classUsage(problem) : 0;
 }
 
 function usageError(problem: string): number {

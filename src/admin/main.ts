@@ -18,6 +18,7 @@ import { parseTemplateData } from "./admin-notify";
 import { ORDER_STATES, type Order, type OrderState } from "../core/ports/order-ledger";
 import { presentOrder } from "../services/payments/order-view";
 import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
+import { runSavesCommand, SAVES_USAGE } from "./admin-saves";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
@@ -46,6 +47,8 @@ commands:
                                                the app's live catalog; store a new version (every server takes it)
 leaderboards (npm run admin -- leaderboards <command>; docs/leaderboards.md):
 ${LEADERBOARD_USAGE}
+cloud saves (npm run admin -- saves <command>; docs/saves.md):
+${SAVES_USAGE}
   mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
 ${OPERATOR_USAGE}
 ${AUDIT_USAGE}
@@ -62,6 +65,7 @@ type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
+  if (argv[0] === "saves") return runSavesCommand(argv.slice(1));
   // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
   if (argv[0] === "mail") return runMailCommand(argv.slice(1));
   if (argv[0] === "operator") return operatorCommand(argv.slice(1), runOperatorCommand);
@@ -173,6 +177,7 @@ async function main(argv: string[]): Promise<number> {
         context.onErase((userId) => store.erase(userId));
         context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
         context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));
+        context.onErase(async (userId) => (await context.saves()).erase(userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

@@ -14,6 +14,7 @@ import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
+import { saveRoutes } from "./saves-routes";
 import { HotRoutes } from "./hot-routes";
 import { PUSH_MAX_SKEW_SEC } from "../platforms/wechat/wechat-push";
 import { PushNonces } from "../services/push-nonces";
@@ -44,6 +45,8 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts }),
   );
   const parseJson = express.json({ limit: "16kb", strict: true });
+  // Saved objects are larger than any other body: their routes' own limit (SAVES_MAX_REQUEST_BYTES).
+  const parseSaveJson = express.json({ limit: services.config.saves.maxRequestBytes, strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
     // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
@@ -53,12 +56,14 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
-    if (req.is("application/json") || !mayHaveBody(req)) return parseJson(req, res, next);
+    // Saved objects are larger than any other body: their routes have their own limit.
+    const parse = req.path.startsWith("/saves/") ? parseSaveJson : parseJson;
+    if (req.is("application/json") || !mayHaveBody(req)) return parse(req, res, next);
     // A body in another type would be read as none and refused as a validation error: say what is
     // wrong. A chunked body's length shows only once read: zero bytes in chunks is no body either.
     if (declaredLength(req) !== undefined) return next(new AppError("unsupported_media_type"));
     chunkedBodyIsEmpty(req).then(
-      (empty) => (empty ? parseJson(req, res, next) : next(new AppError("unsupported_media_type"))),
+      (empty) => (empty ? parse(req, res, next) : next(new AppError("unsupported_media_type"))),
       (err: unknown) => next(err),
     );
   });
@@ -138,6 +143,14 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   );
 
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
+  api.use(
+    saveRoutes({
+      sessions: services.sessions,
+      saves: services.saves,
+      limiter: services.limiter,
+      limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
+    }),
+  );
   const rewardDeps = {
     sessions: services.sessions,
     mail: services.rewardSources.mail,

@@ -25,6 +25,7 @@ import { catalogAppProblems, economyConfig, economyShape } from "./settings/econ
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { giftPushesWithoutAesKey, rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
+import { savesConfig, savesShape } from "./settings/saves";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
@@ -34,7 +35,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...consoleShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...savesShape, ...consoleShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -85,6 +86,7 @@ function toAppConfig(s: Settings) {
     leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
     leaderboardTickMs: s.LEADERBOARD_TICK_MS,
     leaderboardPeriodRetentionMs: s.LEADERBOARD_PERIOD_RETENTION_DAYS * 24 * 3600_000,
+    ...savesConfig(s),
     ...consoleConfig(s),
   };
 }

@@ -36,6 +36,8 @@ import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } fro
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
+import { buildSaves } from "./save-wiring";
+import type { SaveService } from "../services/saves/save-service";
 
 export interface Services {
   config: AppConfig;
@@ -75,6 +77,8 @@ export interface Services {
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
+  /** Cloud saves: players' game data, versioned, for the routes and for rooms and services (docs/saves.md). */
+  saves: SaveService;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -187,6 +191,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
     });
     cleanups.push(() => boards.close());
+    const saves = await opening("the cloud saves' store", storeSetting, () => buildSaves(config, overrides.now));
+    cleanups.push(() => saves.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -210,6 +216,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const eraseSweep = new EraseSweep(economy.store.erasures, accounts, logger, { now: overrides.now });
     eraseSweep.start();
     cleanups.push(() => eraseSweep.stop());
+    accounts.onErase((userId) => saves.saves.erase(userId));
 
     return {
       config,
@@ -236,6 +243,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       rewardSources,
       metrics,
       leaderboards: boards.leaderboards,
+      saves: saves.saves,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

@@ -10,6 +10,7 @@
 import { AppError } from "../core/errors";
 import type { EconomyStore } from "../core/ports/economy-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
+import type { SaveStore } from "../core/ports/save-store";
 import type { UserStore } from "../core/ports/user-store";
 import { exportEconomy } from "./economy/economy-export";
 import { presentOrder } from "./payments/order-view";
@@ -94,6 +95,8 @@ export interface UserExportSources {
   leaderboardRecords(userId: string): Promise<unknown[]>;
   /** The reward sources' stores (ad views, mail: docs/economy-rewards.md), opened on first use; absent: the section is empty. */
   rewards?(): Promise<{ recordsOf(userId: string): Promise<{ mail: unknown[]; claims: unknown[]; adViews: unknown[] }> }>;
+  /** The cloud saves' store (docs/saves.md), opened on first use; absent: the section is empty. */
+  saves?(): Promise<Pick<SaveStore, "listByOwner">>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -137,6 +140,15 @@ export function buildUserExport(sources: UserExportSources): UserExport {
         if (!sources.rewards) return {};
         const { mail, claims, adViews } = await (await sources.rewards()).recordsOf(id);
         return { mail, mailClaims: claims, adViews };
+      },
+    })
+    .add({
+      name: "saves",
+      ports: ["save-store"],
+      collect: async (id) => {
+        if (!sources.saves) return {};
+        const objects = await (await sources.saves()).listByOwner(id);
+        return { saves: objects.map(({ ownerId: _owner, ...object }) => object) };
       },
     });
 }

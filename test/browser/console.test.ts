@@ -117,7 +117,7 @@ describe("operator console in headless Chromium", function () {
     await page.close();
   });
 
-  it("admin: a mail the player claims once shows in the wallet; a catalog version and a restore; a ban from a board, lifted", async () => {
+  it("admin: a mail the player claims once shows in the wallet; a catalog version and a restore; a ban from a board, lifted; a cloud save edited at the version shown, a stale edit refused", async () => {
     const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cm")}.1`);
     const { token, user } = login.body.data;
     const admin = await addOperator(h.config, unique("mailer"), "admin");
@@ -180,6 +180,23 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "Unban" }).click();
     await page.locator("#status", { hasText: "unban highscores: done" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 81 }, { authorization: `Bearer ${token}` })).status, 200, "unbanned");
+
+    // A player's cloud save, edited at the version shown, then an edit of the stale page refused.
+    const bearer = { authorization: `Bearer ${token}` };
+    assert.equal((await h.request("PUT", "/api/saves/progress/slot1", { value: { level: 3 } }, bearer)).status, 201);
+    await page.click('nav button[data-screen="saves"]');
+    await page.fill("#save-user", user.id);
+    await page.fill("#save-collection", "progress");
+    await page.getByRole("button", { name: "Show saves" }).click();
+    await page.getByRole("textbox", { name: "Value of slot1" }).fill('{"level": 40}');
+    await page.getByRole("button", { name: "Save slot1" }).click();
+    await page.locator("#status", { hasText: "edit slot1: done" }).waitFor();
+    assert.deepEqual((await h.get("/api/saves/progress/slot1", bearer)).body.data.value, { level: 40 });
+    const current = (await h.get("/api/saves/progress/slot1", bearer)).body.data.version;
+    assert.equal((await h.request("PUT", "/api/saves/progress/slot1", { value: { level: 41 }, version: current }, bearer)).status, 200);
+    await page.getByRole("button", { name: "Save slot1" }).click();
+    await page.locator("#status", { hasText: "version_conflict" }).waitFor();
+    assert.deepEqual((await h.get("/api/saves/progress/slot1", bearer)).body.data.value, { level: 41 });
     await page.close();
   });
 

@@ -216,6 +216,23 @@ describe("console routes in the API description", function () {
     const unbanned = await call(admin, "POST", board("unban"), `/leaderboards/highscores/players/${user.id}/unban`, { app: "default" });
     assert.deepEqual([unbanned.status, unbanned.body.data.banned], [200, false]);
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 51 }, player)).status, 200, "scores are taken again");
+    // Cloud saves: a player's objects, an edit from the version shown (a stale one refused), a delete.
+    const firstSave = await h.request("PUT", "/api/saves/progress/slot1", { value: { level: 3 } }, player);
+    assert.equal(firstSave.status, 201, JSON.stringify(firstSave.body));
+    const saves = await call(reader, "GET", "/saves/players/{userId}", `/saves/players/${user.id}?collection=progress`);
+    assert.deepEqual(saves.body.data.objects.map((o: { key: string; value: unknown }) => [o.key, o.value]), [["slot1", { level: 3 }]]);
+    assert.equal((await call(reader, "GET", "/saves/players/{userId}", `/saves/players/${user.id}?collection=%24bad`)).status, 400);
+    const saveAction = (action: string) => `/saves/players/{userId}/{collection}/{key}/${action}`;
+    const slot = (action: string) => `/saves/players/${user.id}/progress/slot1/${action}`;
+    assert.equal((await call(reader, "POST", saveAction("edit"), slot("edit"), { version: 1, value: { level: 9 } })).status, 403);
+    const edited = await call(admin, "POST", saveAction("edit"), slot("edit"), { version: 1, value: { level: 40 } });
+    assert.deepEqual([edited.status, edited.body.data.version], [200, 2]);
+    const stale = await call(admin, "POST", saveAction("edit"), slot("edit"), { version: 1, value: { level: 1 } });
+    assert.deepEqual([stale.status, stale.body.data.code, stale.body.data.version], [409, "version_conflict", 2]);
+    assert.deepEqual((await h.get("/api/saves/progress/slot1", player)).body.data.value, { level: 40 });
+    assert.equal((await call(admin, "POST", saveAction("delete"), `/saves/players/${user.id}/progress/none/delete`, { version: 1 })).status, 404);
+    assert.equal((await call(admin, "POST", saveAction("delete"), slot("delete"), { version: 2 })).body.data.deleted, true);
+    assert.equal((await admin.call("GET", "/audit?action=save.edit&outcome=ok")).body.data[0].target, user.id);
     const unbanTrail = await admin.call("GET", `/audit?action=board.unban&target=${user.id}`);
     assert.deepEqual(unbanTrail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused"]);
     // A board reset from the console: the period ends now, the player's record stays with it.

@@ -169,6 +169,11 @@ describe("OpenAPI description", () => {
       "GET /api/leaderboards/{boardId}/me",
       "POST /api/leaderboards/{boardId}/scores",
       "POST /api/leaderboards/{boardId}/join",
+      "GET /api/saves/{collection}",
+      "GET /api/saves/{collection}/{key}",
+      "PUT /api/saves/{collection}/{key}",
+      "DELETE /api/saves/{collection}/{key}",
+      "POST /api/saves/batch",
       "GET /api/mail",
       "POST /api/mail/{mailId}/claim",
       "GET /api/ads/views/{watchId}",
@@ -457,6 +462,28 @@ describe("OpenAPI description", () => {
     const join = board("/join", "weekly");
     assert.equal((await call("POST", join.route, { path: join.path, body: {}, headers: auth })).status, 200);
     assert.equal((await call("POST", join.route, { path: "/api/leaderboards/highscores/join", body: {}, headers: auth })).status, 400);
+  });
+
+  it("cloud saves routes: success and failures match the document", async () => {
+    const auth = bearer((await wechatLogin()).body.data.token);
+    const object = "/api/saves/{collection}/{key}";
+    const created = await call("PUT", object, { path: "/api/saves/slots/one", body: { value: { level: 1 } }, headers: auth });
+    assert.equal(created.status, 201);
+    const v1 = created.body.data.version;
+    assert.equal((await call("PUT", object, { path: "/api/saves/slots/one", body: { value: { level: 2 }, version: v1 }, headers: auth })).status, 200);
+    const stale = await call("PUT", object, { path: "/api/saves/slots/one", body: { value: { level: 3 }, version: v1 }, headers: auth });
+    assert.deepEqual([stale.status, stale.body.data.version], [409, v1 + 1]);
+    assert.equal((await call("PUT", object, { path: "/api/saves/slots/one", body: { value: { $set: 1 } }, headers: auth })).status, 400);
+    assert.equal((await call("GET", object, { path: "/api/saves/slots/one", headers: auth })).status, 200);
+    assert.equal((await call("GET", object, { path: "/api/saves/slots/none", headers: auth })).status, 404);
+    assert.equal((await call("GET", "/api/saves/{collection}", { path: "/api/saves/slots?limit=1", headers: auth })).status, 200);
+    assert.equal((await call("GET", "/api/saves/{collection}", { path: "/api/saves/%24bad", headers: auth })).status, 400);
+    const batch = await call("POST", "/api/saves/batch", { body: { writes: [{ collection: "slots", key: "two", value: {} }] }, headers: auth });
+    assert.equal(batch.status, 200);
+    assert.equal((await call("POST", "/api/saves/batch", { body: { reads: [{ collection: "slots", key: "two" }, { collection: "slots", key: "x" }] }, headers: auth })).status, 200);
+    assert.equal((await call("POST", "/api/saves/batch", { body: { writes: [{ collection: "slots", key: "two", value: {} }] }, headers: auth })).status, 409);
+    assert.equal((await call("DELETE", object, { path: `/api/saves/slots/two?version=${batch.body.data.written[0].version}`, headers: auth })).status, 200);
+    assert.equal((await call("DELETE", object, { path: "/api/saves/slots/two?version=1", headers: auth })).status, 404);
   });
 
   it("account routes: register, login, refresh, logout", async () => {

@@ -28,6 +28,12 @@ const sources = {
     entries: async () => [],
   }),
   leaderboardRecords: async () => [{ app: "default", board: "highscores", period: 1, score: 42 }],
+  saves: async () => ({
+    listByOwner: async (id: string) =>
+      id === "u1"
+        ? [{ app: "default", collection: "slots", key: "one", ownerId: "u1", value: { level: 2 }, version: 3, permissionRead: "owner" as const, permissionWrite: "owner" as const, createdAt: "t0", updatedAt: "t1" }]
+        : [],
+  }),
 };
 
 describe("user export: one section per store port", () => {
@@ -45,7 +51,8 @@ describe("user export: one section per store port", () => {
 
   it("exports the user, identities, sessions and orders (env named) in one object", async () => {
     const exported = await userExport.collect("u1");
-    assert.deepEqual(Object.keys(exported).sort(), ["economy", "identities", "leaderboards", "orders", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(Object.keys(exported).sort(), ["economy", "identities", "leaderboards", "orders", "saves", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(exported.saves, [{ app: "default", collection: "slots", key: "one", value: { level: 2 }, version: 3, permissionRead: "owner", permissionWrite: "owner", createdAt: "t0", updatedAt: "t1" }]);
     assert.deepEqual(exported.economy, { default: { balances: { gold: 5 }, items: [{ itemId: "sword", count: 1 }], ledger: [] } });
     assert.deepEqual((exported.orders as { orderId: string; env: string }[]).map((o) => [o.orderId, o.env]), [["sword-1", "sandbox"]]);
     assert.deepEqual(exported.sessionApps, ["default"]);

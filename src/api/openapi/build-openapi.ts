@@ -16,6 +16,7 @@ import { paymentOperations, registerPaymentComponents } from "./payment-operatio
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
+import { registerSaveComponents, saveOperations } from "./saves-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 
 export interface OpenApiOptions {
@@ -60,6 +61,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...economyOperations());
   registerLeaderboardComponents(register);
   operations.push(...leaderboardOperations());
+  registerSaveComponents(register);
+  operations.push(...saveOperations());
   registerRewardComponents(register);
   operations.push(...rewardOperations(options.platforms));
   registerConsoleComponents(register);
@@ -86,6 +89,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
+      { name: "Saves", description: "Players' game data kept by the server, versioned, with permissions (docs/saves.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],

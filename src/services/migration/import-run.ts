@@ -54,6 +54,8 @@ export interface ReportLine {
 export interface ImportRunOptions {
   file: string;
   importer: PlayerImporter;
+  /** Imports one record some other way than as a player (a class's rows: leancloud-class.ts). */
+  importRecord?(record: Record<string, unknown>): Promise<ImportOutcome>;
   platforms: Readonly<Record<string, string>>;
   /** Where the checkpoint lives; none for a dry run. */
   stateFile?: string;
@@ -183,12 +185,13 @@ export async function runImport(options: ImportRunOptions): Promise<ImportState>
 
 async function importOne(item: ExportItem, options: ImportRunOptions, pressure: { backOff(): void }): Promise<ImportOutcome> {
   if (item instanceof MalformedRecord) return { kind: "skipped", reason: `malformed_record: ${item.reason}`, notes: [] };
-  const reading = readLeanCloudUser(item.record, options.platforms);
-  if ("skip" in reading) return { kind: "skipped", reason: reading.skip, notes: [] };
+  const reading = options.importRecord ? undefined : readLeanCloudUser(item.record, options.platforms);
+  if (reading && "skip" in reading) return { kind: "skipped", reason: reading.skip, notes: [] };
   const unfinished = {};
   for (let attempt = 1; ; attempt++) {
     try {
-      return await options.importer.importPlayer(reading.player, unfinished);
+      if (options.importRecord) return await options.importRecord(item.record);
+      return await options.importer.importPlayer(reading!.player, unfinished);
     } catch (err) {
       // A store that did not answer in time may have written: the next attempt reads back by objectId
       // and carries on from what is there. Past the last attempt the run stops at its checkpoint.
