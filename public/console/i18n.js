@@ -65,7 +65,8 @@ export function t(key, params = {}) {
 export function errorText(err) {
   const code = err?.code;
   const known = code && (hasText(`error.${code}`) || hasText(`error.${code}`, "en"));
-  const text = known ? t(`error.${code}`, err.data ?? {}) : err?.message;
+  const ids = [...(err?.data?.currencies ?? []), ...(err?.data?.items ?? [])].join(", ");
+  const text = known ? t(`error.${code}`, { ...(err.data ?? {}), ids }) : err?.message;
   return code ? `${text} (${code})` : String(text ?? "");
 }
 
@@ -93,3 +94,9 @@ export function formatTime(value) {
 
 /** The browser's zone name (e.g. Asia/Shanghai), shown once in the header. */
 export const zoneName = () => Intl.DateTimeFormat().resolvedOptions().timeZone ?? zoneOf(new Date());
+
+/** Currencies and items as "gems 50, potion ×1" (ids stay ids: they are the catalog's). */
+export function describeGoods({ currencies = {}, items = [] }) {
+  const parts = [...Object.entries(currencies).map(([id, n]) => `${id} ${n}`), ...items.map((i) => `${i.itemId} ×${i.count}`)];
+  return parts.join(", ") || "—";
+}

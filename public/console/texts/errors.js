@@ -61,7 +61,7 @@ const ERRORS = {
   source_conflict: ["This id was already used for another player or purpose: choose a new id", "该编号已被其他玩家或用途使用，请换一个编号"],
   reward_cap_reached: ["The player has had this reward as often as allowed", "玩家领取该奖励已达上限"],
   catalog_invalid: ["The catalog has problems; nothing was changed", "商品目录有错误，未作任何修改"],
-  not_in_catalog: ["Not in the app's catalog (check the ids); nothing was given or taken", "不在该应用的商品目录中（请检查编号），未发放也未扣除"],
+  not_in_catalog: ["Not in the app's catalog: {ids}; nothing was given or taken", "不在该应用的商品目录中：{ids}，未发放也未扣除"],
   catalog_version_not_found: ["No such catalog version", "没有该商品目录版本"],
   board_not_found: ["No such leaderboard", "没有该排行榜"],
   client_submit_disabled: ["This leaderboard takes scores from the game server only", "该排行榜只接受游戏服务器提交的分数"],

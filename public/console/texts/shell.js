@@ -49,6 +49,8 @@ addTexts({
     "screen.mail": "Mail",
     "screen.leaderboards": "Leaderboards",
     "screen.analytics": "Analytics",
+    "state.pending": "pending", "state.paid": "paid", "state.delivered": "delivered", "state.failed": "failed", "state.refunded": "refunded",
+    "kind.coin_spend": "coin purchase", "kind.coin_grant": "coin grant",
   },
   "zh-CN": {
     "shell.title": "运营后台",
@@ -97,5 +99,7 @@ addTexts({
     "screen.mail": "邮件",
     "screen.leaderboards": "排行榜",
     "screen.analytics": "数据分析",
+    "state.pending": "处理中", "state.paid": "已支付", "state.delivered": "已发放", "state.failed": "失败", "state.refunded": "已退款",
+    "kind.coin_spend": "游戏币消费", "kind.coin_grant": "游戏币发放",
   },
 });
