@@ -18,6 +18,14 @@ addTexts({
   },
 });
 
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** The detail as "key: value; …", its timestamps in the operator's zone (the CSV keeps them as stored). */
+function describeDetail(detail) {
+  const show = (v) => (typeof v === "string" && ISO_TIME.test(v) ? formatTime(v) : typeof v === "string" ? v : JSON.stringify(v));
+  return Object.entries(detail ?? {}).map(([k, v]) => `${k}: ${show(v)}`).join("; ");
+}
+
 export async function render(root, { api, h, table, load }) {
   const list = h("div", { id: "audit-list" });
   const csv = h("a", { id: "audit-csv", href: "/console/api/audit?format=csv", download: "console-audit.csv" }, t("audit.csv"));
@@ -48,7 +56,7 @@ export async function render(root, { api, h, table, load }) {
           { title: t("audit.what"), cell: (e) => e.action },
           { title: t("audit.on"), cell: (e) => e.target ?? "" },
           { title: t("audit.outcome"), cell: (e) => t(`outcome.${e.outcome}`) },
-          { title: t("audit.detail"), cell: (e) => JSON.stringify(e.detail) },
+          { title: t("audit.detail"), cell: (e) => describeDetail(e.detail) },
         ],
         entries,
         t("audit.entries"),

@@ -7,6 +7,9 @@ import "../texts/players.js";
 
 const MUTE_DURATIONS = [600, 3600, 86400, 604800, 2592000];
 
+/** How a confirmation names a player: the nickname they go by, and the username. */
+const nameOf = (user) => (user.nickname ? `${user.nickname} / ${user.username}` : user.username);
+
 /** The platform part of an identity's namespace (`wechat`, `wechat@wx123` → `wechat`). */
 const platformOf = (namespace) => namespace.split("@")[0];
 
@@ -79,7 +82,7 @@ export async function render(root, ctx) {
         e.preventDefault();
         const data = new FormData(disableForm);
         const until = data.get("until") ? new Date(data.get("until")).toISOString() : null;
-        const confirm = t("players.confirmDisable", { name: p.user.username, id: p.user.id, reason: data.get("reason"), until: until ? t("players.untilTime", { until: formatTime(until) }) : t("players.indefinitely") });
+        const confirm = t("players.confirmDisable", { name: nameOf(p.user), id: p.user.id, reason: data.get("reason"), until: until ? t("players.untilTime", { until: formatTime(until) }) : t("players.indefinitely") });
         if (await attempt(t("players.disable"), () => api("POST", `${path}/disable`, { reason: data.get("reason"), until }), { near: disableForm, confirm })) refresh();
       } },
       h("label", {}, t("players.reason"), h("input", { name: "reason", id: "disable-reason", required: true, maxlength: 500 })),
@@ -103,7 +106,7 @@ export async function render(root, ctx) {
       { id: "erase-form", onsubmit: async (e) => {
         e.preventDefault();
         const typed = new FormData(eraseForm).get("confirm");
-        const confirm = t("players.confirmErase", { name: p.user.username, id: p.user.id });
+        const confirm = t("players.confirmErase", { name: nameOf(p.user), id: p.user.id });
         if (await attempt(t("players.erase"), () => api("POST", `${path}/erase`, { confirm: typed }), { near: eraseForm, confirm })) detail.replaceChildren(h("p", { className: "result ok" }, t("players.erased")));
       } },
       h("label", {}, t("players.eraseLabel", { name: p.user.username }), h("input", { name: "confirm", id: "erase-confirm", required: true })),
@@ -187,7 +190,7 @@ export async function render(root, ctx) {
             { title: "", cell: (o) => [
               o.kind === "coin_spend" && (o.state === "paid" || o.state === "delivered") && refunds(o.platform)
                 ? h("button", { type: "button", "aria-label": t("players.refundOf", { order: o.orderId }), onclick: async (e) => {
-                  const confirm = t("players.confirmRefund", { order: o.orderId, name: p.user.username, coins: o.coins, platform: o.platform, item: o.itemId });
+                  const confirm = t("players.confirmRefund", { order: o.orderId, name: nameOf(p.user), coins: o.coins, platform: o.platform, item: o.itemId });
                   if (await attempt(t("players.refundOf", { order: o.orderId }), () => api("POST", `${path}/orders/${encodeURIComponent(o.orderId)}/refund`), { near: e.currentTarget, confirm })) await loadOrders(filter.value);
                 } }, t("players.refund"))
                 : null,
@@ -209,7 +212,7 @@ export async function render(root, ctx) {
         e.preventDefault();
         const d = new FormData(grantForm);
         const body = { platform: d.get("platform"), app: d.get("app") || "default", coins: Number(d.get("coins")), grantId: d.get("grantId"), reason: d.get("reason") || "operator grant" };
-        const confirm = t("players.confirmGrant", { coins: body.coins, name: p.user.username, platform: body.platform, app: body.app, reason: body.reason });
+        const confirm = t("players.confirmGrant", { coins: body.coins, name: nameOf(p.user), platform: body.platform, app: body.app, reason: body.reason });
         if (await attempt(t("players.grantWhat"), () => api("POST", `${path}/grants`, body), { near: grantForm, confirm })) loadOrders(filter.value);
       } },
       h("label", {}, t("players.platform"), h("select", { name: "platform", id: "grant-platform" }, grantPlatforms(p).map((x, i) => h("option", { value: x, selected: i === 0 }, x)))),
