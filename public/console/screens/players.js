@@ -186,7 +186,7 @@ export async function render(root, ctx) {
             { title: t("players.coins"), cell: (o) => String(o.coins) },
             { title: t("players.state"), cell: (o) => h("span", { className: "state", "data-state": o.state }, t(`state.${o.state}`)) },
             { title: t("players.platform"), cell: (o) => o.platform },
-            { title: t("players.created"), cell: (o) => formatTime(o.createdAt) },
+            { title: t("players.orderCreated"), cell: (o) => formatTime(o.createdAt) },
             { title: "", cell: (o) => [
               o.kind === "coin_spend" && (o.state === "paid" || o.state === "delivered") && refunds(o.platform)
                 ? h("button", { type: "button", "aria-label": t("players.refundOf", { order: o.orderId }), onclick: async (e) => {
