@@ -124,10 +124,10 @@ export function keyValuePairs(text) {
 /**
  * Runs an action and reports its outcome. `options`: true (a read: report only a failure), or
  * { near: the form or button that asked (the result is shown beside it, else in the page's live
- * region), confirm: the effect in words (asked first; Cancel runs nothing), quiet }.
+ * region), confirm: the effect in words (asked first; Cancel runs nothing), quiet, onError(err) }.
  */
 export async function attempt(what, action, options = {}) {
-  const { near, confirm, quiet } = options === true ? { quiet: true } : options;
+  const { near, confirm, quiet, onError } = options === true ? { quiet: true } : options;
   const report = (text, kind) => (near?.isConnected ? sayNear(near, text, kind) : say(text, kind));
   if (confirm && !(await confirmAction(confirm))) {
     report(t("shell.cancelled", { what }), "ok");
@@ -139,6 +139,7 @@ export async function attempt(what, action, options = {}) {
     return result;
   } catch (err) {
     report(t("shell.failed", { what, error: errorText(err) }), "error");
+    onError?.(err);
     return undefined;
   }
 }

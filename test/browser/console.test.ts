@@ -155,6 +155,7 @@ describe("operator console in headless Chromium", function () {
     // The catalog's next version from the JSON editor.
     await page.click('nav button[data-screen="economy"]');
     await page.locator("#catalog-version", { hasText: "version 0" }).waitFor();
+    await page.click("#catalog-advanced summary"); // the JSON is the advanced view
     await page.fill("#catalog-editor", JSON.stringify({ currencies: [{ currencyId: "gold" }], items: [{ itemId: "crown", name: "Crown", kind: "durable", prices: { gold: 9 } }] }));
     await page.getByRole("button", { name: "Save as next version" }).click();
     await page.locator("#confirm-text", { hasText: "version 1" }).waitFor();
@@ -189,6 +190,39 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "Unban" }).click();
     await page.locator("#unban-form + .result", { hasText: "Unban on highscores: done" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 81 }, { authorization: `Bearer ${token}` })).status, 200, "unbanned");
+    await page.close();
+  });
+
+  it("the catalog as a form: a problem shows beside its field and nothing is stored; fixed, the new item is on sale", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cf")}.1`);
+    const auth = { authorization: `Bearer ${login.body.data.token}` };
+    const admin = await addOperator(h.config, unique("shopkeeper"), "admin");
+    await browser.context.clearCookies();
+    const page = await browser.open(h.baseUrl, "/console");
+    await firstSignIn(page, admin, "admin");
+    await page.click('nav button[data-screen="economy"]');
+    await page.locator("#catalog-items fieldset").first().waitFor();
+    const before = (await h.get("/api/catalog", auth)).body.data.version as number;
+    await page.click("#catalog-add-items");
+    const row = page.locator("#catalog-items fieldset").last();
+    const field = (name: string) => row.locator(`[data-field="${name}"] [name]`);
+    await field("itemId").fill("crown");
+    await field("name").fill("Crown");
+    await field("kind").selectOption("durable");
+    await field("prices").fill("gold=9"); // no such currency
+    await page.click("#catalog-form-save");
+    await page.click("#confirm-ok");
+    await row.locator('[data-field="prices"] .problem', { hasText: "unknown currency" }).waitFor();
+    await page.locator("#catalog-form + .result", { hasText: "catalog_invalid" }).waitFor();
+    assert.equal((await h.get("/api/catalog", auth)).body.data.version, before, "nothing stored");
+    await field("prices").fill("gems=9");
+    await page.click("#catalog-form-save");
+    await page.locator("#confirm-text", { hasText: `version ${before + 1}` }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#catalog-version", { hasText: `version ${before + 1}` }).waitFor();
+    const catalog = (await h.get("/api/catalog", auth)).body.data;
+    assert.equal(catalog.version, before + 1);
+    assert.deepEqual(catalog.items.find((i: { itemId: string }) => i.itemId === "crown")?.prices, { gems: 9 });
     await page.close();
   });
 

@@ -4,6 +4,7 @@
 // restores one as the next version. Saving and restoring are confirmed first, naming the app and
 // the version that will be in use.
 import { addTexts, formatTime, t } from "../i18n.js";
+import { catalogForm } from "./catalog-form.js";
 
 addTexts({
   en: {
@@ -16,7 +17,7 @@ addTexts({
     "economy.inUse": "{version} (in use)", "economy.by": "By", "economy.at": "At", "economy.view": "View", "economy.viewOf": "View version {version}",
     "economy.restore": "Restore", "economy.catalog": "Catalog ", "economy.showCatalog": "Show catalog", "economy.notJson": "Catalog: not JSON ({error})",
     "economy.upload": "Catalog upload", "economy.editor": "New version (JSON; checked, then stored as the next version)", "economy.save": "Save as next version",
-    "economy.history": "Catalog history",
+    "economy.history": "Catalog history", "economy.advanced": "JSON (advanced)", "economy.formSave": "Save the form as next version",
     "economy.confirmSave": "Publish this catalog for app {app} as version {next} (now {current})? Every server process takes it up within a minute: prices, grants and limits change for all players.",
     "economy.confirmRestore": "Restore version {version} of app {app}'s catalog as the new version {next} (now {current})? Every player gets its prices and items.",
   },
@@ -30,7 +31,7 @@ addTexts({
     "economy.inUse": "{version}（使用中）", "economy.by": "操作人", "economy.at": "时间", "economy.view": "查看", "economy.viewOf": "查看版本 {version}",
     "economy.restore": "恢复", "economy.catalog": "商品目录 ", "economy.showCatalog": "查看商品目录", "economy.notJson": "商品目录：不是有效的 JSON（{error}）",
     "economy.upload": "发布商品目录", "economy.editor": "新版本（JSON；校验通过后保存为下一个版本）", "economy.save": "保存为新版本",
-    "economy.history": "商品目录历史",
+    "economy.history": "商品目录历史", "economy.advanced": "JSON（高级）", "economy.formSave": "将表单保存为新版本",
     "economy.confirmSave": "确定将此商品目录发布为应用 {app} 的版本 {next}（当前 {current}）？所有服务器进程将在一分钟内生效：全体玩家的价格、奖励和限购都会改变。",
     "economy.confirmRestore": "确定将应用 {app} 的商品目录版本 {version} 恢复为新版本 {next}（当前 {current}）？全体玩家将按该版本的价格和物品。",
   },
@@ -84,6 +85,10 @@ export async function render(root, ctx) {
     version.textContent = t("economy.version", { version: c.version });
     catalogBox.textContent = JSON.stringify(c.catalog, null, 2);
     if (editor) editor.value = catalogBox.textContent;
+    if (formBox) {
+      form = catalogForm(ctx, c.catalog);
+      formBox.replaceChildren(form.element);
+    }
     await loadHistory();
   };
   const historyBox = h("div", { id: "catalog-history" });
@@ -113,6 +118,8 @@ export async function render(root, ctx) {
     ], rows, t("economy.history")));
   };
   let editor = null;
+  let formBox = null;
+  let form = null;
   const catalog = h(
     "section",
     { "aria-labelledby": "catalog-title" },
@@ -139,7 +146,15 @@ export async function render(root, ctx) {
       h("label", {}, t("economy.editor"), editor),
       h("button", { type: "submit", id: "catalog-save" }, t("economy.save")),
     );
-    catalog.append(upload);
+    formBox = h("div", {});
+    const saveForm = h("form", { id: "catalog-form", onsubmit: async (e) => {
+      e.preventDefault();
+      const confirm = t("economy.confirmSave", { app: app(), next: shown + 1, current: shown });
+      const onError = (err) => form.showProblems(err.code === "catalog_invalid" ? err.data?.problems ?? [] : []);
+      const saved = await attempt(t("economy.upload"), () => api("POST", "/economy/catalog", { app: app(), expectedVersion: shown, catalog: form.read() }), { near: saveForm, confirm, onError });
+      if (saved) await loadCatalog();
+    } }, formBox, h("button", { type: "submit", id: "catalog-form-save" }, t("economy.formSave")));
+    catalog.append(saveForm, h("details", { id: "catalog-advanced" }, h("summary", {}, t("economy.advanced")), catalogBox, upload));
   }
   const history = h("section", { "aria-labelledby": "history-title" }, h("h2", { id: "history-title" }, t("economy.history")), historyBox, oldBox);
   root.append(h("section", {}, h("h2", {}, t("economy.playerWallet")), walletForm, walletBox), catalog, history);
