@@ -21,7 +21,7 @@ export const userIdParam = z.object({ userId: z.string().min(1).max(128).meta({ 
 export const orderParams = userIdParam.extend({ orderId: z.string().min(1).max(128).meta({ example: "sword-1" }) });
 export const operatorParam = z.object({ name: z.string().min(1).max(64).meta({ example: "dana" }) });
 export const searchQuery = z.object({
-  q: z.string().trim().min(1, "type a user id, openid, unionid, username or email").max(256).meta({ description: "A user id, username, email, exact nickname, or any platform id (openid, unionid); `platform:id` narrows to one platform", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
+  q: z.string().trim().min(1, "type a user id, openid, unionid, username or email").max(256).meta({ description: "A user id, username, email, nickname or part of a nickname or username (two characters or more), or any platform id (openid, unionid); `platform:id` narrows to one platform", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
 });
 export const ordersQuery = z.object({ state: z.enum(ORDER_STATES).optional(), app: z.string().min(1).max(64).optional().meta({ description: "Only this app's orders (its key)", example: "default" }) });
 export const disableBody = z.object({

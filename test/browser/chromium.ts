@@ -46,7 +46,13 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<Browser> {
+/** The browser's language and time zone (a console operator in Shanghai: { locale: "zh-CN", timezoneId: "Asia/Shanghai" }). */
+export interface BrowserLocale {
+  locale?: string;
+  timezoneId?: string;
+}
+
+export async function launchChromium({ locale = "en-US", timezoneId }: BrowserLocale = {}): Promise<Browser> {
   fs.mkdirSync(RESULTS, { recursive: true });
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-chromium-"));
   // A persistent context is how Playwright takes a user-data-dir of our choosing (a fresh one).
@@ -55,6 +61,8 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     args: ARGS,
     viewport: { width: 1280, height: 900 },
+    locale,
+    timezoneId,
   });
   const pageErrors: string[] = [];
   return {

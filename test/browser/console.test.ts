@@ -82,8 +82,10 @@ describe("operator console in headless Chromium", function () {
     assert.equal(await page.locator("#player-orders tbody tr").count(), 2);
 
     await page.getByRole("button", { name: "Refund sword-1" }).click();
-    await page.locator("#status", { hasText: "Refund sword-1: done" }).waitFor({ timeout: 10_000 }).catch(async (err) => {
-      throw new Error(`${err.message}\nstatus: ${await page.textContent("#status")}`);
+    await page.locator("#confirm-text", { hasText: "30 coins" }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#player-orders + .result", { hasText: "Refund sword-1: done" }).waitFor({ timeout: 10_000 }).catch(async (err) => {
+      throw new Error(`${err.message}\nresult: ${await page.textContent("main")}`);
     });
     await page.locator("#player-orders tr", { hasText: "sword-1" }).locator(".state", { hasText: "refunded" }).waitFor();
     const coins = (await (await fetch(`${h.simulator.url}/__simulator/coins?platform=wechat&openid=${openid}`)).json()) as { balance: number };
@@ -105,6 +107,8 @@ describe("operator console in headless Chromium", function () {
 
     await page.getByLabel("Reason").first().fill("chargeback abuse");
     await page.click("#disable-submit");
+    await page.locator("#confirm-text", { hasText: "chargeback abuse" }).waitFor();
+    await page.click("#confirm-ok");
     await page.locator("#player-status", { hasText: "disabled: chargeback abuse" }).waitFor();
     assert.equal(await closed, SESSION_ENDED_CLOSE_CODE);
     await page.locator("#player-detail").scrollIntoViewIfNeeded();
@@ -151,8 +155,11 @@ describe("operator console in headless Chromium", function () {
     // The catalog's next version from the JSON editor.
     await page.click('nav button[data-screen="economy"]');
     await page.locator("#catalog-version", { hasText: "version 0" }).waitFor();
+    await page.click("#catalog-advanced summary"); // the JSON is the advanced view
     await page.fill("#catalog-editor", JSON.stringify({ currencies: [{ currencyId: "gold" }], items: [{ itemId: "crown", name: "Crown", kind: "durable", prices: { gold: 9 } }] }));
     await page.getByRole("button", { name: "Save as next version" }).click();
+    await page.locator("#confirm-text", { hasText: "version 1" }).waitFor();
+    await page.click("#confirm-ok");
     await page.locator("#catalog-version", { hasText: "version 1" }).waitFor();
     assert.match((await page.textContent("#catalog-json")) ?? "", /"crown"/);
     assert.equal((await h.get("/api/catalog", { authorization: `Bearer ${token}` })).body.data.version, 1);
@@ -161,6 +168,7 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "View version 1" }).click();
     await page.locator("#catalog-old", { hasText: '"crown"' }).waitFor();
     await page.getByRole("button", { name: "Restore version 0" }).click();
+    await page.click("#confirm-ok");
     await page.locator("#catalog-version", { hasText: "version 2" }).waitFor();
     await page.locator("#catalog-history td", { hasText: "2 (in use)" }).waitFor();
     assert.doesNotMatch((await page.textContent("#catalog-json")) ?? "", /"crown"/);
@@ -173,12 +181,14 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "Show records" }).click();
     await page.locator("#board-records td", { hasText: /^77$/ }).waitFor();
     await page.getByRole("button", { name: "Ban from highscores" }).click();
-    await page.locator("#status", { hasText: "ban highscores: done" }).waitFor();
+    await page.locator("#confirm-text", { hasText: "(77)" }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#board-records + .result", { hasText: "Ban from highscores: done" }).waitFor();
     await page.locator("#board-records td", { hasText: "Nothing here" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 80 }, { authorization: `Bearer ${token}` })).status, 403, "banned");
     await page.selectOption("#unban-board", "highscores");
     await page.getByRole("button", { name: "Unban" }).click();
-    await page.locator("#status", { hasText: "unban highscores: done" }).waitFor();
+    await page.locator("#unban-form + .result", { hasText: "Unban on highscores: done" }).waitFor();
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 81 }, { authorization: `Bearer ${token}` })).status, 200, "unbanned");
 
     // A player's cloud save, edited at the version shown, then an edit of the stale page refused.
@@ -197,6 +207,39 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "Save slot1" }).click();
     await page.locator("#status", { hasText: "version_conflict" }).waitFor();
     assert.deepEqual((await h.get("/api/saves/progress/slot1", bearer)).body.data.value, { level: 41 });
+    await page.close();
+  });
+
+  it("the catalog as a form: a problem shows beside its field and nothing is stored; fixed, the new item is on sale", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cf")}.1`);
+    const auth = { authorization: `Bearer ${login.body.data.token}` };
+    const admin = await addOperator(h.config, unique("shopkeeper"), "admin");
+    await browser.context.clearCookies();
+    const page = await browser.open(h.baseUrl, "/console");
+    await firstSignIn(page, admin, "admin");
+    await page.click('nav button[data-screen="economy"]');
+    await page.locator("#catalog-items fieldset").first().waitFor();
+    const before = (await h.get("/api/catalog", auth)).body.data.version as number;
+    await page.click("#catalog-add-items");
+    const row = page.locator("#catalog-items fieldset").last();
+    const field = (name: string) => row.locator(`[data-field="${name}"] [name]`);
+    await field("itemId").fill("crown");
+    await field("name").fill("Crown");
+    await field("kind").selectOption("durable");
+    await field("prices").fill("gold=9"); // no such currency
+    await page.click("#catalog-form-save");
+    await page.click("#confirm-ok");
+    await row.locator('[data-field="prices"] .problem', { hasText: "unknown currency" }).waitFor();
+    await page.locator("#catalog-form + .result", { hasText: "catalog_invalid" }).waitFor();
+    assert.equal((await h.get("/api/catalog", auth)).body.data.version, before, "nothing stored");
+    await field("prices").fill("gems=9");
+    await page.click("#catalog-form-save");
+    await page.locator("#confirm-text", { hasText: `version ${before + 1}` }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#catalog-version", { hasText: `version ${before + 1}` }).waitFor();
+    const catalog = (await h.get("/api/catalog", auth)).body.data;
+    assert.equal(catalog.version, before + 1);
+    assert.deepEqual(catalog.items.find((i: { itemId: string }) => i.itemId === "crown")?.prices, { gems: 9 });
     await page.close();
   });
 
@@ -255,13 +298,14 @@ describe("operator console in headless Chromium", function () {
     await page.fill("#reward-currencies", "gems=40");
     await page.fill("#reward-grant-id", unique("grant"));
     await page.click("#reward-submit");
-    await page.locator("#status", { hasText: "Reward: done" }).waitFor();
+    await page.locator("#reward-result", { hasText: "Granted gems 40" }).waitFor();
     await page.fill("#debit-user", user.id);
     await page.fill("#debit-currencies", "gems=15");
     await page.fill("#debit-id", unique("debit"));
     await page.fill("#debit-reason", "granted twice by mistake");
     await page.click("#debit-submit");
-    await page.locator("#status", { hasText: "Debit: done" }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#debit-result", { hasText: "Took gems 15 back" }).waitFor();
     const wallet = await h.get("/api/economy/wallet", { authorization: `Bearer ${token}` });
     assert.deepEqual(wallet.body.data.balances, { gems: 25 }, "40 granted, 15 taken back");
 
@@ -324,7 +368,7 @@ describe("operator console in headless Chromium", function () {
     await page.keyboard.press("Enter");
     await page.locator("#player-profile").waitFor();
     await page.click("#kick");
-    await page.locator("#status", { hasText: "console_role_forbidden" }).waitFor();
+    await page.locator("main .result", { hasText: "Your role does not allow this (console_role_forbidden)" }).waitFor();
     await page.click("#signout");
     await page.locator("#signin-name").waitFor();
     await page.close();

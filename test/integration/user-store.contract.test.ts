@@ -401,6 +401,29 @@ for (const impl of implementations) {
       });
     });
 
+    describe("findByNamePart", () => {
+      it("finds users whose current nickname or username contains the part, any letter case, oldest first; wildcards are plain text", async () => {
+        const tag = crypto.randomBytes(3).toString("hex");
+        const at = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
+        const b = await store.createUser(draft({ createdAt: at(2) }), []);
+        const a = await store.createUser(draft({ createdAt: at(1) }), []);
+        const renamed = await store.createUser(draft({ createdAt: at(3) }), []);
+        const byUsername = await store.createUser(draft({ createdAt: at(4), username: `keeper_${tag}` }), []);
+        assertUser(await store.updateProfile(a.id, { nickname: `小明Ming${tag}` }, 1));
+        assertUser(await store.updateProfile(b.id, { nickname: `Dragon${tag}小明` }, 1));
+        assertUser(await store.updateProfile(renamed.id, { nickname: `小明${tag}` }, 1));
+        assertUser(await store.updateProfile(renamed.id, { nickname: `Other${tag}` }, 2));
+        assert.deepEqual((await store.findByNamePart(`${tag}小明`, 10)).map((u) => u.id), [b.id]);
+        assert.deepEqual((await store.findByNamePart(`ming${tag.toUpperCase()}`, 10)).map((u) => u.id), [a.id], "letter case ignored");
+        assert.deepEqual((await store.findByNamePart(`r_${tag}`, 10)).map((u) => u.id), [byUsername.id], "the username too");
+        assert.deepEqual(await store.findByNamePart(`%${tag}`, 10), [], "% is not a wildcard");
+        assert.deepEqual(await store.findByNamePart(`.*${tag}`, 10), [], "nor is a regex");
+        const both = (await store.findByNamePart(tag, 10)).map((u) => u.id);
+        assert.deepEqual(both.filter((id) => id !== byUsername.id), [a.id, b.id, renamed.id], "oldest first; the renamed one by its new name");
+        assert.equal((await store.findByNamePart(tag, 1)).length, 1);
+      });
+    });
+
     describe("updateProfile", () => {
       it("changes only the given fields and bumps version and updatedAt", async () => {
         const user = await store.createUser(draft(), []);

@@ -140,6 +140,9 @@ export class MemoryUserStore implements UserStore {
   findByNickname(): never {
     return notNeeded("findByNickname");
   }
+  findByNamePart(): never {
+    return notNeeded("findByNamePart");
+  }
 
   findCredentialsByEmail(): never {
     return notNeeded("findCredentialsByEmail");

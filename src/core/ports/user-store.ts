@@ -93,6 +93,11 @@ export interface UserStore {
   findCredentialsByUsername(username: string): Promise<UserCredentials | null>;
   /** Users whose nickname is exactly this, oldest first, at most `limit` (an operator's search; no index, a scan). */
   findByNickname(nickname: string, limit: number): Promise<User[]>;
+  /**
+   * Users whose nickname or username contains `part` (letter case ignored; `%`, `_` and regex signs
+   * are plain text), oldest first, at most `limit`: a support person's "part of a name". A scan.
+   */
+  findByNamePart(part: string, limit: number): Promise<User[]>;
   findCredentialsByEmail(email: string): Promise<UserCredentials | null>;
   findCredentialsById(id: string): Promise<UserCredentials | null>;
   /**

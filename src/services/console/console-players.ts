@@ -42,7 +42,8 @@ export class ConsolePlayers {
   constructor(private readonly deps: ConsolePlayerDeps) {}
 
   /**
-   * Players a support request names: by user id, username, email, nickname (exact), or any platform
+   * Players a support request names: by user id, username, email, nickname, part of a nickname or
+   * username (two characters or more), or any platform
    * id (openid, unionid, anonymous id) in any app's namespace; `platform:id` narrows to one platform.
    */
   async search(query: string): Promise<PlayerOverview[]> {
@@ -57,6 +58,8 @@ export class ConsolePlayers {
     add((await store.findCredentialsByUsername(q))?.user);
     if (q.includes("@")) add((await store.findCredentialsByEmail(q.toLowerCase()))?.user);
     for (const u of await store.findByNickname(q, 20)) add(u);
+    // Part of a name: a support request quotes what the player calls themselves, often not all of it.
+    if (q.length >= 2) for (const u of await store.findByNamePart(q, 20)) add(u);
     const colon = q.indexOf(":");
     const narrowed = colon > 0 ? this.deps.platformDefinitions.find((p) => p.name === q.slice(0, colon)) : undefined;
     const platformId = narrowed ? q.slice(colon + 1) : q;

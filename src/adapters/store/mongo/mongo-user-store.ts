@@ -19,6 +19,7 @@ import { USER_STATUS_ACTIVE, USER_STATUS_DISABLED, type PlatformIdentityKey, typ
 import { isFerretdb, releaseClaim, releaseClaims, takeClaim, type ClaimOwners } from "./claims";
 import { defineModels, ensureCollection, identityKey, linkKey, newUserDoc, normalizeKey, type IdentityClaim, type KeyClaim, type MongoModels, type UserDoc } from "./mongo-models";
 import { RecoverySweep, type SweepReport } from "./recovery-sweep";
+import { confirmedHeads, namePartQuery, nicknameQuery, type UserNameQuery } from "./user-name-search";
 import { insertOrReadBack, OutcomeUnknownError } from "./unknown-outcome";
 import { finishErase, identityClaimsOf } from "./user-erase";
 import { exportedFields, storedIdentities } from "./user-records";
@@ -90,12 +91,10 @@ export class MongoUserStore implements UserStore {
     return claim ? this.toUser(await this.readActive(claim.userId)) : null;
   }
 
-  /** Candidates by their head document, each confirmed on its newest version (a head may lag one write). */
-  async findByNickname(nickname: string, limit: number): Promise<User[]> {
-    const heads = await this.models.collections.users.find({ nickname }).sort({ createdAt: 1, _id: 1 }).limit(limit).toArray();
-    const newest = await Promise.all(heads.map((head) => this.readActive(head._id)));
-    return newest.filter((u): u is UserDoc => u !== null && u.nickname === nickname).map((u) => this.toUser(u)!);
-  }
+  /** The operator's name searches (user-name-search.ts). */
+  findByNickname = (nickname: string, limit: number): Promise<User[]> => this.findByName(nicknameQuery(nickname), limit);
+  findByNamePart = (part: string, limit: number): Promise<User[]> => this.findByName(namePartQuery(part), limit);
+  private findByName = async (query: UserNameQuery, limit: number) => (await confirmedHeads(this.models, (id) => this.readActive(id), query, limit)).map((u) => this.toUser(u)!);
 
   /**
    * Claims every identity, the username and the email, then writes the user. Until the user's own

@@ -116,6 +116,20 @@ export class KyselyUserStore implements UserStore {
     return rows.map((row) => this.toUser(row));
   }
 
+  async findByNamePart(part: string, limit: number): Promise<User[]> {
+    // LIKE with its wildcards escaped; lower() on both sides, as PostgreSQL's LIKE minds letter case.
+    const pattern = `%${part.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const rows = await this.db
+      .selectFrom("users")
+      .select(USER_COLUMNS)
+      .where((eb) => eb.or([sql<boolean>`lower(users.nickname) like ${pattern} escape '\\'`, sql<boolean>`lower(users.username) like ${pattern} escape '\\'`]))
+      .orderBy("users.created_at")
+      .orderBy("users.id")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => this.toUser(row));
+  }
+
   async attachIdentity(userId: string, identity: PlatformIdentityKey, options: { asPrimary: boolean }): Promise<User | null> {
     const at = this.now().toISOString();
     try {
