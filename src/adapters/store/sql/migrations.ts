@@ -3,6 +3,7 @@
  * Both dialects share the migrations; only column types differ (see `types`).
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
+import { createAnalyticsTables } from "./analytics-schema";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
 import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
@@ -116,6 +117,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // Erases begun (core/ports/erasure-marks.ts); the reward tables' migrations create it too.
     "0011_user_erasures": {
       up: (db: Kysely<any>) => createErasureMarksTable(db, dialect),
+    },
+    // Analytics events and daily rollups (analytics-schema.ts). 0013: 0012 is left to a branch in flight.
+    "0013_analytics": {
+      up: (db: Kysely<any>) => createAnalyticsTables(db, dialect),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
