@@ -13,6 +13,7 @@ import type { SubscribeMessageService } from "../src/services/social/subscribe-m
 import type { SessionService } from "../src/services/session-service";
 import type { LeaderboardService } from "../src/services/leaderboards/leaderboard-service";
 import type { RoomSessionGuard } from "./session-guard";
+import type { RoomSessions } from "../src/services/analytics/room-sessions";
 
 export interface RoomServices {
   sessions: SessionService;
@@ -29,6 +30,8 @@ export interface RoomServices {
   subscribeMessages: SubscribeMessageService;
   /** Leaderboards: rooms submit results with `leaderboards.submit(app, userId, boardId, score)`. */
   leaderboards: LeaderboardService;
+  /** Room sessions reported to analytics: a seat taken, a player gone for good. */
+  roomSessions?: RoomSessions;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
   /** How long a dropped player's seat is held (ROOM_RECONNECT_SECONDS); a room type may override it. */

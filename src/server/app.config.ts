@@ -142,6 +142,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         playerStorage: ready.playerStorage,
         subscribeMessages: ready.subscribeMessages,
         leaderboards: ready.leaderboards,
+        roomSessions: ready.roomSessions,
         lobbyMaxClients: settings.lobbyMaxClients,
         reconnectSeconds: settings.roomReconnectSeconds,
         holdTimer: options.overrides?.roomHoldTimer,
