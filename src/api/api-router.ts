@@ -15,6 +15,7 @@ import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
 import { HotRoutes } from "./hot-routes";
+import { analyticsRoutes } from "./analytics-routes";
 
 /**
  * `/api` on the app: the hottest GETs by exact path at the front (hot-routes.ts; the table is filled
@@ -136,6 +137,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     limiter: services.limiter,
     limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
   };
+  api.use(analyticsRoutes({ ...rewardDeps, clientEvents: services.analytics.clientEvents }));
   api.use(mailRoutes(rewardDeps));
   api.use(adRoutes(rewardDeps));
   api.use(giftCodeRoutes(rewardDeps));

@@ -13,6 +13,7 @@ import type { Metrics } from "../observability/metrics";
 import { analyticsMetrics } from "../observability/analytics-metrics";
 import type { AnalyticsCounters } from "../services/analytics/analytics-events";
 import { AnalyticsReports } from "../services/analytics/analytics-reports";
+import { ClientEvents } from "../services/analytics/client-events";
 import { EventWriter } from "../services/analytics/event-writer";
 import { RollupService } from "../services/analytics/rollup-service";
 import { addDays } from "../services/analytics/zoned-days";
@@ -23,6 +24,8 @@ export interface AnalyticsServices {
   writer: EventWriter;
   rollups: RollupService;
   reports: AnalyticsReports;
+  /** POST /api/events: the players' own events, judged one by one. */
+  clientEvents: ClientEvents;
   counters: AnalyticsCounters;
   /** Starts writing and the periodic rollup. */
   start(): void;
@@ -65,6 +68,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     writer,
     rollups,
     reports: new AnalyticsReports(store),
+    clientEvents: new ClientEvents(writer, { pastMs: settings.clientEventPastMs, counters, now: input.now }),
     counters,
     start() {
       writer.start();

@@ -17,6 +17,7 @@ import { registerRewardComponents, rewardOperations } from "./reward-operations"
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
+import { analyticsOperations, registerAnalyticsComponents } from "./analytics-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -64,6 +65,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...rewardOperations(options.platforms));
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
+  registerAnalyticsComponents(register);
+  operations.push(...analyticsOperations(CONSOLE_TAG));
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -87,6 +90,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
+      { name: "Analytics", description: "The player's own events for analytics; the server records its facts itself (docs/analytics.md)" },
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,
