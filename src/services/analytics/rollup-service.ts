@@ -93,10 +93,13 @@ export class RollupService {
 
   private dailyRows(byDay: Map<string, Map<string, DayTally>>, from: string, to: string): DailyRow[] {
     const rows: DailyRow[] = [];
+    // Every app and platform seen in the window gets a row for every day, zeros included: a rerun
+    // after late events then replaces each row it wrote before, never leaves one behind.
+    const keys = new Set<string>();
+    for (const tallies of byDay.values()) for (const key of tallies.keys()) keys.add(key);
+    const sorted = [...keys].sort();
     for (let date = from; date <= to; date = addDays(date, 1)) {
-      const keys = new Set<string>();
-      for (let back = 0; back < MAU_DAYS; back++) for (const key of byDay.get(addDays(date, -back))?.keys() ?? []) keys.add(key);
-      for (const key of [...keys].sort()) {
+      for (const key of sorted) {
         const [app, platform] = splitKey(key);
         const tally = byDay.get(date)?.get(key) ?? emptyTally();
         rows.push({

@@ -99,14 +99,16 @@ export class MongoAnalyticsStore implements AnalyticsStore {
   }
 
   private async replace(collection: Collection<RollupDoc>, docs: RollupDoc[]): Promise<void> {
-    for (let i = 0; i < docs.length; i += INSERT_CHUNK) {
-      const operations = docs.slice(i, i + INSERT_CHUNK).map((doc) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } }) as const);
+    // Row by row, a replace or else an insert: FerretDB's upserts lose races with each other (an
+    // E11000 on both sides) and a large bulk write holds its lock long enough to time others out.
+    for (const doc of docs) {
       for (let attempt = 1; ; attempt++) {
+        if ((await collection.replaceOne({ _id: doc._id }, doc)).matchedCount > 0) break;
         try {
-          await collection.bulkWrite(operations, { ordered: false });
+          await collection.insertOne(doc);
           break;
         } catch (err) {
-          // Two rollups inserted the same new row at once: the row now exists, and a repeat replaces it.
+          // Another rollup inserted the row first: replace it with ours (the same numbers, or newer).
           if (attempt >= UPSERT_ATTEMPTS || !isDuplicateKey(err)) throw err;
         }
       }
