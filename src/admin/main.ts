@@ -21,6 +21,7 @@ import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
+import { ANALYTICS_USAGE, runAnalyticsCommand } from "./admin-analytics";
 import { eraseLeaderboardRecords } from "./leaderboard-export";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -49,6 +50,8 @@ ${LEADERBOARD_USAGE}
   mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
 ${OPERATOR_USAGE}
 ${AUDIT_USAGE}
+analytics (docs/analytics.md):
+${ANALYTICS_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
@@ -62,6 +65,7 @@ type Command = (typeof COMMANDS)[number];
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
+  if (argv[0] === "analytics") return runAnalyticsCommand(argv.slice(1));
   // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
   if (argv[0] === "mail") return runMailCommand(argv.slice(1));
   if (argv[0] === "operator") return operatorCommand(argv.slice(1), runOperatorCommand);
