@@ -67,6 +67,16 @@ export async function runAnalyticsCommand(argv: string[]): Promise<number> {
   }
 }
 
+/** `admin erase`'s part: the player's analytics events (the rollups, being counts, stay). */
+export async function eraseAnalyticsEvents(config: AppConfig, userId: string): Promise<void> {
+  const store = await createAnalyticsStore(config.store);
+  try {
+    await store.eraseUser(userId);
+  } finally {
+    await store.close();
+  }
+}
+
 function usage(problem: string): number {
   process.stderr.write(`${problem}\nusage: npm run admin -- analytics <command>\n${ANALYTICS_USAGE}\n`);
   return 2;

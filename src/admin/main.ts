@@ -21,7 +21,7 @@ import { LEADERBOARD_USAGE, runLeaderboardCommand } from "./admin-leaderboards";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
-import { ANALYTICS_USAGE, runAnalyticsCommand } from "./admin-analytics";
+import { ANALYTICS_USAGE, eraseAnalyticsEvents, runAnalyticsCommand } from "./admin-analytics";
 import { eraseLeaderboardRecords } from "./leaderboard-export";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -175,6 +175,7 @@ async function main(argv: string[]): Promise<number> {
         context.onErase((userId) => store.erase(userId));
         context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
         context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));
+        context.onErase((userId) => eraseAnalyticsEvents(config, userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

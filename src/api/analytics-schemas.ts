@@ -31,37 +31,38 @@ export const analyticsRangeQuery = z
   .refine((q) => q.from <= q.to, { message: "must not be after to", path: ["from"] })
   .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= 400 * 86_400_000, { message: "a range is at most 400 days", path: ["from"] });
 
-const count = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** A count in a response: bounded and with an example, as every integer of the API description. */
+const count = (description: string, example: number) => z.int().min(0).max(2_000_000_000).meta({ description, example });
 
 export const eventsAcceptedSchema = z.object({
-  accepted: count.describe("Events taken for writing"),
-  refused: count.describe("Events refused (a bad name, props, or an `at` outside the window); counted in analytics_client_events_refused_total"),
+  accepted: count("Events taken for writing", 2),
+  refused: count("Events refused (a bad name, props, or an `at` outside the window); counted in analytics_client_events_refused_total", 1),
 });
 
 export const dailyDaySchema = z.object({
   date: z.string().meta({ description: "The studio's day (ANALYTICS_TIME_ZONE)", example: "2026-03-01" }),
-  dau: count.describe("Players with any event that day"),
-  wau: count.describe("Players with any event in the 7 days ending that day"),
-  mau: count.describe("Players with any event in the 30 days ending that day"),
-  newPlayers: count.describe("Players whose account a login created that day"),
-  payingPlayers: count.describe("Players with a paid order delivered that day"),
-  revenue: z.record(z.string(), count).meta({ description: "Delivered paid orders' revenue per unit (`<platform>_coins`, `<platform>_price`)", example: { wechat_coins: 600 } }),
-  revenueCoins: count.describe("The coins those orders were for"),
-  arpdau: z.record(z.string(), z.number()).describe("Revenue per daily active player, per unit (2 decimals)"),
-  arppu: z.record(z.string(), z.number()).describe("Revenue per paying player, per unit (2 decimals)"),
-  payerConversion: z.number().describe("payingPlayers / dau (4 decimals)"),
-  adViews: count.describe("Rewarded ads the platform verified"),
-  adViewsPerDau: z.number().describe("adViews / dau (2 decimals)"),
-  sessions: count.describe("Room sessions that ended that day"),
-  avgSessionSeconds: count.describe("Their average length, in whole seconds"),
-  softPurchases: count.describe("Purchases with soft currency"),
+  dau: count("Players with any event that day", 1200),
+  wau: count("Players with any event in the 7 days ending that day", 5100),
+  mau: count("Players with any event in the 30 days ending that day", 16000),
+  newPlayers: count("Players whose account a login created that day", 300),
+  payingPlayers: count("Players with a paid order delivered that day", 24),
+  revenue: z.record(z.string(), count("Revenue in the unit", 600)).meta({ description: "Delivered paid orders' revenue per unit (`<platform>_coins`, `<platform>_price`)", example: { wechat_coins: 600 } }),
+  revenueCoins: count("The coins those orders were for", 600),
+  arpdau: z.record(z.string(), z.number()).meta({ description: "Revenue per daily active player, per unit (2 decimals)", example: { wechat_coins: 0.5 } }),
+  arppu: z.record(z.string(), z.number()).meta({ description: "Revenue per paying player, per unit (2 decimals)", example: { wechat_coins: 25 } }),
+  payerConversion: z.number().meta({ description: "payingPlayers / dau (4 decimals)", example: 0.02 }),
+  adViews: count("Rewarded ads the platform verified", 900),
+  adViewsPerDau: z.number().meta({ description: "adViews / dau (2 decimals)", example: 0.75 }),
+  sessions: count("Room sessions that ended that day", 2500),
+  avgSessionSeconds: count("Their average length, in whole seconds", 310),
+  softPurchases: count("Purchases with soft currency", 140),
 });
 
-const retained = count.nullable();
+const retained = (n: number, example: number) => count(`Players of the cohort active ${n} days after their first`, example).nullable();
 export const retentionCohortSchema = z.object({
   date: z.string().meta({ description: "The cohort's first day", example: "2026-03-01" }),
-  size: count.describe("Players whose account was created that day"),
+  size: count("Players whose account was created that day", 300),
   retained: z
-    .object({ d1: retained, d3: retained, d7: retained, d14: retained, d30: retained })
+    .object({ d1: retained(1, 120), d3: retained(3, 80), d7: retained(7, 45), d14: retained(14, 30), d30: retained(30, 18) })
     .describe("Players of the cohort active N days later; null while that day has not come"),
 });

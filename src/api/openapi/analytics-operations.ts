@@ -42,7 +42,7 @@ export function analyticsOperations(consoleTag: string): OperationSpec[] {
       security: "console",
       query: { schema: a.analyticsRangeQuery, examples: rangeExamples },
       success: { status: 200, component: "ConsoleAnalyticsDailyResponse", description: "`data.days`, by date" },
-      errors: ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"],
+      errors: ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request"],
     },
     {
       method: "get",
@@ -54,7 +54,7 @@ export function analyticsOperations(consoleTag: string): OperationSpec[] {
       security: "console",
       query: { schema: a.analyticsRangeQuery, examples: rangeExamples },
       success: { status: 200, component: "ConsoleAnalyticsRetentionResponse", description: "`data.cohorts`, by date" },
-      errors: ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"],
+      errors: ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request"],
     },
   ];
 }
