@@ -140,3 +140,13 @@ describe("analytics event writer", () => {
     assert.doesNotThrow(() => writer.record(fact(1)));
   });
 });
+
+describe("analytics event writer: prop keys", () => {
+  it("rewrites keys a document store refuses (a dot, a dollar), so one event cannot hold back its batch", async () => {
+    const store = new FakeStore();
+    const writer = new EventWriter(store, logger, { maxBuffered: 10, batchSize: 10, flushMs: 100 });
+    writer.record({ name: "soft_purchase", app: "default", userId: "u", platform: "wechat", props: { "cost.gems": 10, $where: "x", fine_key: 1 } });
+    await writer.flush();
+    assert.deepEqual([...store.stored.values()][0]!.props, { cost_gems: 10, _where: "x", fine_key: 1 });
+  });
+});

@@ -8,7 +8,7 @@ export const SERVER_EVENTS = {
   sessionEnd: "session_end",
   /** A paid order delivered; props: kind, revenue (an integer in `unit`), unit, coins. */
   orderDelivered: "order_delivered",
-  /** A purchase with soft currency; props: itemId, quantity, and the price per currency (`cost.<currency>`). */
+  /** A purchase with soft currency; props: itemId, quantity, and the price per currency (`cost_<currency>`). */
   softPurchase: "soft_purchase",
   /** A rewarded ad the platform verified; props: adUnitId, granted (false past the daily cap). */
   adReward: "ad_reward",

@@ -63,7 +63,7 @@ export class EventWriter implements AnalyticsRecorder {
         platform: fact.platform ?? (fact.userId ? this.platforms.get(fact.userId) : "unknown"),
         userId: fact.userId,
         at: fact.at ?? new Date(this.now()).toISOString(),
-        props: fact.props ?? {},
+        props: fact.props ? safeKeys(fact.props) : {},
         experiments: {},
         liveEvents: [],
       });
@@ -159,4 +159,15 @@ export class EventWriter implements AnalyticsRecorder {
     if (this.platforms.size >= KNOWN_PLATFORMS_MAX) this.platforms.delete(this.platforms.keys().next().value!);
     this.platforms.set(userId, platform);
   }
+}
+
+const SAFE_KEY = /^[A-Za-z0-9_]{1,64}$/;
+
+/**
+ * Prop keys every store and a warehouse column can hold: a `.` or `$` is refused by a document
+ * store (FerretDB), and one refused event would hold back every batch it is in.
+ */
+function safeKeys(props: AnalyticsEvent["props"]): AnalyticsEvent["props"] {
+  if (Object.keys(props).every((key) => SAFE_KEY.test(key))) return props;
+  return Object.fromEntries(Object.entries(props).map(([key, value]) => [key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64) || "_", value]));
 }

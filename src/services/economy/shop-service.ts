@@ -96,7 +96,7 @@ export class ShopService {
     const { entry, first } = await this.store.apply(change);
     if (first && entry.outcome === "applied") {
       this.rewards.announce(entry);
-      const cost = Object.fromEntries(Object.entries(price).map(([currency, amount]) => [`cost.${currency}`, amount * quantity]));
+      const cost = Object.fromEntries(Object.entries(price).map(([currency, amount]) => [`cost_${currency}`, amount * quantity]));
       this.analytics.record({ id: `purchase:${app}:${change.sourceId}`, name: SERVER_EVENTS.softPurchase, app, userId, props: { itemId: item.itemId, quantity, ...cost } });
     }
     return this.answer(request, entry, first);
