@@ -33,8 +33,13 @@ export interface AnalyticsServices {
   close(): Promise<void>;
 }
 
-/** Days before today the periodic rollup redoes: late events of these days are counted. */
+/** Days before today the periodic rollup redoes at least: late events of these days are counted. */
 const RECENT_DAYS = 2;
+
+/** As many days back as a client event's `at` may be, so each accepted one is counted by the servers. */
+export function recentDays(clientEventPastMs: number): number {
+  return Math.max(RECENT_DAYS, Math.ceil(clientEventPastMs / 86_400_000));
+}
 const BATCH_SIZE = 500;
 
 export async function buildAnalytics(input: { config: AppConfig; users: Pick<UserStore, "listIdentities">; logger: Logger; metrics: Metrics; now?: () => number }): Promise<AnalyticsServices> {
@@ -58,7 +63,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
   const rollUpRecent = async () => {
     const today = rollups.today();
     try {
-      await rollups.rollup(addDays(today, -RECENT_DAYS), today);
+      await rollups.rollup(addDays(today, -recentDays(settings.clientEventPastMs)), today);
     } catch (err) {
       logger.warn({ err, event: "analytics_rollup_failed" }, "the periodic analytics rollup failed; the next one tries again");
     }
