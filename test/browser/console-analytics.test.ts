@@ -67,7 +67,7 @@ describe("console Analytics screen in headless Chromium", function () {
     );
     assert.equal(await page.locator("#analytics-charts svg").count(), 4);
     assert.ok((await page.locator("#analytics-charts svg polyline").count()) >= 4);
-    const shaded = await page.locator("#analytics-retention tbody td").evaluateAll((cells) => cells.filter((td) => (td as HTMLElement).style.backgroundColor !== "").length);
+    const shaded = await page.locator("#analytics-retention tbody td").evaluateAll((cells) => cells.filter((td) => (td as unknown as { style: { backgroundColor: string } }).style.backgroundColor !== "").length);
     assert.ok(shaded > 0, "retention cells are shaded by value");
     assert.deepEqual(requested.filter((url) => !url.startsWith(h.baseUrl) && !url.startsWith("blob:") && !url.startsWith("data:")), []);
   });
