@@ -4,6 +4,7 @@
  * last days (docs/analytics.md).
  */
 import { createAnalyticsStore } from "../adapters/store/create-analytics-store";
+import { jsonLinesSink } from "../adapters/analytics/jsonl-sink";
 import type { AppConfig } from "../config/config";
 import { parseIdentityNamespace } from "../core/apps";
 import type { AnalyticsStore } from "../core/ports/analytics-store";
@@ -53,6 +54,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     flushMs: settings.flushMs,
     counters,
     now: input.now,
+    sink: settings.jsonLines ? jsonLinesSink(settings.jsonLines) : undefined,
     platformOf: async (userId) => {
       const [first] = await input.users.listIdentities(userId);
       return first ? parseIdentityNamespace(first.platform).platform : "account";

@@ -17,6 +17,7 @@ export const analyticsShape = {
   ANALYTICS_FLUSH_MS: int(50, 60_000).default(1000),
   ANALYTICS_ROLLUP_MINUTES: int(0, 1440).default(10),
   ANALYTICS_CLIENT_EVENT_PAST_HOURS: int(1, 24 * 30).default(72),
+  ANALYTICS_JSONL: z.string().refine((v) => v === "stdout" || v.startsWith("/"), "must be stdout or an absolute file path").optional(),
 };
 
 type AnalyticsSettings = z.output<z.ZodObject<typeof analyticsShape>>;
@@ -34,6 +35,8 @@ export function analyticsConfig(s: AnalyticsSettings) {
       rollupMinutes: s.ANALYTICS_ROLLUP_MINUTES,
       /** How far back a client event's `at` may be; ahead, at most 5 minutes. */
       clientEventPastMs: s.ANALYTICS_CLIENT_EVENT_PAST_HOURS * 3600_000,
+      /** Where every written event also goes as a JSON line, for a warehouse; undefined: nowhere. */
+      jsonLines: s.ANALYTICS_JSONL === undefined ? undefined : s.ANALYTICS_JSONL === "stdout" ? ("stdout" as const) : { file: s.ANALYTICS_JSONL },
     },
   };
 }

@@ -22,6 +22,8 @@ export interface EventWriterOptions {
   platformOf?: (userId: string) => Promise<string | undefined>;
   counters?: AnalyticsCounters;
   now?: () => number;
+  /** Also given every batch the store accepted (the JSON Lines sink); its failures are logged, not retried. */
+  sink?: (events: readonly AnalyticsEvent[]) => Promise<void>;
 }
 
 /** Players whose platform this process knows: bounded, the oldest forgotten first. */
@@ -138,6 +140,7 @@ export class EventWriter implements AnalyticsRecorder {
       else this.buffer = this.buffer.filter((e) => !batch.includes(e));
       this.counters.written(batch.length);
       this.counters.setBacklog(this.buffer.length);
+      if (this.options.sink) await this.options.sink(batch as AnalyticsEvent[]).catch((err) => this.logger.warn({ err, event: "analytics_sink_failed", count: batch.length }, "analytics events could not be written to the JSON Lines sink"));
     }
   }
 
