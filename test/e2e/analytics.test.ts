@@ -124,4 +124,23 @@ for (const backend of storeBackends) describe(`analytics end to end — ${backen
     assert.equal(await h.services.accounts.eraseUser(userId), true);
     assert.deepEqual(await eventsOf(userId), []);
   });
+
+  it("a blackholed analytics store: logins and client events answer as before, the backlog is counted", async () => {
+    const { store, writer } = h.services.analytics;
+    const original = store.append;
+    store.append = () => new Promise<void>(() => undefined); // never answers
+    try {
+      for (let i = 0; i < 10; i++) {
+        const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("dark")}`);
+        assert.equal(login.status, 200);
+        const sent = await h.request("POST", "/api/events", { events: [{ name: "still_here" }] }, { authorization: `Bearer ${login.body.data.token}` });
+        assert.deepEqual([sent.status, sent.body.data], [202, { accepted: 1, refused: 0 }]);
+      }
+      assert.ok(writer.backlog >= 20, `backlog ${writer.backlog}`);
+      const gauge = await h.services.metrics.registry.getSingleMetric("analytics_events_backlog")!.get();
+      assert.ok(gauge.values[0]!.value >= 20);
+    } finally {
+      store.append = original;
+    }
+  });
 });

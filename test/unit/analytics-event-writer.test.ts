@@ -150,3 +150,21 @@ describe("analytics event writer: prop keys", () => {
     assert.deepEqual([...store.stored.values()][0]!.props, { cost_gems: 10, _where: "x", fine_key: 1 });
   });
 });
+
+describe("analytics event writer: a store that never answers", () => {
+  it("counts the unanswered write as failed and writes the backlog once the store answers again", async () => {
+    const store = new FakeStore();
+    store.hang = true;
+    const counters = counting();
+    let now = 0;
+    const writer = new EventWriter(store, logger, { maxBuffered: 100, batchSize: 10, flushMs: 100, writeTimeoutMs: 30, counters, now: () => now });
+    for (let i = 0; i < 5; i++) writer.record(fact(i));
+    await writer.flush();
+    assert.equal(counters.counts.failed, 1);
+    assert.equal(writer.backlog, 5);
+    store.hang = false;
+    now += 60_000;
+    await writer.flush();
+    assert.equal(store.stored.size, 5);
+  });
+});

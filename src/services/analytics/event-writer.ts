@@ -22,6 +22,12 @@ export interface EventWriterOptions {
   platformOf?: (userId: string) => Promise<string | undefined>;
   counters?: AnalyticsCounters;
   now?: () => number;
+  /**
+   * A write not answered within this long counts as failed and is tried again later (its events
+   * keep their ids, so one that landed after all is stored once): a store that never answers
+   * (blackholed) cannot hold the writer. Default 10 s.
+   */
+  writeTimeoutMs?: number;
   /** Also given every batch the store accepted (the JSON Lines sink); its failures are logged, not retried. */
   sink?: (events: readonly AnalyticsEvent[]) => Promise<void>;
 }
@@ -125,7 +131,7 @@ export class EventWriter implements AnalyticsRecorder {
       const batch = this.buffer.slice(0, this.options.batchSize);
       try {
         const events = await this.withPlatforms(batch);
-        await this.store.append(events);
+        await withTimeout(this.store.append(events), this.options.writeTimeoutMs ?? 10_000);
       } catch (err) {
         this.failures++;
         this.counters.writeFailed();
@@ -173,4 +179,12 @@ const SAFE_KEY = /^[A-Za-z0-9_]{1,64}$/;
 function safeKeys(props: AnalyticsEvent["props"]): AnalyticsEvent["props"] {
   if (Object.keys(props).every((key) => SAFE_KEY.test(key))) return props;
   return Object.fromEntries(Object.entries(props).map(([key, value]) => [key.replace(/[^A-Za-z0-9_]/g, "_").slice(0, 64) || "_", value]));
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the analytics store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
