@@ -90,6 +90,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       if (playerOf(client).app !== this.app) throw new ServerError(ERROR_CODES.app_mismatch.status, "app_mismatch");
       this.seatsChanged(); // Colyseus has just added the client
       this.replaceEarlierSeats(client);
+      roomServices().roomSessions?.start(this.app, playerOf(client).userId, this.roomName, `${this.roomId}/${client.sessionId}`);
       return subclassJoin?.call(this, client, options, auth);
     };
   }
@@ -167,6 +168,7 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
       }
     }
     this.seatTokens.forget(client.sessionId);
+    roomServices().roomSessions?.end(this.app, playerOf(client).userId, this.roomName, `${this.roomId}/${client.sessionId}`);
     await this.onPlayerLeave(client);
   }
 

@@ -14,6 +14,7 @@ import type { SessionService } from "../src/services/session-service";
 import type { LeaderboardService } from "../src/services/leaderboards/leaderboard-service";
 import type { SaveService } from "../src/services/saves/save-service";
 import type { RoomSessionGuard } from "./session-guard";
+import type { RoomSessions } from "../src/services/analytics/room-sessions";
 
 export interface RoomServices {
   sessions: SessionService;
@@ -32,6 +33,8 @@ export interface RoomServices {
   leaderboards: LeaderboardService;
   /** Cloud saves: rooms keep players' progress with `saves.put(app, userId, …, "server")` or `saves.writeForPlayers` (docs/saves.md). */
   saves: SaveService;
+  /** Room sessions reported to analytics: a seat taken, a player gone for good. */
+  roomSessions?: RoomSessions;
   /** Seats per lobby room (LOBBY_MAX_CLIENTS). */
   lobbyMaxClients: number;
   /** How long a dropped player's seat is held (ROOM_RECONNECT_SECONDS); a room type may override it. */

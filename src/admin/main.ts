@@ -22,6 +22,7 @@ import { runSavesCommand, SAVES_USAGE } from "./admin-saves";
 import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
+import { ANALYTICS_USAGE, eraseAnalyticsEvents, runAnalyticsCommand } from "./admin-analytics";
 import { eraseLeaderboardRecords } from "./leaderboard-export";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -52,6 +53,8 @@ ${SAVES_USAGE}
   mail send (--to <user> | --all) --title <text> …   mail with attachments (see "mail send" below)
 ${OPERATOR_USAGE}
 ${AUDIT_USAGE}
+analytics (docs/analytics.md):
+${ANALYTICS_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
@@ -66,6 +69,7 @@ type Command = (typeof COMMANDS)[number];
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "leaderboards") return runLeaderboardCommand(argv.slice(1));
   if (argv[0] === "saves") return runSavesCommand(argv.slice(1));
+  if (argv[0] === "analytics") return runAnalyticsCommand(argv.slice(1));
   // Mail names no single user (--to or --all): its own options and usage (admin-mail.ts).
   if (argv[0] === "mail") return runMailCommand(argv.slice(1));
   if (argv[0] === "operator") return operatorCommand(argv.slice(1), runOperatorCommand);
@@ -178,6 +182,7 @@ async function main(argv: string[]): Promise<number> {
         context.onErase((userId) => withRewardStores(config, (stores) => stores.eraseUser(userId)));
         context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));
         context.onErase(async (userId) => (await context.saves()).erase(userId));
+        context.onErase((userId) => eraseAnalyticsEvents(config, userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

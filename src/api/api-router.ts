@@ -18,6 +18,7 @@ import { saveRoutes } from "./saves-routes";
 import { HotRoutes } from "./hot-routes";
 import { PUSH_MAX_SKEW_SEC } from "../platforms/wechat/wechat-push";
 import { PushNonces } from "../services/push-nonces";
+import { analyticsRoutes } from "./analytics-routes";
 
 /**
  * `/api` on the app: the hottest GETs by exact path at the front (hot-routes.ts; the table is filled
@@ -159,6 +160,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     limiter: services.limiter,
     limits: { windowSec: services.config.rateLimit.windowSec, userMax: services.config.rateLimit.userMax },
   };
+  api.use(analyticsRoutes({ ...rewardDeps, clientEvents: services.analytics.clientEvents }));
   api.use(mailRoutes(rewardDeps));
   api.use(adRoutes(rewardDeps));
   api.use(giftCodeRoutes(rewardDeps));

@@ -1,3 +1,4 @@
+import { appVersionQuery } from "./analytics-schemas";
 import { Router, type RequestHandler } from "express";
 import { AppError } from "../core/errors";
 import type { PlatformDefinition } from "../platforms/platform";
@@ -41,7 +42,7 @@ export function minigameRoutes(deps: MinigameRouteDeps): Router {
       await deps.limiter.hitAddress("login", req.ip ?? "", deps.limits.ipMax, deps.limits.windowSec);
       const codes = parseInput(platform.loginQuerySchema, req.query);
       const { app } = deps.apps.resolve(platform.name, parseInput(appIdQuery, req.query).appId);
-      const data = await deps.login.loginWithPlatform(platform.name, app, codes);
+      const data = await deps.login.loginWithPlatform(platform.name, app, codes, parseInput(appVersionQuery, req.query));
       sendOk(res, data, "Login succeeded");
     };
     router.get(`/${platform.name}/login`, login);

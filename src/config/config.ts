@@ -19,6 +19,7 @@ import { DEFAULT_APP } from "../core/apps";
 import { splitList, type Env } from "./config-types";
 import { isPlaceholder, placeholderProblems, productionProblems } from "./production-rules";
 import { readSettings } from "./settings-files";
+import { analyticsConfig, analyticsShape } from "./settings/analytics";
 import { consoleConfig, consoleProductionProblems, consoleShape } from "./settings/console";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
@@ -35,7 +36,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...savesShape, ...consoleShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...savesShape, ...consoleShape, ...analyticsShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -88,6 +89,7 @@ function toAppConfig(s: Settings) {
     leaderboardPeriodRetentionMs: s.LEADERBOARD_PERIOD_RETENTION_DAYS * 24 * 3600_000,
     ...savesConfig(s),
     ...consoleConfig(s),
+    ...analyticsConfig(s),
   };
 }
 

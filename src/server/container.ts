@@ -38,6 +38,8 @@ import type { LeaderboardService } from "../services/leaderboards/leaderboard-se
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
 import type { SaveService } from "../services/saves/save-service";
+import { buildAnalytics, type AnalyticsServices } from "./analytics-wiring";
+import { RoomSessions } from "../services/analytics/room-sessions";
 
 export interface Services {
   config: AppConfig;
@@ -79,6 +81,10 @@ export interface Services {
   leaderboards: LeaderboardService;
   /** Cloud saves: players' game data, versioned, for the routes and for rooms and services (docs/saves.md). */
   saves: SaveService;
+  /** Events, rollups and reports (docs/analytics.md); `analytics.writer` is where facts are recorded. */
+  analytics: AnalyticsServices;
+  /** Room sessions (seated → gone) reported to analytics by the rooms. */
+  roomSessions: RoomSessions;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -139,6 +145,9 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
 
     const words = await opening("the content-check word list", "CONTENT_CHECK_WORDS_FILE", () => readWordList(config.contentCheck));
     const metrics = new Metrics();
+    const analytics = await opening("the analytics store", storeSetting, () => buildAnalytics({ config, users: store, logger, metrics, now: overrides.now }));
+    cleanups.push(() => analytics.close());
+    analytics.start();
     // One client per app and platform: each carries its own credentials, nothing is switched per call.
     const { platformApps, socialClients } = buildPlatformClients(config, apps, logger, { metrics, retryDelayMs: overrides.retryDelayMs });
 
@@ -149,6 +158,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       recentUsers,
       linkAppsByUnionid: config.linkAppsByUnionid,
+      analytics: analytics.writer,
     });
     const limiter = new RateLimiter(cache, config.rateLimit.enabled);
     const platformTokens = new PlatformTokenService(platformApps, cache, logger, { ...platformTokenOptions(config), now: overrides.now, metrics });
@@ -178,7 +188,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     await economy.start();
     const payments = await buildPaymentServices({
       config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, metrics, sharedCache: cache, now: overrides.now,
-      refuseItemPurchase: economy.refuseItemPurchase,
+      refuseItemPurchase: economy.refuseItemPurchase, analytics: analytics.writer,
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
@@ -211,6 +221,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     accounts.onErase((userId) => economy.store.erase(userId));
     accounts.onErase((userId) => rewardSources.stores.eraseUser(userId));
     accounts.onErase((userId) => boards.leaderboards.eraseUser(userId));
+    accounts.onErase(async (userId) => {
+      analytics.writer.forget(userId);
+      await analytics.store.eraseUser(userId);
+    });
+    economy.shop.reportTo(analytics.writer);
+    rewardSources.ads.reportTo(analytics.writer);
     // Marked first, so writes of requests in flight cannot outlive it; the sweep finishes any erase a crash stopped.
     accounts.trackErasesIn(economy.store.erasures);
     const eraseSweep = new EraseSweep(economy.store.erasures, accounts, logger, { now: overrides.now });
@@ -244,6 +260,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       metrics,
       leaderboards: boards.leaderboards,
       saves: saves.saves,
+      analytics,
+      roomSessions: new RoomSessions(analytics.writer, overrides.now),
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

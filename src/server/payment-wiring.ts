@@ -19,6 +19,8 @@ import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import { paymentMetrics } from "../observability/payment-metrics";
+import type { AnalyticsRecorder } from "../core/ports/analytics-store";
+import { recordingDeliveries } from "../services/analytics/server-facts";
 import { DouyinCoinWallet, DOUYIN_WALLET_BASE_URL } from "../platforms/douyin/douyin-coins";
 import { WechatCoinWallet } from "../platforms/wechat/wechat-coins";
 import { WechatItemOrders } from "../platforms/wechat/wechat-item-orders";
@@ -70,6 +72,8 @@ export interface PaymentWiringInput {
   /** The catalog's check of a pushed item purchase, by our app key (economy-wiring.ts); none: every push is delivered. */
   refuseItemPurchase?(app: string, platform: string, itemId: string, price: number): string | null;
   now?: () => number;
+  /** Where a delivered order is reported as revenue (docs/analytics.md). */
+  analytics?: AnalyticsRecorder;
 }
 
 const WALLETS = ["wechat", "douyin"] as const;
@@ -122,7 +126,7 @@ export async function buildPaymentServices(input: PaymentWiringInput): Promise<P
     notifyPlayer: (order) => notify(order),
     refuseItemPurchase: input.refuseItemPurchase && ((platform, appId, itemId, price) => input.refuseItemPurchase!(appKeyOf(platform, appId), platform, itemId, price)),
     logger,
-    events: paymentMetrics(input.metrics.registry, ledger),
+    events: recordingDeliveries(paymentMetrics(input.metrics.registry, ledger), input.analytics ?? { record: () => undefined }, (order) => appKeyOf(order.platform, order.appId)),
     crashPoint: crashPointFor(config.payments.crashPoint),
     now: input.now,
   };

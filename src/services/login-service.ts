@@ -1,6 +1,7 @@
 import { AppError } from "../core/errors";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../core/ports/user-store";
 import { USER_STATUS_ACTIVE, type PlatformIdentityKey, type User } from "../core/user";
+import type { AnalyticsRecorder } from "../core/ports/analytics-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import type { LoginCodes, PlatformDefinition, PlatformIdentity, UserKeyField } from "../platforms/platform";
@@ -9,6 +10,7 @@ import type { RecentUsers } from "./recent-users";
 import type { SessionKeyCustody } from "./session-key-custody";
 import type { SessionService } from "./session-service";
 import { userDisabledError } from "./user-access";
+import { SERVER_EVENTS } from "./analytics/event-names";
 import { newPlatformUser } from "./user-factory";
 import { identityNamespaces, playerIdentityKeys, type IdentityNamespaces } from "./player-identity-keys";
 
@@ -21,6 +23,8 @@ export interface LoginServiceOptions {
   recentUsers?: RecentUsers;
   /** LINK_APPS_BY_UNIONID: a unionid already linked in one app of the studio leads to the same user in another. */
   linkAppsByUnionid?: boolean;
+  /** Where every login is reported (docs/analytics.md). */
+  analytics?: AnalyticsRecorder;
 }
 
 /** The `data` of a successful mini-game login: the platform's fields plus our token and user. */
@@ -37,6 +41,8 @@ const MAX_CREATE_ATTEMPTS = 3;
 export class LoginService {
   private readonly now: () => number;
   private readonly namespacesOf = new Map<PlatformApp, IdentityNamespaces>();
+  /** Users this process created by a login, for the login's `new` (analytics). */
+  private readonly createdHere = new WeakSet<User>();
 
   constructor(
     private readonly apps: PlatformApps,
@@ -50,9 +56,9 @@ export class LoginService {
   }
 
   /** Logs a player of `app` in on `platformName`; the app is our key (PlatformApps.resolve finds it from an app id). */
-  async loginWithPlatform(platformName: string, app: string, codes: LoginCodes): Promise<PlatformLoginResponse> {
+  async loginWithPlatform(platformName: string, app: string, codes: LoginCodes, client: { appVersion?: string } = {}): Promise<PlatformLoginResponse> {
     try {
-      const response = await this.login(this.apps.get(platformName, app), codes);
+      const response = await this.login(this.apps.get(platformName, app), codes, client);
       this.options.metrics?.loginFinished(platformName, app, "ok");
       return response;
     } catch (err) {
@@ -61,7 +67,7 @@ export class LoginService {
     }
   }
 
-  private async login(platform: PlatformApp, codes: LoginCodes): Promise<PlatformLoginResponse> {
+  private async login(platform: PlatformApp, codes: LoginCodes, sent: { appVersion?: string }): Promise<PlatformLoginResponse> {
     const { definition, client, app } = platform;
     const platformName = definition.name;
 
@@ -94,6 +100,8 @@ export class LoginService {
     const grade = found.field === "anonymousOpenid" ? "anonymous" : "full";
     const session = await this.sessions.startSession(user, app, grade, "new_login", kept ? [kept] : []);
     this.logger.info({ event: "login", platform: platformName, app, userId: user.id }, "mini-game login");
+    const facts = { new: this.createdHere.has(user), ...(sent.appVersion ? { appVersion: sent.appVersion } : {}) };
+    this.options.analytics?.record({ name: SERVER_EVENTS.login, app, platform: platformName, userId: user.id, props: facts });
     // The key this game's login found the player by: a player of several games has one openid in each (app-identity.ts).
     const shown = user.openid === found.key ? user : { ...user, openid: found.key };
     return { ...fields, token: session.token, refreshToken: session.refreshToken, expiresIn: session.expiresIn, user: shown };
@@ -139,6 +147,7 @@ export class LoginService {
         const identities = [primary, ...(anonymous ? [anonymous] : []), ...(union ? [union] : [])];
         const created = await this.store.createUser(draft, identities);
         this.logger.info({ event: "user_created", platform, userId: created.id }, "user created");
+        this.createdHere.add(created);
         return created;
       } catch (err) {
         // A concurrent login created (or linked) the same player first: look again.

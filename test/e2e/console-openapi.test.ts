@@ -193,6 +193,12 @@ describe("console routes in the API description", function () {
     const player = { authorization: `Bearer ${relogin.body.data.token}` };
     const listed = await h.get("/api/mail", player);
     assert.ok(listed.body.data.mail.some((m: { mailId: string }) => m.mailId === mail.mailId));
+    // Analytics: the daily and retention reads of the rollups.
+    const today = h.services.analytics.rollups.today();
+    for (const read of ["/analytics/daily", "/analytics/retention"]) {
+      assert.equal((await call(reader, "GET", read, `${read}?from=${today}&to=${today}&app=default`)).status, 200);
+      assert.equal((await call(reader, "GET", read, `${read}?from=${today}`)).status, 400);
+    }
     // Leaderboards: boards, the player's record, remove, ban.
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 42 }, player)).status, 200);
     const described = await call(reader, "GET", "/leaderboards", "/leaderboards?app=default");

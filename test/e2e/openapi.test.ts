@@ -163,6 +163,7 @@ describe("OpenAPI description", () => {
       "GET /api/economy/wallet",
       "GET /api/economy/inventory",
       "POST /api/economy/purchases",
+      "POST /api/events",
       "GET /api/leaderboards",
       "GET /api/leaderboards/{boardId}/records",
       "GET /api/leaderboards/{boardId}/records/around-me",
@@ -345,6 +346,14 @@ describe("OpenAPI description", () => {
     assert.equal((await buy({ purchaseId: "bad id", itemId: "potion" })).status, 400);
     const mismatch = await call("POST", "/api/payments/orders", { body: { orderId: unique("ord"), itemId: "sword", coins: 1 }, headers: auth });
     assert.deepEqual([mismatch.status, mismatch.body.data.code], [409, "price_mismatch"]);
+  });
+
+  it("analytics: client events, accepted and refused one by one, match the document", async () => {
+    const auth = bearer((await wechatLogin()).body.data.token);
+    const sent = await call("POST", "/api/events", { body: { events: [{ name: "level_up", props: { level: 2 } }, { name: "Bad Name" }] }, headers: auth });
+    assert.deepEqual([sent.status, sent.body.data], [202, { accepted: 1, refused: 1 }]);
+    assert.equal((await call("POST", "/api/events", { body: { events: [] }, headers: auth })).status, 400);
+    assert.equal((await call("POST", "/api/events", { body: { events: [{ name: "x" }] } })).status, 401);
   });
 
   it("reward routes: mail, ad views and the platforms' reward callbacks match the document", async () => {

@@ -18,6 +18,7 @@ import { registerSocialComponents, socialOperations } from "./social-operations"
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { registerSaveComponents, saveOperations } from "./saves-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
+import { analyticsOperations, registerAnalyticsComponents } from "./analytics-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
@@ -67,6 +68,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...rewardOperations(options.platforms));
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
+  registerAnalyticsComponents(register);
+  operations.push(...analyticsOperations(CONSOLE_TAG));
 
   const components = z.toJSONSchema(registry, { uri: (id) => `#/components/schemas/${id}` });
   const schemas = Object.fromEntries(Object.entries(components.schemas).map(([id, schema]) => [id, clean(schema as Json)]));
@@ -91,6 +94,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: "Saves", description: "Players' game data kept by the server, versioned, with permissions (docs/saves.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
+      { name: "Analytics", description: "The player's own events for analytics; the server records its facts itself (docs/analytics.md)" },
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

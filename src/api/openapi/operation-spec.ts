@@ -21,7 +21,7 @@ export interface OperationSpec {
   /** Parameters in the path template (`{orderId}`). */
   pathParams?: { schema: z.ZodType; examples: Record<string, string> };
   /** `replay`: the same component under 200 too, for a create whose repeat answers the existing record. */
-  success: { status: 200 | 201; component: string; description: string; replay?: string };
+  success: { status: 200 | 201 | 202; component: string; description: string; replay?: string };
   errors: ErrorCode[];
   /** Optional `data` fields this route's failures may carry beside `code`. */
   errorFields?: z.ZodRawShape;

@@ -1,4 +1,5 @@
 /** The API description's operations of one platform: its login, access token and player-data routes. */
+import { appVersionParam } from "../analytics-schemas";
 import { z } from "zod";
 import { NO_PLAYER_DATA, type PlatformDefinition } from "../../platforms/platform";
 import * as s from "../schemas";
@@ -25,7 +26,7 @@ export function platformOperations(platform: PlatformDefinition): OperationSpec[
         `(key: the first non-empty of ${platform.userKeyOrder.map((k) => `\`${k}\``).join(", ")}) and starts a session.${oneOf}\n\n` +
         `${SESSION_NOTE}\n\nOn failure \`data\` keeps the platform's fields (as the platform answered, or empty) with ` +
         "`token: \"\"` and `user: null`, so a client can read both shapes the same way.",
-      query: { schema: platform.loginQuerySchema, also: s.appIdQuery, examples },
+      query: { schema: platform.loginQuerySchema, also: s.appIdQuery.extend({ appVersion: appVersionParam.optional() }), examples },
       success: { status: 200, component: `${name}LoginResponse`, description: "Logged in: the platform's fields, a session and the user" },
       errors: [
         "invalid_request",

@@ -6,7 +6,9 @@
 import { AppError, type ErrorCode } from "../../core/errors";
 import type { CatalogItem, Grants } from "../../core/catalog";
 import type { EconomyChange, EconomyStore, LedgerEntry } from "../../core/ports/economy-store";
-import type { ItemCount } from "../../core/ports/reward-grants";
+import type { ItemCount, RewardGrantResult } from "../../core/ports/reward-grants";
+import { NO_ANALYTICS, type AnalyticsRecorder } from "../../core/ports/analytics-store";
+import { SERVER_EVENTS } from "../analytics/event-names";
 import type { CatalogService } from "./catalog-service";
 import type { EconomyRewards } from "./reward-granter";
 
@@ -35,12 +37,19 @@ export const REFUSAL_ERRORS: Record<string, ErrorCode> = {
 };
 
 export class ShopService {
+  private analytics: AnalyticsRecorder = NO_ANALYTICS;
+
   constructor(
     private readonly store: EconomyStore,
     private readonly catalogs: CatalogService,
     private readonly rewards: EconomyRewards,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Where purchases are reported (docs/analytics.md). */
+  reportTo(recorder: AnalyticsRecorder): void {
+    this.analytics = recorder;
+  }
 
   async wallet(app: string, userId: string): Promise<{ balances: Record<string, number> }> {
     return { balances: (await this.store.state(app, userId)).balances };
@@ -88,7 +97,11 @@ export class ShopService {
       await admitNew();
     }
     const { entry, first } = await this.store.apply(change);
-    if (first && entry.outcome === "applied") this.rewards.announce(entry);
+    if (first && entry.outcome === "applied") {
+      this.rewards.announce(entry);
+      const cost = Object.fromEntries(Object.entries(price).map(([currency, amount]) => [`cost_${currency}`, amount * quantity]));
+      this.analytics.record({ id: `purchase:${app}:${change.sourceId}`, name: SERVER_EVENTS.softPurchase, app, userId, props: { itemId: item.itemId, quantity, ...cost } });
+    }
     return this.answer(request, entry, first);
   }
 

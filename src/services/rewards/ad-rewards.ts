@@ -12,6 +12,9 @@ import { readAdCustomData, type AdReward } from "../../platforms/wechat/wechat-a
 import type { RewardCatalog, RewardGrants } from "./reward-catalog";
 
 /** Finds our user for a platform identity of an app. */
+import { NO_ANALYTICS, type AnalyticsRecorder } from "../../core/ports/analytics-store";
+import { SERVER_EVENTS } from "../analytics/event-names";
+
 export type PlayerLookup = (platform: string, app: string, openid: string) => Promise<string | undefined>;
 
 export interface AdRewardDeps {
@@ -38,9 +41,15 @@ export function playerDay(ms: number, offsetHours: number): string {
 
 export class AdRewards {
   private readonly now: () => number;
+  private analytics: AnalyticsRecorder = NO_ANALYTICS;
 
   constructor(private readonly deps: AdRewardDeps) {
     this.now = deps.now ?? Date.now;
+  }
+
+  /** Where verified views are reported (docs/analytics.md). */
+  reportTo(recorder: AnalyticsRecorder): void {
+    this.analytics = recorder;
   }
 
   /** One verified callback of `platform` for our app `app`; `atMs` is the platform's timestamp of the reward. */
@@ -64,6 +73,7 @@ export class AdRewards {
       unit.dailyCap,
     );
     this.deps.crashPoint?.("after_view_recorded");
+    if (created) this.analytics.record({ id: `ad:${app}:${reward.transactionId}`, name: SERVER_EVENTS.adReward, app, platform, userId, props: { adUnitId: unit.adUnitId, granted: view.slot !== null } });
     if (view.slot === null) {
       if (created) this.deps.logger.info({ event: "ad_reward_capped", platform, app, userId, adUnitId: unit.adUnitId }, "a rewarded ad past the player's daily cap was recorded, not granted");
       return { valid: false, reason: "daily_cap", view };

@@ -3,6 +3,7 @@
  * Both dialects share the migrations; only column types differ (see `types`).
  */
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
+import { createAnalyticsTables } from "./analytics-schema";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
 import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
@@ -123,6 +124,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         await addOrderTerms(db, dialect);
       },
+    },
+    // Analytics events and daily rollups (analytics-schema.ts).
+    "0013_analytics": {
+      up: (db: Kysely<any>) => createAnalyticsTables(db, dialect),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {

@@ -1,0 +1,68 @@
+/** Request shapes of analytics (docs/analytics.md): client events, the login's appVersion, the console's queries. */
+import { z } from "zod";
+
+/** At most this many events per request; a longer batch is a bad request as a whole. */
+export const MAX_EVENTS_PER_REQUEST = 100;
+
+/**
+ * The client's version, sent with a login (`?appVersion=1.4.2`) and kept on its analytics event.
+ * Anything else there is ignored rather than refusing a login over an analytics field.
+ */
+export const appVersionParam = z
+  .string()
+  .regex(/^[A-Za-z0-9._+-]{1,32}$/)
+  .meta({ description: "The client's version, kept on the login's analytics event (docs/analytics.md); any other value is ignored", example: "1.4.2" });
+export const appVersionQuery = z.object({ appVersion: appVersionParam.optional().catch(undefined) });
+
+/**
+ * The batch's envelope only: each event's name, time and props are judged one by one
+ * (services/analytics/client-events.ts), so one bad event refuses itself and not its batch.
+ */
+export const clientEventsBody = z.strictObject({
+  events: z.array(z.unknown()).min(1, "must list at least one event").max(MAX_EVENTS_PER_REQUEST, `must list at most ${MAX_EVENTS_PER_REQUEST} events`),
+});
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day, YYYY-MM-DD").refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), "is not a calendar day");
+const label = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, "is not an app key or platform name");
+
+/** `?app&platform&from&to` of the console's analytics reads: at most 400 days. */
+export const analyticsRangeQuery = z
+  .object({ app: label.optional(), platform: label.optional(), from: day, to: day })
+  .refine((q) => q.from <= q.to, { message: "must not be after to", path: ["from"] })
+  .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= 400 * 86_400_000, { message: "a range is at most 400 days", path: ["from"] });
+
+/** A count in a response: bounded and with an example, as every integer of the API description. */
+const count = (description: string, example: number) => z.int().min(0).max(2_000_000_000).meta({ description, example });
+
+export const eventsAcceptedSchema = z.object({
+  accepted: count("Events taken for writing", 2),
+  refused: count("Events refused (a bad name, props, or an `at` outside the window); counted in analytics_client_events_refused_total", 1),
+});
+
+export const dailyDaySchema = z.object({
+  date: z.string().meta({ description: "The studio's day (ANALYTICS_TIME_ZONE)", example: "2026-03-01" }),
+  dau: count("Players with any event that day", 1200),
+  wau: count("Players with any event in the 7 days ending that day", 5100),
+  mau: count("Players with any event in the 30 days ending that day", 16000),
+  newPlayers: count("Players whose account a login created that day", 300),
+  payingPlayers: count("Players with a paid order delivered that day", 24),
+  revenue: z.record(z.string(), count("Revenue in the unit", 600)).meta({ description: "Delivered paid orders' revenue per unit (`<platform>_coins`, `<platform>_price`)", example: { wechat_coins: 600 } }),
+  revenueCoins: count("The coins those orders were for", 600),
+  arpdau: z.record(z.string(), z.number()).meta({ description: "Revenue per daily active player, per unit (2 decimals)", example: { wechat_coins: 0.5 } }),
+  arppu: z.record(z.string(), z.number()).meta({ description: "Revenue per paying player, per unit (2 decimals)", example: { wechat_coins: 25 } }),
+  payerConversion: z.number().meta({ description: "payingPlayers / dau (4 decimals)", example: 0.02 }),
+  adViews: count("Rewarded ads the platform verified", 900),
+  adViewsPerDau: z.number().meta({ description: "adViews / dau (2 decimals)", example: 0.75 }),
+  sessions: count("Room sessions that ended that day", 2500),
+  avgSessionSeconds: count("Their average length, in whole seconds", 310),
+  softPurchases: count("Purchases with soft currency", 140),
+});
+
+const retained = (n: number, example: number) => count(`Players of the cohort active ${n} days after their first`, example).nullable();
+export const retentionCohortSchema = z.object({
+  date: z.string().meta({ description: "The cohort's first day", example: "2026-03-01" }),
+  size: count("Players whose account was created that day", 300),
+  retained: z
+    .object({ d1: retained(1, 120), d3: retained(3, 80), d7: retained(7, 45), d14: retained(14, 30), d30: retained(30, 18) })
+    .describe("Players of the cohort active N days later; null while that day has not come"),
+});

@@ -1,0 +1,42 @@
+/** Settings of analytics (docs/analytics.md): the studio's day, the event writer's bounds, client events. */
+import { z } from "zod";
+import { int } from "../config-types";
+
+const timeZone = z.string().refine((zone) => {
+  try {
+    new Intl.DateTimeFormat("en-CA", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}, "is not an IANA time zone (e.g. Asia/Shanghai, UTC)");
+
+export const analyticsShape = {
+  ANALYTICS_TIME_ZONE: timeZone.default("Asia/Shanghai"),
+  ANALYTICS_BUFFER_MAX: int(100, 10_000_000).default(100_000),
+  ANALYTICS_FLUSH_MS: int(50, 60_000).default(1000),
+  ANALYTICS_ROLLUP_MINUTES: int(0, 1440).default(10),
+  ANALYTICS_CLIENT_EVENT_PAST_HOURS: int(1, 24 * 30).default(72),
+  ANALYTICS_JSONL: z.string().refine((v) => v === "stdout" || v.startsWith("/"), "must be stdout or an absolute file path").optional(),
+};
+
+type AnalyticsSettings = z.output<z.ZodObject<typeof analyticsShape>>;
+
+export function analyticsConfig(s: AnalyticsSettings) {
+  return {
+    analytics: {
+      /** The studio's day: rollups count days from midnight to midnight here. */
+      timeZone: s.ANALYTICS_TIME_ZONE,
+      /** The most events one process holds while the store is slow or out; beyond it new ones are dropped and counted. */
+      bufferMax: s.ANALYTICS_BUFFER_MAX,
+      /** How often buffered events are written. */
+      flushMs: s.ANALYTICS_FLUSH_MS,
+      /** How often the server rolls up the recent days (0: only `admin analytics rollup`). */
+      rollupMinutes: s.ANALYTICS_ROLLUP_MINUTES,
+      /** How far back a client event's `at` may be; ahead, at most 5 minutes. */
+      clientEventPastMs: s.ANALYTICS_CLIENT_EVENT_PAST_HOURS * 3600_000,
+      /** Where every written event also goes as a JSON line, for a warehouse; undefined: nowhere. */
+      jsonLines: s.ANALYTICS_JSONL === undefined ? undefined : s.ANALYTICS_JSONL === "stdout" ? ("stdout" as const) : { file: s.ANALYTICS_JSONL },
+    },
+  };
+}

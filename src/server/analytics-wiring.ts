@@ -1,0 +1,93 @@
+/**
+ * Analytics' part of the composition root (container.ts): the store on the configured database,
+ * the buffered writer every service records through, the reports, and the periodic rollup of the
+ * last days (docs/analytics.md).
+ */
+import { createAnalyticsStore } from "../adapters/store/create-analytics-store";
+import { jsonLinesSink } from "../adapters/analytics/jsonl-sink";
+import type { AppConfig } from "../config/config";
+import { parseIdentityNamespace } from "../core/apps";
+import type { AnalyticsStore } from "../core/ports/analytics-store";
+import type { UserStore } from "../core/ports/user-store";
+import type { Logger } from "../logging/logger";
+import type { Metrics } from "../observability/metrics";
+import { analyticsMetrics } from "../observability/analytics-metrics";
+import type { AnalyticsCounters } from "../services/analytics/analytics-events";
+import { AnalyticsReports } from "../services/analytics/analytics-reports";
+import { ClientEvents } from "../services/analytics/client-events";
+import { EventWriter } from "../services/analytics/event-writer";
+import { RollupService } from "../services/analytics/rollup-service";
+import { addDays } from "../services/analytics/zoned-days";
+
+export interface AnalyticsServices {
+  store: AnalyticsStore;
+  /** Where every service records its facts (an AnalyticsRecorder). */
+  writer: EventWriter;
+  rollups: RollupService;
+  reports: AnalyticsReports;
+  /** POST /api/events: the players' own events, judged one by one. */
+  clientEvents: ClientEvents;
+  counters: AnalyticsCounters;
+  /** Starts writing and the periodic rollup. */
+  start(): void;
+  /** Writes what is buffered (within a budget), stops the timers, closes the store. */
+  close(): Promise<void>;
+}
+
+/** Days before today the periodic rollup redoes at least: late events of these days are counted. */
+const RECENT_DAYS = 2;
+
+/** As many days back as a client event's `at` may be, so each accepted one is counted by the servers. */
+export function recentDays(clientEventPastMs: number): number {
+  return Math.max(RECENT_DAYS, Math.ceil(clientEventPastMs / 86_400_000));
+}
+const BATCH_SIZE = 500;
+
+export async function buildAnalytics(input: { config: AppConfig; users: Pick<UserStore, "listIdentities">; logger: Logger; metrics: Metrics; now?: () => number }): Promise<AnalyticsServices> {
+  const { config, logger } = input;
+  const settings = config.analytics;
+  const store = await createAnalyticsStore(config.store, { shareSqlite: true });
+  const counters = analyticsMetrics(input.metrics.registry);
+  const writer = new EventWriter(store, logger, {
+    maxBuffered: settings.bufferMax,
+    batchSize: BATCH_SIZE,
+    flushMs: settings.flushMs,
+    counters,
+    now: input.now,
+    sink: settings.jsonLines ? jsonLinesSink(settings.jsonLines) : undefined,
+    platformOf: async (userId) => {
+      const [first] = await input.users.listIdentities(userId);
+      return first ? parseIdentityNamespace(first.platform).platform : "account";
+    },
+  });
+  const rollups = new RollupService(store, { timeZone: settings.timeZone, now: input.now });
+  let timer: NodeJS.Timeout | undefined;
+  const rollUpRecent = async () => {
+    const today = rollups.today();
+    try {
+      await rollups.rollup(addDays(today, -recentDays(settings.clientEventPastMs)), today);
+    } catch (err) {
+      logger.warn({ err, event: "analytics_rollup_failed" }, "the periodic analytics rollup failed; the next one tries again");
+    }
+  };
+  return {
+    store,
+    writer,
+    rollups,
+    reports: new AnalyticsReports(store),
+    clientEvents: new ClientEvents(writer, { pastMs: settings.clientEventPastMs, counters, now: input.now }),
+    counters,
+    start() {
+      writer.start();
+      if (settings.rollupMinutes > 0 && !timer) {
+        timer = setInterval(() => void rollUpRecent(), settings.rollupMinutes * 60_000);
+        timer.unref();
+      }
+    },
+    async close() {
+      if (timer) clearInterval(timer);
+      await writer.close();
+      await store.close();
+    },
+  };
+}

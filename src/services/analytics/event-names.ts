@@ -1,0 +1,18 @@
+/** The events the server writes where the facts happen (docs/analytics.md lists their props). */
+export const SERVER_EVENTS = {
+  /** props: new (the account was created by this login), appVersion when the client sent it. */
+  login: "login",
+  /** A player seated in a room; props: room. */
+  sessionStart: "session_start",
+  /** The player left the room for good; props: room, seconds. */
+  sessionEnd: "session_end",
+  /** A paid order delivered; props: kind, revenue (an integer in `unit`), unit, coins. */
+  orderDelivered: "order_delivered",
+  /** A purchase with soft currency; props: itemId, quantity, and the price per currency (`cost_<currency>`). */
+  softPurchase: "soft_purchase",
+  /** A rewarded ad the platform verified; props: adUnitId, granted (false past the daily cap). */
+  adReward: "ad_reward",
+} as const;
+
+/** Client events (POST /api/events) are stored under this prefix, so no client can write a server event. */
+export const CLIENT_EVENT_PREFIX = "client.";

@@ -1,0 +1,193 @@
+/**
+ * Daily rollups from the event log (docs/analytics.md). A rollup of days [from, to] recomputes
+ * their rows from the events themselves, so it is idempotent (a rerun, or two processes at once,
+ * write the same numbers) and a late event counts once its day is rolled up again. Rows are kept
+ * per app and platform, and for ALL of either, where a player is counted once.
+ */
+import { ALL, RETENTION_DAYS, type AnalyticsEvent, type AnalyticsStore, type DailyRow, type RetentionRow } from "../../core/ports/analytics-store";
+import { SERVER_EVENTS } from "./event-names";
+import { addDays, dayStart, daysBetween, localDate } from "./zoned-days";
+
+export interface RollupOptions {
+  timeZone: string;
+  now?: () => number;
+  /** Events per store read. */
+  pageSize?: number;
+}
+
+/** What one day of one (app, platform) saw. */
+interface DayTally {
+  active: Set<string>;
+  newPlayers: Set<string>;
+  payers: Set<string>;
+  sessions: number;
+  sessionSeconds: number;
+  revenue: Record<string, number>;
+  revenueCoins: number;
+  adViews: number;
+  softPurchases: number;
+}
+
+const MAU_DAYS = 30;
+const WAU_DAYS = 7;
+const LONGEST_RETENTION = RETENTION_DAYS.at(-1)!;
+
+export class RollupService {
+  private readonly now: () => number;
+
+  constructor(
+    private readonly store: Pick<AnalyticsStore, "scan" | "saveDaily" | "saveRetention">,
+    private readonly options: RollupOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The studio's today. */
+  today(): string {
+    return localDate(this.now(), this.options.timeZone);
+  }
+
+  /**
+   * Recomputes the daily rows of [from, to] (no later than today) and the retention rows of every
+   * cohort a day of the range can change (the 30 days before it too). Answers the rows written.
+   */
+  async rollup(from: string, to: string): Promise<{ days: number; cohorts: number }> {
+    const today = this.today();
+    const last = to < today ? to : today;
+    if (from > last) return { days: 0, cohorts: 0 };
+    const firstCohort = addDays(from, -LONGEST_RETENTION);
+    const lastSeen = addDays(last, LONGEST_RETENTION) < today ? addDays(last, LONGEST_RETENTION) : today;
+    const tallies = await this.tally(firstCohort, lastSeen);
+    const daily = this.dailyRows(tallies, from, last);
+    const retention = this.retentionRows(tallies, firstCohort, last, today);
+    await this.store.saveDaily(daily);
+    await this.store.saveRetention(retention);
+    return { days: daily.length, cohorts: retention.length };
+  }
+
+  /** Every event of days [first, last], tallied per day and (app, platform) key. */
+  private async tally(first: string, last: string): Promise<Map<string, Map<string, DayTally>>> {
+    const zone = this.options.timeZone;
+    const from = new Date(dayStart(first, zone)).toISOString();
+    const to = new Date(dayStart(addDays(last, 1), zone)).toISOString();
+    const byDay = new Map<string, Map<string, DayTally>>();
+    let after: { at: string; id: string } | undefined;
+    for (;;) {
+      const page = await this.store.scan({ from, to, after, limit: this.options.pageSize ?? 5000 });
+      for (const event of page) {
+        const date = localDate(Date.parse(event.at), zone);
+        let keys = byDay.get(date);
+        if (!keys) byDay.set(date, (keys = new Map()));
+        for (const key of keysOf(event)) {
+          let tally = keys.get(key);
+          if (!tally) keys.set(key, (tally = emptyTally()));
+          count(tally, event);
+        }
+      }
+      if (page.length < (this.options.pageSize ?? 5000)) break;
+      const lastEvent = page.at(-1)!;
+      after = { at: lastEvent.at, id: lastEvent.id };
+    }
+    return byDay;
+  }
+
+  private dailyRows(byDay: Map<string, Map<string, DayTally>>, from: string, to: string): DailyRow[] {
+    const rows: DailyRow[] = [];
+    // Every app and platform seen in the window gets a row for every day, zeros included: a rerun
+    // after late events then replaces each row it wrote before, never leaves one behind.
+    const keys = new Set<string>();
+    for (const tallies of byDay.values()) for (const key of tallies.keys()) keys.add(key);
+    const sorted = [...keys].sort();
+    for (let date = from; date <= to; date = addDays(date, 1)) {
+      for (const key of sorted) {
+        const [app, platform] = splitKey(key);
+        const tally = byDay.get(date)?.get(key) ?? emptyTally();
+        rows.push({
+          app,
+          platform,
+          date,
+          dau: tally.active.size,
+          wau: activeOver(byDay, key, date, WAU_DAYS),
+          mau: activeOver(byDay, key, date, MAU_DAYS),
+          newPlayers: tally.newPlayers.size,
+          sessions: tally.sessions,
+          sessionSeconds: tally.sessionSeconds,
+          payingPlayers: tally.payers.size,
+          revenue: tally.revenue,
+          revenueCoins: tally.revenueCoins,
+          adViews: tally.adViews,
+          softPurchases: tally.softPurchases,
+        });
+      }
+    }
+    return rows;
+  }
+
+  private retentionRows(byDay: Map<string, Map<string, DayTally>>, first: string, last: string, today: string): RetentionRow[] {
+    const rows: RetentionRow[] = [];
+    for (let date = first; date <= last; date = addDays(date, 1)) {
+      for (const [key, tally] of [...(byDay.get(date) ?? new Map<string, DayTally>())].sort(([a], [b]) => a.localeCompare(b))) {
+        if (tally.newPlayers.size === 0) continue;
+        const [app, platform] = splitKey(key);
+        const retained = {} as RetentionRow["retained"];
+        for (const n of RETENTION_DAYS) {
+          const later = addDays(date, n);
+          const active = byDay.get(later)?.get(key)?.active;
+          retained[`d${n}`] = daysBetween(later, today) < 0 ? null : active ? [...tally.newPlayers].filter((u) => active.has(u)).length : 0;
+        }
+        rows.push({ app, platform, date, size: tally.newPlayers.size, retained });
+      }
+    }
+    return rows;
+  }
+}
+
+function emptyTally(): DayTally {
+  return { active: new Set(), newPlayers: new Set(), payers: new Set(), sessions: 0, sessionSeconds: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0 };
+}
+
+/** The rows an event counts in: its app and platform, and ALL of either. */
+function keysOf(event: AnalyticsEvent): string[] {
+  return [`${event.app}\n${event.platform}`, `${event.app}\n${ALL}`, `${ALL}\n${event.platform}`, `${ALL}\n${ALL}`];
+}
+
+function splitKey(key: string): [string, string] {
+  const at = key.indexOf("\n");
+  return [key.slice(0, at), key.slice(at + 1)];
+}
+
+function count(tally: DayTally, event: AnalyticsEvent): void {
+  const user = event.userId;
+  if (user) tally.active.add(user);
+  const props = event.props;
+  switch (event.name) {
+    case SERVER_EVENTS.login:
+      if (user && props.new === true) tally.newPlayers.add(user);
+      break;
+    case SERVER_EVENTS.sessionEnd:
+      tally.sessions++;
+      tally.sessionSeconds += wholeNumber(props.seconds);
+      break;
+    case SERVER_EVENTS.orderDelivered:
+      if (user) tally.payers.add(user);
+      if (typeof props.unit === "string") tally.revenue[props.unit] = (tally.revenue[props.unit] ?? 0) + wholeNumber(props.revenue);
+      tally.revenueCoins += wholeNumber(props.coins);
+      break;
+    case SERVER_EVENTS.adReward:
+      tally.adViews++;
+      break;
+    case SERVER_EVENTS.softPurchase:
+      tally.softPurchases++;
+      break;
+  }
+}
+
+function wholeNumber(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? Math.max(0, Math.round(value)) : 0;
+}
+
+function activeOver(byDay: Map<string, Map<string, DayTally>>, key: string, date: string, days: number): number {
+  const players = new Set<string>();
+  for (let back = 0; back < days; back++) for (const user of byDay.get(addDays(date, -back))?.get(key)?.active ?? []) players.add(user);
+  return players.size;
+}
