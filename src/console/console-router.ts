@@ -191,6 +191,7 @@ function serverUserExport(services: Services): UserExport {
       return perApp.flat();
     },
     rewards: async () => services.rewardSources.stores,
+    saves: async () => services.saves,
   });
 }
 
