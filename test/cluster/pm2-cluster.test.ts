@@ -10,7 +10,7 @@ import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, simulatorPlatformEnv } from "../support/app-harness";
 import { buildOnce, ROOT } from "../support/build";
