@@ -1,5 +1,6 @@
-// Builds the client: dist/index.cjs and dist/index.mjs (colyseus.js left as a dependency),
-// dist/types (declarations), and dist/minigame-client.js, the drop-in file with colyseus.js inside
+// Builds the client: dist/index.cjs and dist/index.mjs (@colyseus/sdk bundled, @colyseus/schema left
+// as a dependency), dist/types (declarations), and dist/minigame-client.js, the drop-in file with
+// @colyseus/sdk inside
 // for projects without a bundler (a mini-game's `require`, or a <script> tag). Also copies the
 // drop-in file into the examples. `node build.mjs --check` only reports whether dist is current.
 import { spawnSync } from "node:child_process";
@@ -25,35 +26,36 @@ try {
 }
 
 /**
- * colyseus.js's `legacy` module defines `globalThis.FormData` when missing (for httpie, which we
- * replace) and polyfills `ArrayBuffer.isView` (Android 4.4). The client patches no global, so it is
- * left out; every runtime we support has ArrayBuffer.isView.
+ * @colyseus/sdk's `legacy` module defines `globalThis.FormData` when missing and polyfills
+ * `ArrayBuffer.isView` (Android 4.4). The client patches no global, so it is left out; every runtime
+ * we support has ArrayBuffer.isView.
  */
 const skipColyseusLegacy = {
   name: "skip-colyseus-legacy",
   setup(build) {
-    build.onResolve({ filter: /^\.\/legacy(\.m?js)?$/ }, (args) =>
-      args.importer.includes(`${path.sep}colyseus.js${path.sep}`) ? { path: args.path, namespace: "colyseus-legacy" } : undefined,
+    build.onResolve({ filter: /^\.\/legacy(\.m?js|\.ts)?$/ }, (args) =>
+      args.importer.includes(`${path.sep}@colyseus${path.sep}sdk${path.sep}`) ? { path: args.path, namespace: "colyseus-legacy" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "colyseus-legacy" }, () => ({ contents: "", loader: "js" }));
   },
 };
 
 /**
- * colyseus.js is bundled (without its legacy globals, HTTP and socket layers) into every build.
+ * @colyseus/sdk is bundled (without its legacy globals; its HTTP and socket layers are replaced at
+ * run time by the runtime's) into every build.
  * The library builds leave @colyseus/schema to the game's own copy, so state classes it defines
  * for `rootSchema` are the same classes the decoder sees.
  */
 const common = {
   bundle: true,
-  // The ES module builds of colyseus.js and @colyseus/schema tree-shake (the schema encoder goes).
+  // The ES module builds of @colyseus/sdk and @colyseus/schema tree-shake (the schema encoder goes).
   platform: "neutral",
   mainFields: ["module", "main"],
   conditions: ["import"],
   // Mini-game runtimes: iOS JavaScriptCore and Android V8 of the last years; no ?. or ?? needed.
   target: "es2017",
-  // colyseus.js's HTTP and socket layers are replaced at run time; keep their Node/XHR code out.
-  alias: { "@colyseus/httpie": path.join(here, "src", "colyseus", "httpie-unused.ts"), ws: path.join(here, "src", "colyseus", "ws-unused.ts") },
+  // The SDK's socket layer is replaced at run time; keep Node's `ws` out.
+  alias: { ws: path.join(here, "src", "colyseus", "ws-unused.ts") },
   plugins: [skipColyseusLegacy],
   logLevel: "warning",
 };

@@ -1,12 +1,15 @@
-import { matchMaker, Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
+import { Room, ServerError, type AuthContext as ColyseusAuthContext, type Client } from "@colyseus/core";
 import type { Deferred, RoomException } from "@colyseus/core";
 import { AppError, ERROR_CODES } from "../src/core/errors";
 import { DEFAULT_APP } from "../src/core/apps";
 import { bearerToken } from "../src/core/credentials";
 import type { TextScene } from "../src/services/moderation-service";
 import { roomServices } from "./room-services";
+import { APP_OPTION, refuseOtherAppsRoom } from "./room-app";
+// Where rooms have always found them: define every room with `.filterBy(APP_FILTER)`.
+export { APP_FILTER, APP_OPTION, listedApp } from "./room-app";
 import { seatIn, type RoomSeat } from "./room-seat";
-import { cutStaleConnection, holdSeat, SeatTokens, unheardCloses } from "./seat-hold";
+import { holdSeat, SeatTokens } from "./seat-hold";
 import { SESSION_ENDED_CLOSE_CODE, type GuardedRoom } from "./session-guard";
 
 /** What `client.auth` holds in every room: who the player is, from the verified token. */
@@ -19,7 +22,7 @@ export interface PlayerAuth {
   nickname: string | null;
 }
 
-export type PlayerClient = Client<unknown, PlayerAuth>;
+export type PlayerClient = Client<{ auth: PlayerAuth }>;
 
 /** Every joined client of an AuthenticatedRoom has auth: onAuth ran before its seat existed. */
 export function playerOf(client: PlayerClient): PlayerAuth {
@@ -38,13 +41,6 @@ export const SEAT_REPLACED_CLOSE_CODE = 4409;
 const TOKEN_OPTIONS = ["accessToken", "token"] as const;
 
 /**
- * The join option onAuth sets to the token's app, over whatever the client sent. Define every
- * room with `.filterBy(APP_FILTER)` so matchmaking only finds rooms of the player's app.
- */
-export const APP_OPTION = "app";
-export const APP_FILTER = [APP_OPTION];
-
-/**
  * Colyseus retries joinOrCreate (up to 5 times, when a seat reservation races) with the same
  * options object and calls onAuth again. The token is gone from it by then, so the first
  * verdict is remembered per options object.
@@ -57,7 +53,7 @@ const verdicts = new WeakMap<object, PlayerAuth>();
  * Session ends reach connected clients through the RoomSessionGuard.
  */
 export abstract class AuthenticatedRoom<State extends object = object, Metadata = unknown>
-  extends Room<State, Metadata, unknown, PlayerAuth>
+  extends Room<{ state: State; metadata: Metadata; client: PlayerClient }>
   implements GuardedRoom
 {
   /**
@@ -145,41 +141,47 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
   /** Subclasses implement this instead of onLeave: it runs once the player is really gone. */
   protected onPlayerLeave(_client: PlayerClient): void | Promise<void> {}
 
-  override async onLeave(client: PlayerClient, consented?: boolean): Promise<void> {
+  /**
+   * A connection lost without a consented leave: the seat is held while the player's session lives,
+   * through Colyseus's own hold (allowReconnection) with what ours adds to it (seat-hold.ts): the hold
+   * is timed by the room services' HoldTimer (ROOM_RECONNECT_SECONDS, or this room type's own), so a
+   * test shows a 30 s ad on a controllable clock; it answers every reconnection token the client may
+   * hold (a reconnection that dropped before its join was confirmed, which Colyseus would not hold);
+   * and a session that ended, a replaced seat or a hold of 0 gets none. Without a hold Colyseus calls
+   * onLeave at once; with one, when the hold ends without the player.
+   */
+  override async onDrop(client: PlayerClient, _code?: number): Promise<void> {
     this.seatsChanged(); // Colyseus has just removed the client
     const { reconnectSeconds, holdTimer } = roomServices();
     const holdSeconds = this.reconnectionSeconds ?? reconnectSeconds;
-    const mayReconnect = !consented && !this.replacedSeats.has(client) && holdSeconds > 0;
-    if (mayReconnect && (await this.isLiveSession(client.auth))) {
-      const deferred = holdSeat(this, client, holdSeconds, holdTimer, this.seatTokens.candidates(client));
-      const { sid, userId } = playerOf(client);
-      this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
-      this.seatsChanged();
-      try {
-        await deferred; // back as a client: the same user, already in the index through its pending entry
-        // The session may have ended while the client was away.
-        if (!(await this.isLiveSession(client.auth))) client.leave(SESSION_ENDED_CLOSE_CODE, "session_revoked");
-        return;
-      } catch {
-        // Timed out, or refused because the session ended: the player is gone.
-      } finally {
-        this.pendingReconnections.delete(client.sessionId);
-        this.seatsChanged();
-      }
+    if (this.replacedSeats.has(client) || holdSeconds <= 0 || !(await this.isLiveSession(client.auth))) return;
+    const deferred = holdSeat(this, client, holdSeconds, holdTimer, this.seatTokens.candidates(client));
+    if (typeof deferred.reject !== "function") {
+      deferred.catch(() => undefined); // refused outright (never joined, or disposing): onLeave follows
+      return;
     }
+    const { sid, userId } = playerOf(client);
+    this.pendingReconnections.set(client.sessionId, { sid, userId, deferred });
+    this.seatsChanged();
+    const settled = () => {
+      this.pendingReconnections.delete(client.sessionId);
+      this.seatsChanged();
+    };
+    deferred.then(settled, settled);
+  }
+
+  /** Back on its held seat; the session may have ended while the client was away. */
+  override async onReconnect(client: PlayerClient): Promise<void> {
+    this.seatsChanged();
+    if (!(await this.isLiveSession(client.auth))) client.leave(SESSION_ENDED_CLOSE_CODE, "session_revoked");
+  }
+
+  /** The player is gone for good: a consented leave (4000), or a drop whose seat was not held or not taken back. */
+  override async onLeave(client: PlayerClient, _code?: number): Promise<void> {
+    this.seatsChanged();
     this.seatTokens.forget(client.sessionId);
     roomServices().roomSessions?.end(this.app, playerOf(client).userId, this.roomName, `${this.roomId}/${client.sessionId}`);
     await this.onPlayerLeave(client);
-  }
-
-  /** Colyseus asks this when a reconnection comes in (possibly through another process). */
-  override checkReconnectionToken(reconnectionToken: string): string {
-    const sessionId = super.checkReconnectionToken(reconnectionToken);
-    if (!sessionId) {
-      for (const client of unheardCloses(this.clients)) void this._onLeave(client, 1006);
-      cutStaleConnection(this.clients, reconnectionToken);
-    }
-    return sessionId;
   }
 
   holdsUser(userId: string): boolean {
@@ -225,10 +227,8 @@ export abstract class AuthenticatedRoom<State extends object = object, Metadata 
     for (const client of [...this.clients] as PlayerClient[]) {
       if (client === newcomer || client.auth?.userId !== userId) continue;
       this.replacedSeats.add(client);
-      client.ref.removeAllListeners("message");
-      client.leave(SEAT_REPLACED_CLOSE_CODE, "seat_replaced");
-      // The socket's own close event calls _onLeave again later, which then finds nothing to do.
-      void this._onLeave(client, SEAT_REPLACED_CLOSE_CODE);
+      // Stops its messages and runs onDrop (no hold for a replaced seat) and onLeave now, then closes it with 4409.
+      this.kickClient(client.sessionId, SEAT_REPLACED_CLOSE_CODE, "seat_replaced");
     }
     for (const pending of this.pendingReconnections.values()) {
       if (pending.userId === userId) pending.deferred.reject(new Error("seat_replaced"));
@@ -275,33 +275,7 @@ function takeToken(options: unknown, bearer: string | undefined, context: Colyse
       delete bag[key];
     }
   }
-  const header = context.headers?.authorization;
-  return found ?? bearer ?? bearerToken(Array.isArray(header) ? header[0] : header);
-}
-
-/**
- * A join by room id names the room itself: refused when it is another app's (joinOrCreate, join and
- * create only ever find the token's app's rooms, through APP_FILTER).
- */
-async function refuseOtherAppsRoom(context: ColyseusAuthContext, app: string): Promise<void> {
-  const [method, roomId] = (context.req?.url ?? "").split("?")[0].split("/").slice(2);
-  if (method !== "joinById" || !roomId) return;
-  const id = decodedRoomId(roomId);
-  // A room of this process answers from memory; only a room elsewhere costs a presence round trip.
-  const local = matchMaker.getLocalRoomById(id) as { listing?: Record<string, unknown> } | undefined;
-  const listing = local?.listing ?? ((await matchMaker.getRoomById(id)) as Record<string, unknown> | undefined);
-  // Only rooms defined with APP_FILTER list their app; any other is left to onJoin's check.
-  const roomApp = listing?.[APP_OPTION];
-  if (typeof roomApp === "string" && roomApp !== app) throw new AppError("app_mismatch");
-}
-
-/** The room id of the path; a malformed percent-encoding (`%ZZ`) is the client's mistake, 400. */
-function decodedRoomId(raw: string): string {
-  try {
-    return decodeURIComponent(raw);
-  } catch {
-    throw new AppError("invalid_request", { message: "The room id is not valid percent-encoding" });
-  }
+  return found ?? bearer ?? bearerToken(context.headers?.get("authorization") ?? undefined);
 }
 
 /** Auth failures reach the client as ServerError(status, stable code); never as a 500 with internals. */

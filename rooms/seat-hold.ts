@@ -1,8 +1,9 @@
 /**
- * Holding a dropped player's seat. Colyseus 0.16's own `allowReconnection(client, seconds)` times
- * the hold with the process's setTimeout; the hold is made "manual" here and timed by a HoldTimer,
- * so that a test can show the default hold (ROOM_RECONNECT_SECONDS) covering a 25 s background or a
- * 30 s ad on a controllable clock, without waiting for it.
+ * Holding a dropped player's seat (AuthenticatedRoom.onDrop). Colyseus 0.18's own
+ * `allowReconnection(client, seconds)` times the hold with the process's setTimeout; the hold is made
+ * "manual" here and timed by a HoldTimer, so that a test can show the default hold
+ * (ROOM_RECONNECT_SECONDS) covering a 25 s background or a 30 s ad on a controllable clock, without
+ * waiting for it.
  */
 import type { Client, Deferred, Room } from "@colyseus/core";
 import type { HoldTimer } from "../src/server/container";
@@ -72,8 +73,10 @@ export class SeatTokens {
 /**
  * A reconnection presenting the token of a client the room still counts as connected: the player's
  * device lost that connection (a network switch: no close ever reached the server), and the server
- * would only notice at its next failed ping. Cut that connection now, so the hold starts and the
- * client's next attempt, a moment later, finds its seat. The token is a secret only that client was
+ * would only notice at its next failed ping. Colyseus 0.18 cuts it on a reconnection through
+ * `/matchmake/reconnect`, but a reconnection straight over the WebSocket (the 0.18 SDK's automatic
+ * one) waits until the ping fails, up to the seat reservation time: our room transport cuts it at
+ * once (room-transport.ts), so the hold starts and the reconnection finds its seat. The token is a secret only that client was
  * given (over its own socket), so nobody else can cut a player's connection this way.
  */
 export function cutStaleConnection(clients: Iterable<Client>, reconnectionToken: string): boolean {
@@ -85,18 +88,4 @@ export function cutStaleConnection(clients: Iterable<Client>, reconnectionToken:
     return true;
   }
   return false;
-}
-
-/**
- * Clients whose socket closed without the room hearing of it. Colyseus 0.16 listens for a
- * reconnecting client's close only once its join went through; a socket that closed in between
- * (a flapping network) leaves the client in the room for good, holding the seat with no way back.
- */
-export function unheardCloses(clients: Iterable<Client>): Client[] {
-  const closed: Client[] = [];
-  for (const client of clients) {
-    const state = (client.ref as { readyState?: number } | undefined)?.readyState;
-    if (state === 2 || state === 3) closed.push(client); // CLOSING, CLOSED
-  }
-  return closed;
 }

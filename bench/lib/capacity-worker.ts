@@ -4,7 +4,7 @@
  * and answers with the join latencies. Several run side by side so one generator's event loop
  * does not become the bottleneck. Exits when its parent goes away.
  */
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 
 /** "login": log these players in and keep their tokens; "join": join every kept token, then forget them. */
 type Message =

@@ -2,7 +2,7 @@
  * Room join+leave load: `concurrency` workers, each looping joinOrCreate → leave with its own
  * options (its own player's token), until the time or the iteration cap is reached.
  */
-import { Client } from "colyseus.js";
+import { Client } from "@colyseus/sdk";
 import type { Measurement } from "./http-load";
 
 export interface RoomLoad {

@@ -8,7 +8,7 @@
  * - "measure": count deliveries (send → receipt, every receiver) for `seconds`, answer a histogram;
  * - "stop": every player leaves. Exits when its parent goes away.
  */
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 
 type Message =
   | { cmd: "login"; baseUrl?: string; players: string[]; concurrency: number }

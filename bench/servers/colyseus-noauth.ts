@@ -1,5 +1,5 @@
 /**
- * The "without auth" side of the room benchmark: a bare Colyseus 0.16 server whose lobby has the
+ * The "without auth" side of the room benchmark: a bare Colyseus 0.18 server whose lobby has the
  * same state shape as rooms/LobbyRoom.ts but no onAuth, so join+leave here costs everything the
  * service's join costs except the token check.
  *
@@ -28,7 +28,7 @@ class LobbyState extends Schema {
   @type({ map: Player }) players = new MapSchema<Player>();
 }
 
-class NoAuthLobby extends Room<LobbyState> {
+class NoAuthLobby extends Room<{ state: LobbyState }> {
   override maxClients = 500;
 
   override onCreate(): void {

@@ -8,7 +8,7 @@ export const SESSION_ENDED_CLOSE_CODE = 4401;
  */
 export const SEAT_REPLACED_CLOSE_CODE = 4409;
 
-/** colyseus.js: the client left on purpose (`room.leave()`). */
+/** Colyseus: the client left on purpose (`room.leave()`). */
 export const CONSENTED_CLOSE_CODE = 4000;
 
 /** Closes that mean the network, not the server or the player, ended the connection: worth a reconnect. */

@@ -1,4 +1,4 @@
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 import type { RewardEvent } from "./economy";
 import type { Session } from "./session";
 

@@ -1,4 +1,4 @@
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 import { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { parseEndpoint, queryString, type Endpoint } from "./endpoint";
 import { ApiError, SESSION_ENDING_CODES } from "./errors";
@@ -57,7 +57,7 @@ const DEFAULT_STORAGE_KEY = "minigame-client.session";
 export class GameClient {
   readonly runtime: Runtime;
   readonly endpoint: Endpoint;
-  /** colyseus.js 0.16 underneath, talking through the runtime. */
+  /** @colyseus/sdk 0.18 underneath, talking through the runtime. */
   readonly colyseus: RuntimeColyseusClient;
   private readonly events = new Emitter<GameClientEvents>();
   private readonly api: ServerApi;
@@ -133,16 +133,16 @@ export class GameClient {
     }
   }
 
-  joinOrCreate<T = any>(roomName: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<T>> {
+  joinOrCreate<T = any>(roomName: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<any, T>> {
     return this.rooms.matchmake<T>("joinOrCreate", roomName, options, rootSchema);
   }
-  create<T = any>(roomName: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<T>> {
+  create<T = any>(roomName: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<any, T>> {
     return this.rooms.matchmake<T>("create", roomName, options, rootSchema);
   }
-  join<T = any>(roomName: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<T>> {
+  join<T = any>(roomName: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<any, T>> {
     return this.rooms.matchmake<T>("join", roomName, options, rootSchema);
   }
-  joinById<T = any>(roomId: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<T>> {
+  joinById<T = any>(roomId: string, options: Record<string, unknown> = {}, rootSchema?: any): Promise<Room<any, T>> {
     return this.rooms.matchmake<T>("joinById", roomId, options, rootSchema);
   }
 
@@ -153,7 +153,7 @@ export class GameClient {
    * may still be down, so failures are retried with backoff (0.25 s doubling to 2 s; the default 12
    * attempts span about 20 s). Resolves a new Room object.
    */
-  reconnect<T = any>(reconnectionToken: string, rootSchema?: any, attempts = 12): Promise<Room<T>> {
+  reconnect<T = any>(reconnectionToken: string, rootSchema?: any, attempts = 12): Promise<Room<any, T>> {
     return this.rooms.reconnect<T>(reconnectionToken, rootSchema, attempts);
   }
 

@@ -26,7 +26,7 @@ export { MAX_TEMPLATES_PER_PROMPT, type SubscribeDecision, type SubscribeGrants,
 export { webRuntime, type WebRuntimeOptions } from "./runtimes/web-runtime";
 export { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 export { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
-export { getStateCallbacks, Room } from "colyseus.js";
+export { getStateCallbacks, Room } from "@colyseus/sdk";
 
 import { GameClient, type GameClientOptions } from "./game-client";
 

@@ -5,13 +5,12 @@
  * (ROOM_RECONNECT_SECONDS on the server, 60 s by default). The runtime's onShow after onHide cuts a
  * backoff wait short. The session is refreshed first when the token expired meanwhile.
  */
-import { ServerError, type Room } from "colyseus.js";
+import { ServerError, type Room } from "@colyseus/sdk";
 import type { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { ApiError, SESSION_ENDING_CODES } from "./errors";
 import type { Emitter, GameClientEvents, ReconnectFailure } from "./events";
 import type { Runtime } from "./runtime";
 import type { SessionKeeper } from "./session-keeper";
-import { keepStateAcrossReconnection } from "./state-resync";
 
 export interface ReconnectionOptions {
   /** false: a dropped room leaves (`connectionLost`, then the room's onLeave), as before this feature. */
@@ -26,12 +25,12 @@ export interface ReconnectionOptions {
 }
 
 /**
- * "The seat is not held": colyseus 0.16's MATCHMAKE_EXPIRED (4214, the token is unknown or
- * expired) and MATCHMAKE_INVALID_ROOM_ID (4212, the room is gone). A 4214 can also come before the
+ * "The seat is not held": Colyseus 0.18's MATCHMAKE_EXPIRED (524, the token is unknown or
+ * expired) and MATCHMAKE_INVALID_ROOM_ID (522, the room is gone). A 524 can also come before the
  * server has noticed the drop, so only one that persists this long counts.
  */
-const SEAT_EXPIRED = 4214;
-const ROOM_GONE = 4212;
+const SEAT_EXPIRED = 524;
+const ROOM_GONE = 522;
 const EXPIRED_CONFIRM_MS = 3000;
 /** An attempt whose socket neither opens nor fails (a network that swallows packets) is abandoned. */
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -45,7 +44,7 @@ interface Kept {
   /** Set while a rejoined connection waits for its state: a drop then fails the attempt. */
   droppedDuringAttempt?: () => void;
   stopped?: boolean;
-  /** colyseus.js's own leave, for a seat an attempt took back after the game had left. */
+  /** The SDK's own leave, for a seat an attempt took back after the game had left. */
   leave?: (consented?: boolean) => Promise<number>;
 }
 
@@ -180,10 +179,9 @@ export class RoomKeeper {
       return "retry";
     }
     try {
-      keepStateAcrossReconnection(entry.room);
       // `reconnected` waits for the full state the server sends after the join: the game then sees the state it missed.
       const resynced = stateArrives(entry.room);
-      await withTimeout(this.colyseus.resume(entry.room, entry.rootSchema), ATTEMPT_TIMEOUT_MS, () => entry.room.connection?.close());
+      await withTimeout(this.colyseus.resume(entry.room), ATTEMPT_TIMEOUT_MS, () => entry.room.connection?.close());
       const dropped = new Promise<"dropped">((resolve) => (entry.droppedDuringAttempt = () => resolve("dropped")));
       const outcome = await withTimeout(Promise.race([resynced, dropped]), ATTEMPT_TIMEOUT_MS, () => entry.room.connection?.close()).catch(() => "dropped" as const);
       return outcome === "dropped" ? "retry" : undefined;
@@ -211,7 +209,7 @@ export class RoomKeeper {
     this.finish(entry, code);
   }
 
-  /** The room leaves for good: its onLeave handlers hear `code`, then colyseus.js clears them. */
+  /** The room leaves for good: its onLeave handlers hear `code`, then the SDK clears them. */
   private finish(entry: Kept, code: number): number {
     entry.wake = undefined;
     entry.stopped = true;
@@ -243,7 +241,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => void):
 }
 
 /**
- * The room's next state (a room without state gets none: resolves at once). Not `once`: colyseus.js's
+ * The room's next state (a room without state gets none: resolves at once). Not `once`: the SDK's
  * signals remove a one-shot handler while calling the list, which skips the handler after it (the
  * game's). The listener leaves after the call instead.
  */

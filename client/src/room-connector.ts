@@ -1,4 +1,4 @@
-import { MatchMakeError, ServerError, type Room } from "colyseus.js";
+import { MatchMakeError, ServerError, type Room } from "@colyseus/sdk";
 import { SEAT_REPLACED_CLOSE_CODE, SESSION_ENDED_CLOSE_CODE, isConnectionLoss } from "./close-codes";
 import type { RuntimeColyseusClient } from "./colyseus/runtime-colyseus-client";
 import { delay } from "./delay";
@@ -20,7 +20,7 @@ export class RoomConnector {
     private readonly keeper: RoomKeeper,
   ) {}
 
-  async matchmake<T>(method: JoinMethod, roomNameOrId: string, options: Record<string, unknown>, rootSchema?: any): Promise<Room<T>> {
+  async matchmake<T>(method: JoinMethod, roomNameOrId: string, options: Record<string, unknown>, rootSchema?: any): Promise<Room<any, T>> {
     const once = async (token: string) => {
       const generation = this.sessions.generation;
       return this.watch(await this.colyseus[method]<T>(roomNameOrId, { ...options, accessToken: token }, rootSchema), generation, rootSchema);
@@ -49,7 +49,7 @@ export class RoomConnector {
   }
 
   /** Backoff 0.25 s doubling to 2 s, given up once the session changed. */
-  async reconnect<T>(reconnectionToken: string, rootSchema: any, attempts: number): Promise<Room<T>> {
+  async reconnect<T>(reconnectionToken: string, rootSchema: any, attempts: number): Promise<Room<any, T>> {
     const generation = this.sessions.generation;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -61,7 +61,7 @@ export class RoomConnector {
     }
   }
 
-  private watch<T>(room: Room<T>, generation: number, rootSchema: unknown): Room<T> {
+  private watch<T>(room: Room<any, T>, generation: number, rootSchema: unknown): Room<any, T> {
     this.keeper.keep(room, rootSchema, generation);
     room.onMessage("reward", (message: RewardEvent) => this.events.emit("reward", message));
     room.onLeave((code: number) => {
@@ -77,21 +77,22 @@ export class RoomConnector {
   }
 }
 
-/** colyseus.js errors as ApiErrors: the server's room auth answers `ServerError(status, code)`. */
+/** SDK errors as ApiErrors: the server's room auth answers `ServerError(status, code)`. */
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof NetworkError) return new ApiError(0, "network_error", err.message);
   if (err instanceof MatchMakeError || err instanceof ServerError) {
     const status = typeof err.code === "number" ? err.code : 0;
     const stable = /^[a-z][a-z0-9_]*$/.test(err.message);
-    // Codes ≥ 1000 are WebSocket closes (e.g. 4002) or Colyseus's own matchmaking codes (4210…).
+    // Colyseus's own codes: its matchmaking codes (520–526) and WebSocket closes (≥ 1000, e.g. 4002), not HTTP statuses of ours.
+    const colyseusOwn = (status >= 520 && status <= 526) || status >= 1000;
     const fallback = status >= 1000 && !(err instanceof MatchMakeError) ? "room_connect_failed" : "matchmake_failed";
-    return new ApiError(status >= 1000 ? 0 : status, stable ? err.message : fallback, err.message, { colyseusCode: status });
+    return new ApiError(colyseusOwn ? 0 : status, stable ? err.message : fallback, err.message, { colyseusCode: status });
   }
   return new ApiError(0, "room_connect_failed", err instanceof Error ? err.message : String(err));
 }
 
-/** colyseus 0.16's MATCHMAKE_EXPIRED (4214): "seat reservation expired". */
+/** Colyseus 0.18's MATCHMAKE_EXPIRED (524): "seat reservation expired". */
 function isSeatExpired(err: unknown): boolean {
-  return err instanceof ServerError && err.code === 4214;
+  return err instanceof ServerError && err.code === 524;
 }

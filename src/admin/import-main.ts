@@ -4,6 +4,7 @@
  * Progress goes to stderr, the summary to stdout (JSON), a line per skipped or merged player to the
  * report file. See docs/migrate-from-leancloud.md.
  */
+import "../config/node-floor"; // first: on Node < 22 it says so and exits, before a dependency fails to load
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { createUserStore } from "../adapters/store/create-user-store";

@@ -3,6 +3,7 @@
  * own settings, store and cache, against a running cluster. Results go to stdout as JSON; one
  * audit line per action goes to stderr (JSON, like the server's log).
  */
+import "../config/node-floor"; // first: on Node < 22 it says so and exits, before a dependency fails to load
 import os from "node:os";
 import { parseArgs } from "node:util";
 import pino from "pino";

@@ -5,7 +5,7 @@
  * another process. A room that does not answer in time is counted, not guessed.
  */
 import { matchMaker } from "@colyseus/core";
-import { APP_OPTION } from "../../rooms/AuthenticatedRoom";
+import { listedApp } from "../../rooms/AuthenticatedRoom";
 import type { RoomSeat } from "../../rooms/room-seat";
 
 /** How long a room on another process has to answer; an operator's page should not hang. */
@@ -28,8 +28,8 @@ export async function playerRooms(userId: string, liveApps: readonly string[]): 
   if (liveApps.length === 0) return { rooms: [], unanswered: 0 };
   const listings = await matchMaker.query({});
   const candidates = listings.filter((l) => {
-    const app = (l as unknown as Record<string, unknown>)[APP_OPTION];
-    return typeof app !== "string" || liveApps.includes(app);
+    const app = listedApp(l);
+    return app === undefined || liveApps.includes(app);
   });
   let unanswered = 0;
   const rooms: PlayerRoom[] = [];
@@ -43,8 +43,7 @@ export async function playerRooms(userId: string, liveApps: readonly string[]): 
         return;
       }
       if (!seat) return;
-      const app = (listing as unknown as Record<string, unknown>)[APP_OPTION];
-      rooms.push({ roomId: listing.roomId, roomType: listing.name, app: typeof app === "string" ? app : null, processId: listing.processId, host: seat.host, pid: seat.pid, connected: seat.connected, clients: listing.clients });
+      rooms.push({ roomId: listing.roomId, roomType: listing.name, app: listedApp(listing) ?? null, processId: listing.processId, host: seat.host, pid: seat.pid, connected: seat.connected, clients: listing.clients });
     }),
   );
   rooms.sort((a, b) => a.roomType.localeCompare(b.roomType) || a.roomId.localeCompare(b.roomId));

@@ -3,6 +3,7 @@
  * without starting anything; with `--connect` it also reaches the database, Redis and the platform
  * endpoints (connect-check.ts). Prints every problem and exits 1, or prints what would run and exits 0.
  */
+import "../config/node-floor"; // first: on Node < 22 it says so and exits, before a dependency fails to load
 import { parseArgs } from "node:util";
 import { checkConnections, formatConnections } from "./connect-check";
 import { checkSettings, formatCheck } from "./settings-check";

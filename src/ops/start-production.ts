@@ -4,6 +4,7 @@
  * process fails (or restarts) first, it prints that process's first error, removes the processes
  * from pm2 so they do not crash-loop, and exits 1.
  */
+import "../config/node-floor"; // first: on Node < 22 it says so and exits, before a dependency fails to load
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";

@@ -19,7 +19,7 @@ import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
 import { colyseusLogger } from "./colyseus-logger";
 import { createSharedRooms } from "./shared-rooms";
-import { installMatchmakeHandler } from "./matchmake-handler";
+import { matchmakeListener } from "./matchmake-handler";
 import { guardRequests } from "./request-guard";
 import { clientIpResolver, compileTrust } from "../net/client-ip";
 import { CorsPolicy } from "../net/cors-policy";
@@ -64,13 +64,29 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let draining = false;
   let closeConsole: (() => Promise<void>) | undefined;
   // With Redis, rooms and presence are shared by every process, and dead or returning hosts are
-  // handled in the background (shared-rooms.ts, host-health.ts: what Colyseus 0.16 leaves to players).
+  // handled in the background (shared-rooms.ts, host-health.ts: what Colyseus 0.18 leaves to players).
   const sharedRooms = createSharedRooms(settings, logger);
   // One client-address rule and one CORS rule, for the API, matchmaking and the room sockets alike.
   const trust = compileTrust(settings.trustProxy);
   const clientIp = clientIpResolver(trust);
   const cors = new CorsPolicy(settings.corsOrigins);
   let expressApp: express.Express | undefined;
+  let transport: RoomTransport | undefined;
+  let drain: HttpDrain | undefined;
+
+  /**
+   * Once listening: the server's request listeners become ours. Colyseus 0.18 has added its router's
+   * (matchmaking, and CORS reflecting any origin with credentials, for every request); ours answers
+   * matchmaking (matchmake-handler.ts) and hands the rest to the Express app, both with CORS_ORIGINS.
+   */
+  const takeOverRequests = (server: http.Server) => {
+    server.removeAllListeners("request");
+    server.on("request", matchmakeListener({ clientIp, cors, logger, protocol: transport?.protocol, otherwise: (req, res) => expressApp!(req, res) }));
+    // Counted here, around matchmaking too.
+    drain = new HttpDrain(server);
+    // Last, so it wraps every listener: an error escaping one request fails that request only (request-guard.ts).
+    guardRequests(server, logger);
+  };
 
   const definition = config({
     displayLogs: false,
@@ -84,27 +100,25 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
     initializeTransport: (transportOptions: { server: http.Server; app: unknown }) => {
       httpServer = transportOptions.server;
-      return new RoomTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES, clientIp, host: settings.host }, logger);
+      transport = new RoomTransport({ ...transportOptions, maxPayload: MAX_WS_PAYLOAD_BYTES, clientIp, host: settings.host, onListening: takeOverRequests }, logger);
+      return transport;
     },
 
-    initializeExpress: async (app: express.Express) => {
-      services = await buildServices(settings, logger, options.overrides);
-      // The embedded simulator pushes item purchases to this server's own push route.
-      services.simulator?.payments.setDefaultNotifyUrl((platform) => {
-        const address = httpServer?.address();
-        return address && typeof address === "object" ? `http://127.0.0.1:${address.port}/api/minigame/${platform}/push` : undefined;
-      });
+    // Runs when the server listens, after initializeGameServer (which built the services).
+    initializeExpress: async (application: express.Application) => {
+      const app = application as express.Express;
+      const ready = services!;
       expressApp = app;
       applyEdgeRules(app, { trust, clientIp, cors, storeBudgets: settings.store.kind === "mongodb" });
       app.disable("x-powered-by");
       // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
       app.set("etag", false);
-      mountApi(app, services);
+      mountApi(app, ready);
       app.use(
         opsRoutes({
-          store: services.store,
-          cache: services.cache,
-          metrics: settings.metrics.enabled ? services.metrics : undefined,
+          store: ready.store,
+          cache: ready.cache,
+          metrics: settings.metrics.enabled ? ready.metrics : undefined,
           metricsToken: settings.metrics.token,
           isDraining: () => draining,
         }),
@@ -112,23 +126,30 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
 
       app.use(faviconRoutes());
       if (settings.apiDocsEnabled) {
-        const platforms = services.platformDefinitions;
+        const platforms = ready.platformDefinitions;
         app.use(apiDocsRoutes(() => buildOpenApiDocument({ platforms, placeholderEmailDomain: settings.placeholderEmailDomain })));
       }
       if (settings.playgroundEnabled) {
         // The simulator's controls for the page's player exist only where the simulator runs in this process.
-        if (services.simulator) app.use(playgroundSimulatorRoutes({ sessions: services.sessions, controls: simulatorControls(services, services.simulator.url) }));
-        app.use(playgroundRoutes(services.platformDefinitions, services.platformApps));
+        if (ready.simulator) app.use(playgroundSimulatorRoutes({ sessions: ready.sessions, controls: simulatorControls(ready, ready.simulator.url) }));
+        app.use(playgroundRoutes(ready.platformDefinitions, ready.platformApps));
       }
       // The operator console (docs/console.md): its own accounts, sessions and audit trail.
-      if (settings.console.enabled) closeConsole = await mountConsole(app, services);
+      if (settings.console.enabled) closeConsole = await mountConsole(app, ready);
       answerTheRestWithEnvelope(app, logger);
-      logger.info(`ready: ${describeStartup(services)}`);
+      logger.info(`ready: ${describeStartup(ready)}`);
     },
 
+    // Colyseus 0.18 runs this first, before the server listens (then initializeExpress).
     initializeGameServer: async (gameServer: Server) => {
-      const ready = services!;
-      installMatchmakeHandler(gameServer, { clientIp, cors, logger, otherwise: (req, res) => expressApp!(req, res) });
+      services = await buildServices(settings, logger, options.overrides);
+      const ready = services;
+      await matchMaker.onReady; // the presence the guard and notices subscribe on
+      // The embedded simulator pushes item purchases to this server's own push route.
+      ready.simulator?.payments.setDefaultNotifyUrl((platform) => {
+        const address = httpServer?.address();
+        return address && typeof address === "object" ? `http://127.0.0.1:${address.port}/api/minigame/${platform}/push` : undefined;
+      });
       guard = new RoomSessionGuard(matchMaker.presence, ready.sessions, logger, ready);
       await guard.start();
       setRoomServices({
@@ -169,10 +190,6 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       sharedRooms.start();
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);
-      // Counted here, after Colyseus wrapped the server's request listeners, so matchmaking counts too.
-      const drain = new HttpDrain(httpServer!);
-      // Last, so it wraps every listener: an error escaping one request fails that request only (request-guard.ts).
-      guardRequests(httpServer!, logger);
       // Before Colyseus disconnects rooms: stop accepting and let in-flight HTTP requests finish.
       gameServer.onBeforeShutdown(async () => {
         draining = true;
@@ -180,6 +197,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         guard?.stop(); // while the presence connection is still open
         notices?.stop();
         rewardNotices?.stop();
+        if (!drain) return; // it never listened
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });
       });

@@ -1,7 +1,7 @@
 /**
- * Colyseus's timeouts as our settings. @colyseus/core 0.16 reads them from process.env once, when
- * its modules are first loaded (`utils/Utils.js`: COLYSEUS_PRESENCE_SHORT_TIMEOUT and
- * COLYSEUS_MAX_CONCURRENT_CREATE_ROOM_WAIT_TIME; `Room.js`: COLYSEUS_SEAT_RESERVATION_TIME), into
+ * Colyseus's timeouts as our settings. @colyseus/core 0.18 reads them from process.env once, when
+ * its modules are first loaded (`utils/Utils.cjs`: COLYSEUS_PRESENCE_SHORT_TIMEOUT and
+ * COLYSEUS_MAX_CONCURRENT_CREATE_ROOM_WAIT_TIME; `Room.cjs`: COLYSEUS_SEAT_RESERVATION_TIME), into
  * constants nothing can change later. So the entry point parses our settings first, hands their
  * values to Colyseus here, and only then loads Colyseus (index.ts imports it dynamically). Our code
  * still reads no environment variable outside src/config/: this module only writes the ones
@@ -17,7 +17,7 @@ const nodeRequire = createRequire(__filename);
 
 type ColyseusTimeouts = AppConfig["colyseus"];
 
-/** The variables Colyseus 0.16 reads at import, with the values our settings give them. */
+/** The variables Colyseus 0.18 reads at import, with the values our settings give them. */
 export function colyseusVariables(timeouts: ColyseusTimeouts): Record<string, string> {
   return {
     COLYSEUS_SEAT_RESERVATION_TIME: String(timeouts.seatReservationSec),
@@ -27,7 +27,7 @@ export function colyseusVariables(timeouts: ColyseusTimeouts): Record<string, st
 
 /** Where @colyseus/core keeps the constants (its package exports hide the file from a plain import). */
 function colyseusUtilsPath(): string {
-  return path.join(path.dirname(nodeRequire.resolve("@colyseus/core")), "utils", "Utils.js");
+  return path.join(path.dirname(nodeRequire.resolve("@colyseus/core")), "utils", "Utils.cjs");
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The edge rules on the Express side of the HTTP server: the client-address rule behind `req.ip`,
- * CORS by CORS_ORIGINS in place of the one @colyseus/tools installs, one store budget per request,
+ * CORS by CORS_ORIGINS (in place of Colyseus's, which reflects any origin), one store budget per request,
  * and the envelope for whatever no route serves. Matchmaking gets the same rules in
  * matchmake-handler.ts (but its store calls are each budgeted alone).
  */
@@ -29,7 +29,7 @@ export interface EdgeRules {
 
 /** First thing in the Express hook, before any route. */
 export function applyEdgeRules(app: express.Express, rules: EdgeRules): void {
-  replaceToolsCors(app, rules.cors);
+  answerCors(app, rules.cors);
   // Express's own trust decisions (req.ips, req.protocol) and req.ip follow the same rule; req.ip is
   // the canonical address, never header text, so rate-limit keys stay bounded.
   app.set("trust proxy", rules.trust);
@@ -66,22 +66,19 @@ export function hasValidPercentEncoding(url: string | undefined): boolean {
 
 /** Last thing in the Express hook: anything no route took (`//api/users/me`, `/api\users\me`) gets the envelope, not Express's HTML page. */
 export function answerTheRestWithEnvelope(app: express.Express, logger: Logger): void {
-  // What @colyseus/tools adds after our hook, here so that it comes before the fallback.
+  // What Colyseus answers itself (its router, whose listener is replaced by ours), here so that it comes before the fallback.
   app.get("/__healthcheck", (_req, res) => void res.status(200).end());
   app.use(notFoundHandler);
   app.use(errorHandler(logger));
 }
 
 /**
- * @colyseus/tools' `listen()` adds `cors({ origin: true, credentials: true })` to every route before
- * our Express hook runs: take it out and answer CORS by CORS_ORIGINS instead. A preflight is
- * answered here (204, with the CORS headers only for an allowed origin), whatever the path.
+ * CORS by CORS_ORIGINS on every route. Colyseus 0.18 answers CORS for every request in a listener of
+ * its own that reflects any origin with credentials; the server's request listeners are ours instead
+ * (app.config.ts, takeOverRequests). A preflight is answered here (204, with the CORS headers only
+ * for an allowed origin), whatever the path.
  */
-function replaceToolsCors(app: express.Express, cors: CorsPolicy): void {
-  const stack = (app.router as unknown as { stack: Array<{ name: string }> }).stack;
-  const toolsCors = stack.findIndex((layer) => layer.name === "corsMiddleware");
-  if (toolsCors === -1) throw new Error("@colyseus/tools no longer adds its CORS middleware where expected; review replaceToolsCors");
-  stack.splice(toolsCors, 1);
+function answerCors(app: express.Express, cors: CorsPolicy): void {
   app.use((req, res, next) => {
     const headers = cors.headersFor(req, API_METHODS);
     // setHeader, not res.set: these are plain strings, and res.set's content-type handling runs per call.

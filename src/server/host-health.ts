@@ -1,8 +1,10 @@
 /**
  * Dead and returning hosts, handled by the server rather than by the next unlucky player.
  *
- * Corrects @colyseus/core 0.16.26 (MatchMaker.js, Stats.js; upstream colyseus#850, #480, #968), and
- * can go once upstream handles these itself:
+ * Written against @colyseus/core 0.16.26 (MatchMaker.js, Stats.js; upstream colyseus#850, #480, #968);
+ * 0.18 restores a stalled process's own listings when it reads that another removed them (its
+ * "swept" receipt), but still checks other processes only at start and after a failed request, so
+ * these checks stay until upstream handles the rest:
  * - A process killed (SIGKILL, power loss) stays listed for ever. A failed create on it removes only
  *   its room-count entry (createRoom → stats.excludeProcess); the later health check then unlists
  *   its rooms only if it removed that entry itself (healthCheckProcessId), and a restarted process

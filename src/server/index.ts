@@ -1,4 +1,5 @@
 /** Process entry: load settings, listen. Everything else lives in app.config.ts. */
+import "../config/node-floor"; // first: on Node < 22 it says so and exits, before a dependency fails to load
 import { ConfigError, loadConfig } from "../config/config";
 import { handColyseusTimeouts } from "./colyseus-environment";
 import { loadWithLogger } from "./colyseus-logger";

@@ -1,16 +1,17 @@
 /**
- * Our answer to `/matchmake/...` requests, in place of @colyseus/core's `handleMatchMakeRequest`,
- * which trusts X-Real-IP / X-Forwarded-For as the client address, reflects any origin with
- * credentials, buffers bodies of any size, and leaves PUT/DELETE/PATCH/TRACE unanswered.
+ * Our answer to `/matchmake/...` requests, in place of Colyseus 0.18's matchmaking route, which
+ * trusts X-Real-IP / X-Forwarded-For as the client address, reflects any origin with credentials,
+ * and leaves PUT/DELETE/PATCH/TRACE to the next handler.
  *
  * Same protocol otherwise: POST `/matchmake/<method>/<room>` with the join options as JSON, answered
- * 200 with the seat reservation or with Colyseus's error shape `{code, error}` (what the SDK reads).
- * Our own refusals use that shape too, with the HTTP status as `code`: 405 (with Allow) for a method
- * other than POST/OPTIONS, 413 for a body above 16 KiB (refused before it is read or parsed),
- * 400 for a body that is not a JSON object or a URL that is not valid percent-encoding.
+ * 200 with the seat reservation, or, for a refused join, with the refusal's code as the HTTP status
+ * and Colyseus's error shape `{code, error}` as the body (the 0.18 SDK raises it as a MatchMakeError
+ * with that code). Our own refusals are alike: 405 (with Allow) for a method other than POST/OPTIONS,
+ * 413 for a body above 16 KiB (refused before it is read or parsed), 400 for a body that is not a
+ * JSON object or a URL that is not valid percent-encoding.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { getBearerToken, matchMaker, type Server } from "@colyseus/core";
+import { getBearerToken, matchMaker } from "@colyseus/core";
 import type { Logger } from "../logging/logger";
 import { CorsPolicy } from "../net/cors-policy";
 import { hasValidPercentEncoding } from "./express-edge";
@@ -23,22 +24,24 @@ export interface MatchmakeHandlerOptions {
   clientIp: (req: IncomingMessage) => string;
   cors: CorsPolicy;
   logger: Logger;
-  /** Requests Colyseus routed here although their path is not /matchmake/… (it matches anywhere in the URL). */
+  /** The transport's protocol, for the seat reservation (Colyseus's WebSocket transport names none). */
+  protocol?: unknown;
+  /** Every request that is not matchmaking: the Express app. */
   otherwise: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
-type MatchmakeRequestHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-/** Replaces the server's matchmaking handler; Colyseus calls it through `this`, so the instance property wins. */
-export function installMatchmakeHandler(gameServer: Server, options: MatchmakeHandlerOptions): void {
-  const target = gameServer as unknown as { handleMatchMakeRequest: MatchmakeRequestHandler; transport: { protocol?: unknown } };
-  // Colyseus does not wait for or catch this promise: whatever fails in it is answered here, never left to escape.
-  target.handleMatchMakeRequest = (req, res) =>
-    handleMatchmake(req, res, options, target.transport.protocol).catch((err: unknown) => {
+/**
+ * The server's request listener: matchmaking here, anything else to `otherwise`. Whatever fails in it
+ * is answered here, never left to escape.
+ */
+export function matchmakeListener(options: MatchmakeHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    handleMatchmake(req, res, options).catch((err: unknown) => {
       options.logger.error({ err, event: "matchmake_failed" }, "a matchmaking request failed unexpectedly");
       if (!res.headersSent && !res.destroyed) reply(res, 500, { "Content-Type": "application/json" }, JSON.stringify({ code: 500, error: "internal error" }));
       else res.destroy();
     });
+  };
 }
 
 /** `/matchmake` or below it. Every HTTP request passes here first, so no per-request RegExp. */
@@ -47,7 +50,7 @@ function isMatchmakePath(path: string): boolean {
   return path.startsWith(prefix) && (path.length === prefix.length || path[prefix.length] === "/");
 }
 
-async function handleMatchmake(req: IncomingMessage, res: ServerResponse, options: MatchmakeHandlerOptions, protocol: unknown): Promise<void> {
+async function handleMatchmake(req: IncomingMessage, res: ServerResponse, options: MatchmakeHandlerOptions): Promise<void> {
   const path = (req.url ?? "").split("?")[0];
   if (!isMatchmakePath(path)) return options.otherwise(req, res);
   if (matchMaker.state === matchMaker.MatchMakerState.SHUTTING_DOWN) return reply(res, 503, {});
@@ -74,21 +77,33 @@ async function handleMatchmake(req: IncomingMessage, res: ServerResponse, option
 
   const [method = "", roomName = ""] = path.split("/").slice(2);
   let answer: Record<string, unknown>;
+  let status = 200;
   try {
     const reservation = await matchMaker.controller.invokeMethod(method, roomName, clientOptions, {
       token: getBearerToken(req.headers.authorization ?? ""),
-      headers: req.headers,
+      headers: requestHeaders(req),
       ip: options.clientIp(req),
       req,
     });
     answer = { ...reservation };
-    if (protocol !== undefined) answer.protocol = protocol;
+    if (options.protocol !== undefined) answer.protocol = options.protocol;
   } catch (e) {
-    // As Colyseus answers a refused join: 200 with the error (the SDK raises it as MatchMakeError).
+    // As Colyseus 0.18 answers a refused join: the code as the status, {code, error} as the body.
     const err = e as { code?: unknown; message?: unknown };
+    status = typeof err.code === "number" && err.code >= 400 && err.code <= 599 ? err.code : 500;
     answer = { code: err.code, error: err.message };
   }
-  reply(res, 200, { ...headers, "Content-Type": "application/json" }, JSON.stringify(answer));
+  reply(res, status, { ...headers, "Content-Type": "application/json" }, JSON.stringify(answer));
+}
+
+/** The request's headers as the WHATWG Headers Colyseus 0.18 hands to onAuth. */
+function requestHeaders(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  return headers;
 }
 
 function reply(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body?: string): void {

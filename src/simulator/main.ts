@@ -3,6 +3,7 @@
  * against every registered platform without the real platforms. Serves each platform's simulator app
  * and the apps listed in SIMULATOR_APPS (`platform:appId:secret`, comma-separated), as a studio's games.
  */
+import "../config/node-floor"; // first: on Node < 22 it says so and exits, before a dependency fails to load
 import { loadSimulatorConfig } from "../config/simulator-config";
 import { defaultSimulatorApps, simulatorPathPrefixes, startSimulator } from "./simulator-server";
 

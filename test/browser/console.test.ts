@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Client } from "colyseus.js";
+import { Client } from "@colyseus/sdk";
 import type { Page } from "playwright-core";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { startSimulator } from "../../src/simulator/simulator-server";

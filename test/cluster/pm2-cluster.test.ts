@@ -4,13 +4,13 @@
  * is set, and again on MongoDB when TEST_MONGODB_URL is.
  */
 import assert from "node:assert/strict";
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFile, execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, simulatorPlatformEnv } from "../support/app-harness";
 import { buildOnce, ROOT } from "../support/build";
@@ -49,11 +49,22 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 }
 
 async function getJson(url: string, headers: Record<string, string> = {}, method = "GET", body?: unknown) {
-  const res = await fetch(url, {
-    method,
-    headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  const send = () =>
+    fetch(url, {
+      method,
+      headers: { ...headers, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  let res: Response;
+  try {
+    res = await send();
+  } catch (err) {
+    // A pooled connection the server closed as idle (its 5 s keep-alive) while this process was
+    // blocked (a synchronous pm2 command; slow on a loaded machine) is found closed only when
+    // reused: the server never read that request. Sent once more, on a new connection.
+    if ((err as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw err;
+    res = await send();
+  }
   return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
 }
 
@@ -280,9 +291,17 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
     assert.equal(await left, 4401);
   });
 
-  /** `npm run admin -- <args>`: its exit code, JSON result and audit lines. */
-  const admin = (...args: string[]) => {
-    const run = spawnSync(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8" });
+  /**
+   * `npm run admin -- <args>`: its exit code, JSON result and audit lines. Run without blocking this
+   * process: its room clients must keep answering the server's pings while the command runs (seconds
+   * on a loaded machine), or the server drops them as unresponsive and no kick can reach them.
+   */
+  const admin = async (...args: string[]) => {
+    const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8", maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+        resolve({ status: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      ),
+    );
     const audit = run.stderr
       .split("\n")
       .filter((line) => line.startsWith("{"))
@@ -312,7 +331,7 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
     const player = `ban${Date.now()}`;
     const first = await login(`${player}.1`);
     const { left } = await seated(first.body.data.token);
-    const disabled = admin("disable", first.body.data.user.id, "--reason", "cheating in ranked", "--by", "ops-alice");
+    const disabled = await admin("disable", first.body.data.user.id, "--reason", "cheating in ranked", "--by", "ops-alice");
     assert.equal(disabled.status, 0, disabled.stderr);
     assert.equal(disabled.result.user.status, 2);
     assert.deepEqual(disabled.result.restriction, { reason: "cheating in ranked", until: null });
@@ -327,7 +346,7 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
       assert.deepEqual([refused.status, refused.body.data.code, refused.body.data.token], [403, "user_disabled", ""]);
       assert.equal((await getJson(`${url}/api/users/me`, { authorization: `Bearer ${first.body.data.token}` })).status, 403);
     }
-    assert.equal(admin("enable", `wechat:${first.body.data.user.openid}`, "--by", "ops-alice").status, 0);
+    assert.equal((await admin("enable", `wechat:${first.body.data.user.openid}`, "--by", "ops-alice")).status, 0);
     assert.equal((await login(`${player}.3`, urls()[1])).status, 200);
   });
 
@@ -335,12 +354,12 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
     const player = `until${Date.now()}`;
     const first = await login(`${player}.1`);
     const until = new Date(Date.now() + 3600_000).toISOString();
-    assert.equal(admin("disable", first.body.data.user.username, "--reason", "spam", "--until", until).status, 0);
+    assert.equal((await admin("disable", first.body.data.user.username, "--reason", "spam", "--until", until)).status, 0);
     const refused = await login(`${player}.2`);
     assert.deepEqual([refused.status, refused.body.data.disabledUntil], [403, until]);
 
     const past = new Date(Date.now() - 60_000).toISOString();
-    const lapsed = admin("disable", first.body.data.user.id, "--reason", "spam", "--until", past);
+    const lapsed = await admin("disable", first.body.data.user.id, "--reason", "spam", "--until", past);
     assert.equal(lapsed.status, 0, lapsed.stderr);
     assert.equal(lapsed.result.restriction, null);
     assert.equal((await login(`${player}.3`, urls()[1])).status, 200);
@@ -349,7 +368,7 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
   it("admin end-sessions logs the user out everywhere and kicks the room client", async () => {
     const first = await login(`out${Date.now()}.1`);
     const { left } = await seated(first.body.data.token);
-    const ended = admin("end-sessions", first.body.data.user.email);
+    const ended = await admin("end-sessions", first.body.data.user.email);
     assert.equal(ended.status, 0, ended.stderr);
     assert.equal(ended.result.sessionLive, false);
     assert.equal(await left, 4401);
@@ -369,11 +388,11 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
     assert.ok(row.passwordHash, "the store holds a hash");
 
     for (const ref of [user.id, user.username, user.email, `wechat:${user.openid}`]) {
-      const found = admin("find", ref);
+      const found = await admin("find", ref);
       assert.equal(found.status, 0, found.stderr);
       assert.equal(found.result.user.id, user.id);
     }
-    const exported = admin("export", user.id, "--by", "dpo");
+    const exported = await admin("export", user.id, "--by", "dpo");
     assert.equal(exported.status, 0, exported.stderr);
     const text = JSON.stringify(exported.result);
     assert.equal(text.includes(String(row.passwordHash)), false, "no password hash");
@@ -387,7 +406,7 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
       await stored.identities(user.id),
     );
     assert.deepEqual(exported.audit.map((a) => [a.by, a.action, a.userId]), [["dpo", "export", user.id]]);
-    assert.equal(admin("find", "nobody-by-this-name").status, 1);
+    assert.equal((await admin("find", "nobody-by-this-name")).status, 1);
   });
 
   it("admin erase removes the user and kicks its client; a new login with the same identity creates a fresh user", async () => {
@@ -395,7 +414,7 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
     const first = await login(`${player}.1`);
     const { user } = first.body.data;
     const { left } = await seated(first.body.data.token);
-    const erased = admin("erase", user.id, "--by", "ops-bob");
+    const erased = await admin("erase", user.id, "--by", "ops-bob");
     assert.equal(erased.status, 0, erased.stderr);
     assert.equal(await left, 4401);
     assert.equal(await stored.user(user.id), undefined);
@@ -432,19 +451,19 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
 
     const banned = await login(`keep${Date.now()}.2`, a);
     assert.equal((await me(banned.body.data.token)).status, 200);
-    assert.equal(admin("disable", banned.body.data.user.id, "--reason", "spam").status, 0);
+    assert.equal((await admin("disable", banned.body.data.user.id, "--reason", "spam")).status, 0);
     assert.deepEqual(pick(await me(banned.body.data.token)), [403, "user_disabled"]);
 
     const until = new Date(Date.now() + 3600_000).toISOString();
     const timed = await login(`keep${Date.now()}.3`, a);
     assert.equal((await me(timed.body.data.token)).status, 200);
-    assert.equal(admin("disable", timed.body.data.user.id, "--reason", "spam", "--until", until).status, 0);
+    assert.equal((await admin("disable", timed.body.data.user.id, "--reason", "spam", "--until", until)).status, 0);
     const refused = await me(timed.body.data.token);
     assert.deepEqual([...pick(refused), refused.body.data.disabledUntil], [403, "user_disabled", until]);
 
     const erased = await login(`keep${Date.now()}.4`, a);
     assert.equal((await me(erased.body.data.token)).status, 200);
-    assert.equal(admin("erase", erased.body.data.user.id).status, 0);
+    assert.equal((await admin("erase", erased.body.data.user.id)).status, 0);
     assert.deepEqual(pick(await me(erased.body.data.token)), [403, "user_disabled"]);
   });
 

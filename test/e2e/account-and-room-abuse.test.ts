@@ -4,7 +4,7 @@
  * chat. Real HTTP and real colyseus.js clients, on every configured backend.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { SEAT_REPLACED_CLOSE_CODE } from "../../rooms/AuthenticatedRoom";
 import { useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";

@@ -3,7 +3,7 @@
  * each backend: real HTTP and a real Colyseus client.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { buildUserExport } from "../../src/services/user-export";
 import { AdminService } from "../../src/services/admin-service";

@@ -6,7 +6,7 @@
  * blackholed analytics store slows and fails nothing.
  */
 import assert from "node:assert/strict";
-import { Client } from "colyseus.js";
+import { Client } from "@colyseus/sdk";
 import { runAdmin } from "../support/admin-cli";
 import { startHarness, TEST_JWT_SECRET, simulatorPlatformEnv, type Harness } from "../support/app-harness";
 import { storeBackends } from "../support/backends";

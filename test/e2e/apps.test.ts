@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import jwt from "jsonwebtoken";
 import { matchMaker } from "@colyseus/core";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { AuthenticatedRoom } from "../../rooms/AuthenticatedRoom";
 import { accessTokenKey, refreshTokenKey } from "../../src/services/session-service";
 import { useHarness, type Harness } from "../support/app-harness";

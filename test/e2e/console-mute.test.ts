@@ -4,7 +4,7 @@
  * again; a viewer's attempt is refused and audited. On the embedded defaults and PostgreSQL + Redis.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { startHarness, type Harness } from "../support/app-harness";
 import { backends } from "../support/backends";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";

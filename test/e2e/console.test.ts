@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { Client } from "colyseus.js";
+import { Client } from "@colyseus/sdk";
 import { SESSION_ENDED_CLOSE_CODE } from "../../rooms/session-guard";
 import { sessionCookie } from "../../src/console/console-guard";
 import { totpAt } from "../../src/services/console/totp";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { AuthenticatedRoom, type PlayerClient } from "../../rooms/AuthenticatedRoom";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, startHarness, type Harness } from "../support/app-harness";

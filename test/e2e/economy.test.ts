@@ -6,7 +6,7 @@
  * below the catalog's price or of unknown items recorded failed and not delivered, on each platform.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import type { Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
 import { paymentServerPerSuite } from "../support/payments";

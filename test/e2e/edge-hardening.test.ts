@@ -79,9 +79,9 @@ for (const backend of backends) {
         const token = await login(h);
         const seat = await matchmake(h, token, {}, "address_probe");
         assert.equal(seat.status, 200, seat.text);
-        const { room, sessionId } = seat.json;
+        const { processId, roomId, sessionId } = seat.json;
         const port = new URL(h.baseUrl).port;
-        const ws = new WebSocket(`ws://127.0.0.1:${port}/${room.processId}/${room.roomId}?sessionId=${sessionId}`, {
+        const ws = new WebSocket(`ws://127.0.0.1:${port}/${processId}/${roomId}?sessionId=${sessionId}`, {
           headers: { "x-real-ip": "203.0.113.7", "x-forwarded-for": "203.0.113.8" },
         });
         await new Promise<void>((resolve, reject) => {

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { matchMaker } from "@colyseus/core";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { MatchRoom } from "../../rooms/MatchRoom";
 import { startHarness, type Harness } from "../support/app-harness";
 import { storeBackends } from "../support/backends";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { platformDefinitions } from "../../src/platforms/registry";
 import { payEventSig, pushSignature } from "../../src/platforms/wechat/wechat-push";
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { AuthenticatedRoom } from "../../rooms/AuthenticatedRoom";
 import { useHarness } from "../support/app-harness";
 import { backends } from "../support/backends";

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { MatchRoom, type MatchResults } from "../../rooms/MatchRoom";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";

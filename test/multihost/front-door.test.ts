@@ -11,7 +11,7 @@
  * redis-server or TEST_DATABASE_URL.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import Redis from "ioredis";
 import pg from "pg";
 import { simulatorPlatformEnv } from "../../src/simulator/simulator-server";
@@ -32,8 +32,11 @@ interface Session {
   token: string;
   user: { id: string };
 }
+/** Colyseus 0.18's seat reservation: flat (0.16 nested the room's fields under `room`). */
 interface Reservation {
-  room: { roomId: string; processId: string; publicAddress?: string };
+  roomId: string;
+  processId: string;
+  publicAddress?: string;
   sessionId: string;
 }
 
@@ -117,7 +120,7 @@ interface Reservation {
   }
 
   const direct = (host: Host) => `http://${host.address}:2567`;
-  const hostOf = (r: Reservation) => net.hosts.find((h) => r.room.publicAddress === `${frontDoor}/${h.name}`)!;
+  const hostOf = (r: Reservation) => net.hosts.find((h) => r.publicAddress === `${frontDoor}/${h.name}`)!;
 
   async function login(base: string): Promise<Session & { servedBy: string }> {
     const res = await fetch(`${base}/api/minigame/wechat/login?jsCode=mh${run}p${players++}.1`);
@@ -181,12 +184,12 @@ interface Reservation {
   it("seats clients on both hosts through their paths, and carries chat from a seat taken on one host to a room on the other", async () => {
     roomOnA = (await createOn(hostA)).reservation;
     roomOnB = (await createOn(hostB)).reservation;
-    assert.notEqual(roomOnA.room.processId, roomOnB.room.processId);
+    assert.notEqual(roomOnA.processId, roomOnB.processId);
     const alice = await login(front);
     bob = await login(front);
     // Alice's seat is reserved by host a for the room on host b; her socket goes to /b.
-    const aliceInB = await seat(await reserve(direct(hostA), "joinById", roomOnB.room.roomId, alice));
-    bobInB = await seat(await reserve(direct(hostB), "joinById", roomOnB.room.roomId, bob));
+    const aliceInB = await seat(await reserve(direct(hostA), "joinById", roomOnB.roomId, alice));
+    bobInB = await seat(await reserve(direct(hostB), "joinById", roomOnB.roomId, bob));
     const latencies: number[] = [];
     for (let i = 0; i < 4; i++) {
       const heard = new Promise<number>((resolve) => bobInB.onMessage("chat", (m: { text: string }) => m.text === `m${i}` && resolve(Date.now())));
@@ -209,7 +212,7 @@ interface Reservation {
   });
 
   it("unlists a host cut off within 5 s with no player tripping on it, while the other keeps serving", async () => {
-    const processA = roomOnA.room.processId;
+    const processA = roomOnA.processId;
     assert.ok((await records()).listed.includes(processA));
     net.cut(hostA);
     const ms = await waitFor(async () => {
@@ -251,7 +254,7 @@ interface Reservation {
   });
 
   it("leaves no listing of a SIGKILLed host that seats players into nowhere, before and after its restart", async () => {
-    const processB = roomOnB.room.processId;
+    const processB = roomOnB.processId;
     // nginx skips a host for fail_timeout (5 s) after a failed attempt: wait until it sends to a
     // again, or with b killed it would have no host left to try (502).
     const backInNginx = await waitFor(async () => {
@@ -270,7 +273,7 @@ interface Reservation {
       const seats: string[] = [];
       for (let i = 0; i < 5; i++) {
         const reservation = await reserve(front, "joinOrCreate", "lobby", await login(front));
-        assert.notEqual(reservation.room.processId, processB, `${label}: a seat for the dead process`);
+        assert.notEqual(reservation.processId, processB, `${label}: a seat for the dead process`);
         await seat(reservation);
         seats.push(hostOf(reservation).name);
       }
@@ -283,6 +286,6 @@ interface Reservation {
     const after = await joined("after the restart");
     const { reservation } = await createOn(hostB);
     figure(`joinOrCreate through nginx: before b's restart on ${before.join(",")}, after on ${after.join(",")}; b (new process) takes rooms again; ${Date.now() - start} ms in all`);
-    assert.notEqual(reservation.room.processId, processB);
+    assert.notEqual(reservation.processId, processB);
   });
 });

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import WebSocket from "ws";
 import Redis from "ioredis";
 import pg from "pg";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { createGameClient, memoryStorage, webRuntime, type GameClient } from "../../client/src/index";
 import { simulatorPlatformEnv } from "../../src/simulator/simulator-server";
 import { declareBackend } from "../support/backend-report";
@@ -154,9 +154,9 @@ class Device {
     for (let i = 0; i < 8; i++) {
       const login = (await (await fetch(`${front}/api/minigame/wechat/login?jsCode=mhr${net.id}owner${i}.1`)).json()) as { data: { token: string } };
       const res = await fetch(`${front}/matchmake/create/lobby`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ accessToken: login.data.token }) });
-      const reservation = (await res.json()) as { room: { roomId: string; publicAddress: string } };
+      const reservation = (await res.json()) as { roomId: string; publicAddress: string };
       rooms.push(await new Client(front).consumeSeatReservation(reservation as never));
-      if (reservation.room.publicAddress === `${frontDoor}/b`) return reservation.room.roomId;
+      if (reservation.publicAddress === `${frontDoor}/b`) return reservation.roomId;
       await sleep(1100); // the shared room count each process reads is refreshed once a second
     }
     assert.fail("no room landed on host b");

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Cluster } from "ioredis";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { createCache } from "../../src/adapters/cache/create-cache";
 import { CrossSlotWriteError } from "../../src/adapters/cache/redis-cache";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";

@@ -75,14 +75,14 @@ describe("logs of client-caused failures", function () {
         headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
         body: "{}",
       });
-      return (await res.json()) as { room: { processId: string; roomId: string }; sessionId: string };
+      return (await res.json()) as { processId: string; roomId: string; sessionId: string };
     };
     const seat = await reserve();
-    const roomUrl = `${wsBase}/${seat.room.processId}/${seat.room.roomId}`;
+    const roomUrl = `${wsBase}/${seat.processId}/${seat.roomId}`;
 
     // No seat: a made-up session in a live room, and a room that does not exist.
     assert.equal(await closeCodeOf(`${roomUrl}?sessionId=made-up`), 4002);
-    assert.equal(await closeCodeOf(`${wsBase}/${seat.room.processId}/noSuchRoom?sessionId=${seat.sessionId}`), 4002);
+    assert.equal(await closeCodeOf(`${wsBase}/${seat.processId}/noSuchRoom?sessionId=${seat.sessionId}`), 4002);
     // A real seat, then a message above the transport's limit: the socket is closed as too big.
     assert.equal(await closeCodeOf(`${roomUrl}?sessionId=${seat.sessionId}`, Buffer.alloc(MAX_WS_PAYLOAD_BYTES + 1024)), 1009);
 

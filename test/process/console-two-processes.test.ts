@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import Redis from "ioredis";
-import { Client } from "colyseus.js";
+import { Client } from "@colyseus/sdk";
 import { parseConfig } from "../../src/config/config";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { TEST_JWT_SECRET } from "../support/app-harness";

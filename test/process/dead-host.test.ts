@@ -9,7 +9,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { simulatorPlatformEnv, TEST_JWT_SECRET } from "../support/app-harness";
 import { leaveRooms } from "../support/rooms";

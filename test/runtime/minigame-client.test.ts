@@ -3,7 +3,7 @@
  * runtime-context.ts and fake-platform.ts), against the real server and simulator, on every backend.
  */
 import assert from "node:assert/strict";
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 import type { GameClient } from "../../client/src/index";
 import type { MiniGameApi } from "../../client/src/runtimes/minigame-runtime";
 import { startHarness, type Harness } from "../support/app-harness";

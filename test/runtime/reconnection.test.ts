@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { matchMaker } from "@colyseus/core";
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 import type { GameClient, GameClientOptions } from "../../client/src/index";
 import type { LobbyRoom } from "../../rooms/LobbyRoom";
 import { startHarness, type Harness } from "../support/app-harness";
@@ -225,14 +225,16 @@ for (const backend of backends) {
       assert.equal(a.client.isLoggedIn, false);
     });
 
-    it("a network switch the server never heard of → back at the next attempt: the server cuts the stale connection", async () => {
+    it("a network switch the server never heard of → back at once: the server cuts the stale connection", async () => {
       const a = start("douyin", "switch");
       const room = await joined(a.client);
       const seat = room.sessionId;
       a.device.switchNetwork();
       await until(() => a.events.reconnected.length === 1 || a.events.failed.length > 0, "the reconnection to end");
       assert.deepEqual(a.events.failed, []);
-      assert.ok(a.events.reconnected[0].attempts >= 2, "the first attempt found the old connection still counted as connected");
+      // Colyseus 0.18 cuts the connection it still counts when its reconnection token comes back
+      // (0.16 refused that first attempt, and the seat came back at the next one).
+      assert.ok(a.events.reconnected[0].attempts <= 2, `attempts: ${a.events.reconnected[0].attempts}`);
       assert.equal(room.sessionId, seat);
       const heard = chatHeard(room, "on 4G now");
       room.send("chat", { text: "on 4G now" });
@@ -276,9 +278,9 @@ for (const backend of backends) {
       assert.equal(room.sessionId, seat);
       const server = serverRoom(room.roomId) as any;
       assert.equal(server.clients.length, 1, "one seat");
-      assert.deepEqual(Object.keys(server.reservedSeats), [], "no seat reservation left");
+      assert.deepEqual(Object.keys(server._reservedSeats), [], "no seat reservation left");
       assert.deepEqual(Object.keys(server._reconnections), [], "no pending reconnection left");
-      assert.equal(server.listing.clients, 1, "the listing counts one client");
+      assert.equal(server._listing.clients, 1, "the listing counts one client");
       assert.deepEqual(playersIn(room), [seat]);
       const heard = chatHeard(room, "still one of me");
       room.send("chat", { text: "still one of me" });
@@ -300,7 +302,7 @@ for (const backend of backends) {
         assert.equal(room.sessionId, seat);
         const server = serverRoom(room.roomId) as any;
         assert.equal(server.clients.length, 1);
-        await until(() => Object.keys(server.reservedSeats).length === 0, "no seat reservation left");
+        await until(() => Object.keys(server._reservedSeats).length === 0, "no seat reservation left");
         const heard = chatHeard(room, `back after a cut ${when}`);
         room.send("chat", { text: `back after a cut ${when}` });
         await heard;

@@ -1,5 +1,5 @@
 /** Room clients a test opened: each test's leftovers are left (at most a second each) before the next. */
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 
 export async function leaveRooms(rooms: Room[]): Promise<void> {
   const open = rooms.splice(0).filter((r) => r.connection.isOpen);

@@ -52,7 +52,7 @@ describe("game client socket transport", () => {
     fake.handlers.open!();
     fake.handlers.close!(1000, "interrupted");
     assert.deepEqual(offered, [1000]);
-    assert.deepEqual(seen, ["open"], "colyseus.js never heard of the close");
+    assert.deepEqual(seen, ["open"], "the SDK never heard of the close");
   });
 
   it("passes on a close the client asked for", () => {

@@ -1,6 +1,6 @@
 import type { Runtime, RuntimeSocket } from "../runtime";
 
-/** What colyseus.js's Connection hands its transport: the room's socket event handlers. */
+/** What the SDK's Connection hands its transport: the room's socket event handlers. */
 export interface TransportEvents {
   onopen?: ((event: unknown) => void) | null;
   onmessage?: ((event: { data: ArrayBuffer | string }) => void) | null;
@@ -14,13 +14,13 @@ export interface TransportOwner {
   isCurrent(transport: RuntimeSocketTransport): boolean;
   /**
    * The socket closed without anyone asking: true when the room's reconnection takes it from here
-   * (colyseus.js then never hears of it, so the room and its handlers stay as they are).
+   * (the SDK then never hears of it, so the room and its handlers stay as they are).
    */
   takeOverLoss(code: number, reason: string): boolean;
 }
 
 /**
- * colyseus.js's transport interface over the runtime's `connectSocket`. Rooms send `Uint8Array`
+ * @colyseus/sdk's transport interface over the runtime's `connectSocket`. Rooms send `Uint8Array`
  * views into a shared buffer; mini-game sockets take only a string or an ArrayBuffer
  * (colyseus/colyseus.js#157), so each message is copied into an ArrayBuffer of its own.
  */
@@ -73,8 +73,8 @@ export class RuntimeSocketTransport {
   }
 
   sendUnreliable(data: Uint8Array | ArrayBuffer): void {
-    // A WebSocket has no unreliable channel; colyseus.js's own transport drops these too.
-    void data;
+    // A WebSocket has no unreliable channel: sent reliably, as the SDK's own WebSocket transport does.
+    this.send(data);
   }
 
   close(code?: number, reason?: string): void {

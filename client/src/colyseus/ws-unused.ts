@@ -1,4 +1,4 @@
 // Stands in for the `ws` package in the drop-in file: rooms connect through the runtime's socket.
 export default function unused(): never {
-  throw new Error("minigame-client: colyseus.js tried its own WebSocket instead of the runtime's");
+  throw new Error("minigame-client: @colyseus/sdk tried its own WebSocket instead of the runtime's");
 }

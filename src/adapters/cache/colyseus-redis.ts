@@ -54,12 +54,17 @@ class QuietRedisPresence extends RedisPresence {
   }
 }
 
+/** A room listing as the driver keeps it (Colyseus 0.18's IRoomCache: a plain record). */
+type RoomListing = Parameters<RedisDriver["persist"]>[0];
+
 /**
  * The driver, remembering the room listings this process created: when another process wrongly
- * unlisted them (this one was cut off or slow), host-health.ts writes them back.
+ * unlisted them (this one was cut off or slow), host-health.ts writes them back. A room creates its
+ * listing with `persist(listing, true)` (or `insert`), keeps that same object up to date through
+ * `update`, and removes it with `remove(roomId)`.
  */
 export class ListingRedisDriver extends RedisDriver {
-  private readonly own = new Set<ReturnType<RedisDriver["createInstance"]>>();
+  private readonly own = new Map<string, RoomListing>();
 
   constructor(...args: ConnectionArgs) {
     super(...(args as [RedisOptions]));
@@ -68,20 +73,19 @@ export class ListingRedisDriver extends RedisDriver {
     batchRedisWritesPerTurn(client);
   }
 
-  override createInstance(initialValues: Record<string, unknown> = {}) {
-    const listing = super.createInstance(initialValues);
-    const remove = listing.remove.bind(listing);
-    listing.remove = () => {
-      this.own.delete(listing);
-      return remove();
-    };
-    this.own.add(listing);
-    return listing;
+  override async persist(listing: RoomListing, create = false): Promise<boolean> {
+    if (create && listing.roomId) this.own.set(listing.roomId, listing);
+    return super.persist(listing, create);
   }
 
-  /** Listings of this process's rooms that are ready to be listed (a room gets its id after onCreate). */
-  ownListings() {
-    return [...this.own].filter((listing) => listing.roomId);
+  override async remove(roomId: string): Promise<boolean> {
+    this.own.delete(roomId);
+    return super.remove(roomId);
+  }
+
+  /** Listings of this process's rooms, each able to write itself back. */
+  ownListings(): Array<{ roomId: string; processId: string; save(): Promise<unknown> }> {
+    return [...this.own.values()].map((listing) => ({ roomId: listing.roomId, processId: listing.processId, save: () => super.persist(listing) }));
   }
 
   /** The driver's connection; the field name is checked by the fault test's log check. */

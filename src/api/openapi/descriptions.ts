@@ -85,10 +85,11 @@ credentials); a preflight is answered 204, with CORS headers only for an allowed
 development and none in production. Mini-game runtimes are not browsers and need no CORS.
 
 ### Matchmaking (Colyseus, outside this description)
-\`POST /matchmake/<method>/<room>\` keeps Colyseus's own answers: 200 with the seat reservation, or 200 with
-\`{ code, error }\` for a refused join (\`error\` is one of the codes below, e.g. \`rate_limited\`). The server's own
-refusals use that shape with the HTTP status as \`code\`: 400 (body not a JSON object), 405 with \`Allow: POST, OPTIONS\`
-(any other method), 413 (body above 16 KiB, refused before it is read).
+\`POST /matchmake/<method>/<room>\` keeps Colyseus 0.18's own answers: 200 with the seat reservation (\`name\`,
+\`roomId\`, \`processId\`, \`sessionId\`, \`publicAddress\`), or, for a refused join, the refusal's code as the HTTP status
+with \`{ code, error }\` (\`error\` is one of the codes below, e.g. 429 \`rate_limited\`; Colyseus's own codes 520–526 are
+statuses too). The server's own refusals use that shape: 400 (body not a JSON object), 405 with
+\`Allow: POST, OPTIONS\` (any other method), 413 (body above 16 KiB, refused before it is read).
 
 ### Sessions
 - A login starts a session: a short-lived access token and a refresh token that share a session id.
