@@ -225,14 +225,16 @@ describe("operator console: a support person's day in Chinese and English (headl
     assert.ok(audit.includes(day.reason), audit);
     assert.ok(audit.includes(day.zone), audit);
     assert.doesNotMatch(audit, RAW_ISO);
-    return { user, tag };
+    return { user, tag, auth };
   }
 
   it("in Chinese, chosen from the browser, in Shanghai time; every screen photographed", async () => {
     const { page } = await openConsole(CHINESE);
     assert.equal(await page.textContent('nav button[data-screen="players"]'), "玩家");
     assert.equal(await page.getAttribute("html", "lang"), "zh-CN");
-    const { tag } = await supportDay(CHINESE, page);
+    const { tag, user, auth } = await supportDay(CHINESE, page);
+    // Something on the cloud saves screen: the player's progress.
+    assert.equal((await h.request("PUT", "/api/saves/progress/slot1", { value: { level: 12, hero: "小明" } }, auth)).status, 201);
     const screens = await page.locator("nav button").evaluateAll((buttons) => buttons.map((b) => (b as unknown as { dataset: { screen: string } }).dataset.screen));
     for (const id of screens) {
       await screen(page, id);
@@ -240,6 +242,12 @@ describe("operator console: a support person's day in Chinese and English (headl
         await page.fill("#player-query", tag);
         await page.click("#player-find");
         await page.locator("#player-orders tbody tr").first().waitFor();
+      }
+      if (id === "saves") {
+        await page.fill("#save-user", user.id);
+        await page.fill("#save-collection", "progress");
+        await page.click("#save-show");
+        await page.locator("#save-list td", { hasText: "slot1" }).waitFor();
       }
       if (id === "audit" || id === "health" || id === "leaderboards" || id === "operators") await page.locator("main table").first().waitFor();
       assert.doesNotMatch((await page.textContent("main")) ?? "", RAW_ISO, id);

@@ -200,14 +200,89 @@ describe("operator console in headless Chromium", function () {
     await page.getByRole("button", { name: "Show saves" }).click();
     await page.getByRole("textbox", { name: "Value of slot1" }).fill('{"level": 40}');
     await page.getByRole("button", { name: "Save slot1" }).click();
-    await page.locator("#status", { hasText: "edit slot1: done" }).waitFor();
+    await page.locator("#confirm-text", { hasText: `Save player ${user.id}'s object slot1 in collection progress` }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#save-list + .result", { hasText: "Save slot1: done" }).waitFor();
     assert.deepEqual((await h.get("/api/saves/progress/slot1", bearer)).body.data.value, { level: 40 });
     const current = (await h.get("/api/saves/progress/slot1", bearer)).body.data.version;
     assert.equal((await h.request("PUT", "/api/saves/progress/slot1", { value: { level: 41 }, version: current }, bearer)).status, 200);
     await page.getByRole("button", { name: "Save slot1" }).click();
-    await page.locator("#status", { hasText: "version_conflict" }).waitFor();
+    await page.click("#confirm-ok");
+    await page.locator("#save-list + .result", { hasText: "version_conflict" }).waitFor();
     assert.deepEqual((await h.get("/api/saves/progress/slot1", bearer)).body.data.value, { level: 41 });
     await page.close();
+  });
+
+  it("cloud saves in a zh-CN browser: Chinese labels, local times; a cancelled delete deletes nothing, a confirmed one deletes; an edit is confirmed", async () => {
+    const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("cz")}.1`);
+    const { token, user } = login.body.data;
+    const bearer = { authorization: `Bearer ${token}` };
+    assert.equal((await h.request("PUT", "/api/saves/progress/slot1", { value: { level: 3 } }, bearer)).status, 201);
+    assert.equal((await h.request("PUT", "/api/saves/progress/slot2", { value: { level: 5 } }, bearer)).status, 201);
+    const admin = await addOperator(h.config, unique("cunzhang"), "admin");
+    const chinese = await launchChromium({ locale: "zh-CN", timezoneId: "Asia/Shanghai" });
+    try {
+      const page = await chinese.open(h.baseUrl, "/console");
+      await signIn(page, admin.name, admin.password);
+      await page.fill("#current-password", admin.password);
+      await page.fill("#new-password", OPERATOR_PASSWORD);
+      await page.fill("#repeat-password", OPERATOR_PASSWORD);
+      await page.click("#password-form button[type=submit]");
+      await page.locator("#operator", { hasText: `${admin.name}（管理员）` }).waitFor();
+
+      assert.equal(await page.textContent('nav button[data-screen="saves"]'), "云存档");
+      await page.click('nav button[data-screen="saves"]');
+      await page.locator("main h2", { hasText: "玩家的云存档" }).waitFor();
+      await page.getByLabel("玩家用户 ID").fill(user.id);
+      await page.getByLabel("集合").fill("progress");
+      await page.getByRole("button", { name: "查看存档" }).click();
+      await page.getByRole("textbox", { name: "slot1 的内容" }).waitFor();
+      const headers = await page.locator("#save-list th").allTextContents();
+      assert.deepEqual(headers, ["键", "版本", "读 / 写权限", "更新时间", "内容"]);
+      const row = (await page.locator("#save-list tr", { hasText: "slot1" }).textContent()) ?? "";
+      assert.match(row, /仅本人 \/ 仅本人/);
+      assert.match(row, /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(UTC\+08:00\)/, "the time in the browser's zone");
+      assert.doesNotMatch((await page.textContent("main")) ?? "", /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/, "no raw ISO time");
+
+      // Delete: the confirmation names the player, collection, key and version; cancelled, nothing is deleted.
+      const version = (await h.get("/api/saves/progress/slot1", bearer)).body.data.version;
+      await page.getByRole("button", { name: "删除 slot1" }).click();
+      const question = (await page.locator("#confirm-text").textContent()) ?? "";
+      assert.equal(question, `确定删除玩家 ${user.id} 在集合 progress（应用 default）中的对象 slot1（版本 ${version}）？删除后无法恢复。`);
+      assert.equal(await page.textContent("#confirm-cancel"), "取消");
+      await page.click("#confirm-cancel");
+      await page.locator("#save-list + .result", { hasText: "删除 slot1：已取消，未作任何修改" }).waitFor();
+      const kept = await h.get("/api/saves/progress/slot1", bearer);
+      assert.deepEqual([kept.status, kept.body.data.value, kept.body.data.version], [200, { level: 3 }, version], "a cancelled delete deletes nothing");
+
+      // Confirmed, it is deleted; the other object stays.
+      await page.getByRole("button", { name: "删除 slot1" }).click();
+      await page.click("#confirm-ok");
+      await page.locator("#save-list + .result", { hasText: "删除 slot1：已完成" }).waitFor();
+      await page.getByRole("textbox", { name: "slot1 的内容" }).waitFor({ state: "detached" });
+      assert.equal((await h.get("/api/saves/progress/slot1", bearer)).status, 404, "deleted");
+      assert.equal((await h.get("/api/saves/progress/slot2", bearer)).status, 200, "only the one confirmed");
+
+      // Save of an edit is confirmed too: cancelled, the stored value stays; confirmed, it is replaced.
+      await page.getByRole("textbox", { name: "slot2 的内容" }).fill('{"level": 50}');
+      await page.getByRole("button", { name: "保存 slot2" }).click();
+      await page.locator("#confirm-text", { hasText: `确定保存玩家 ${user.id} 在集合 progress（应用 default）中的对象 slot2？框中的内容将替换版本` }).waitFor();
+      await page.click("#confirm-cancel");
+      await page.locator("#save-list + .result", { hasText: "保存 slot2：已取消" }).waitFor();
+      assert.deepEqual((await h.get("/api/saves/progress/slot2", bearer)).body.data.value, { level: 5 });
+      await page.getByRole("button", { name: "保存 slot2" }).click();
+      await page.click("#confirm-ok");
+      await page.locator("#save-list + .result", { hasText: "保存 slot2：已完成" }).waitFor();
+      assert.deepEqual((await h.get("/api/saves/progress/slot2", bearer)).body.data.value, { level: 50 });
+      await page.getByRole("textbox", { name: "slot2 的内容" }).fill("{level");
+      await page.getByRole("button", { name: "保存 slot2" }).click();
+      await page.locator("#save-list + .result", { hasText: "保存 slot2失败：不是有效的 JSON" }).waitFor();
+      assert.equal(await page.locator("#confirm-dialog").count(), 0, "nothing to confirm for text that is not JSON");
+      await page.close();
+      assert.deepEqual(chinese.pageErrors, []);
+    } finally {
+      await chinese.close();
+    }
   });
 
   it("the catalog as a form: a problem shows beside its field and nothing is stored; fixed, the new item is on sale", async () => {
