@@ -96,18 +96,6 @@ const ERRORS = {
   unsupported_media_type: ["The request must be JSON", "请求必须是 JSON"],
   service_unavailable: ["A backing service is unavailable; retry later", "后端服务暂不可用，请稍后重试"],
   internal_error: ["Internal server error", "服务器内部错误"],
-  order_too_large: ["The price times the quantity is more than one order may cost; nothing was recorded", "单价乘以数量超过单笔订单上限，未记录也未扣款"],
-  save_not_found: ["No such saved object", "没有该存档对象"],
-  save_write_forbidden: ["This collection is written by the game server only", "该集合只能由游戏服务器写入"],
-  save_name_invalid: ["The collection or key is not a valid name", "集合名或键名不合法"],
-  save_value_not_object: ["The value must be a JSON object", "值必须是 JSON 对象"],
-  save_too_large: ["The value is larger than a saved object may be", "存档内容超出大小上限"],
-  save_too_deep: ["The value nests deeper than allowed", "存档内容嵌套层级过深"],
-  save_number_invalid: ["The value holds a number that cannot be kept exactly", "存档中含有无法精确保存的数字"],
-  save_text_invalid: ["The value holds text that is not valid Unicode", "存档中含有无效的 Unicode 文本"],
-  save_key_reserved: ["The value holds a reserved field name ($… or __proto__)", "存档中含有保留字段名（$ 开头或 __proto__）"],
-  save_batch_invalid: ["The batch is empty, too large, or names one object twice", "批量操作为空、过大或重复指定了同一对象"],
-  save_limit_reached: ["The player keeps as many saved objects as allowed", "该玩家的存档对象数量已达上限"],
 };
 
 addTexts({
