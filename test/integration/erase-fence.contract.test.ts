@@ -149,6 +149,23 @@ for (const impl of storeImplementations("erase-fence")) {
       }
     });
 
+    it("MongoDB: the erase removes the ledger head even when another erase already deleted the claims it was found by", async function () {
+      if (config.kind !== "mongodb") this.skip();
+      // The state a change leaves when an erase's claims deleteMany took its claim after the
+      // erase's lookup, and the change raised the head after: head, no claim. Before heads carried
+      // `userId` the change's own fence check found no app to erase, and the head stayed.
+      const gone = unique("headless");
+      await economy.apply(grant(gone));
+      const connection = await mongoose.createConnection((config as { url: string }).url, { serverSelectionTimeoutMS: 5000 }).asPromise();
+      try {
+        await connection.db!.collection("economy_claims").deleteMany({ userId: gone });
+      } finally {
+        await connection.close();
+      }
+      await marking.erase(gone);
+      assert.deepEqual(await keyedByUser(config, gone), {});
+    });
+
     it("an erase stopped right after its mark (kill -9) is finished by the sweep; the mark is forgotten a day later", async () => {
       const gone = unique("crashed");
       await economy.apply(grant(gone));
