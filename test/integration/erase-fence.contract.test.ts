@@ -8,9 +8,11 @@
  * that no longer exists (the state issue 48 item 6 found on PostgreSQL over two processes).
  */
 import assert from "node:assert/strict";
+import mongoose from "mongoose";
 import pino from "pino";
 import { createEconomyStore } from "../../src/adapters/store/create-economy-store";
 import { createRewardStores, type RewardStores } from "../../src/adapters/store/create-reward-stores";
+import type { AppConfig } from "../../src/config/config";
 import type { EconomyStore } from "../../src/core/ports/economy-store";
 import { EraseSweep } from "../../src/services/erase-sweep";
 import { storeImplementations } from "../support/store-configs";
@@ -33,6 +35,25 @@ const mail = (userId: string | null) => ({
   expiresAt: new Date(Date.now() + 86_400_000).toISOString(),
 });
 
+/**
+ * On MongoDB some documents carry the player only in their `_id` ("<app>:<user>:…": ad slots and
+ * watch keys, the ledger head), out of reach of the stores' own reads: counted here directly.
+ */
+async function keyedByUser(config: AppConfig["store"], userId: string): Promise<Record<string, number>> {
+  if (config.kind !== "mongodb") return {};
+  const connection = await mongoose.createConnection(config.url, { serverSelectionTimeoutMS: 5000 }).asPromise();
+  try {
+    const found: Record<string, number> = {};
+    for (const name of ["ad_slots", "ad_watches", "economy_heads"]) {
+      const n = await connection.db!.collection(name).countDocuments({ _id: { $regex: `:${encodeURIComponent(userId)}:|:${encodeURIComponent(userId)}$` } } as never);
+      if (n > 0) found[name] = n;
+    }
+    return found;
+  } finally {
+    await connection.close();
+  }
+}
+
 async function refusedAsErased(write: Promise<unknown>): Promise<void> {
   await assert.rejects(write, (err: { code?: string; status?: number }) => err.code === "user_disabled" && err.status === 403);
 }
@@ -44,9 +65,11 @@ for (const impl of storeImplementations("erase-fence")) {
     let marking: EconomyStore;
     let economy: EconomyStore;
     let rewards: RewardStores;
+    let config: AppConfig["store"];
 
     before(async () => {
       const prepared = await impl.prepare();
+      config = prepared.config;
       release = prepared.release;
       marking = await createEconomyStore(prepared.config);
       // Another connection: the eraser's process and the writer's are not the same.
@@ -99,6 +122,48 @@ for (const impl of storeImplementations("erase-fence")) {
       assert.equal((await rewards.record(view(other), 5)).created, true);
       assert.equal((await rewards.markClaimed({ appId: APP, mailId: broadcast.mailId, userId: other, claimedAt: at })).userId, other);
       assert.deepEqual(await left(other), { entries: 2, apps: [APP], mail: 0, claims: 1, adViews: 1 });
+    });
+
+    it("ad views and changes written while the erase runs (on another connection) leave nothing behind", async () => {
+      // The erase walks the player's views and apps; views and ledger entries written meanwhile, on
+      // the writer's connection, must all be gone (slots, watch keys and the ledger head with them)
+      // once every write and the erase have settled. Before slots, watch keys and heads carried
+      // `userId`, MongoDB kept ad_slots and ad_watches (and heads) the erase had not reached.
+      const erasing = await createRewardStores(config);
+      try {
+        for (let round = 0; round < 3; round++) {
+          const gone = unique("racing");
+          for (let i = 0; i < 6; i++) await Promise.all([rewards.record(view(gone), 50), economy.apply(grant(gone))]);
+          await marking.erasures.mark(gone, at);
+          const outcome = (write: Promise<unknown>) => write.then(() => "kept", (err: { code?: string }) => err.code);
+          const writes = Array.from({ length: 12 }, (_, i) => outcome(i % 2 ? rewards.record(view(gone), 50) : economy.apply(grant(gone))));
+          await marking.erase(gone);
+          await erasing.eraseUser(gone);
+          await marking.erasures.finish(gone, at);
+          const outcomes = await Promise.all(writes);
+          assert.deepEqual(outcomes.filter((o) => o !== "user_disabled"), [], "a write that landed after the mark was not refused");
+          assert.deepEqual({ left: await left(gone), keyed: await keyedByUser(config, gone) }, { left: nothing, keyed: {} });
+        }
+      } finally {
+        await erasing.close();
+      }
+    });
+
+    it("MongoDB: the erase removes the ledger head even when another erase already deleted the claims it was found by", async function () {
+      if (config.kind !== "mongodb") this.skip();
+      // The state a change leaves when an erase's claims deleteMany took its claim after the
+      // erase's lookup, and the change raised the head after: head, no claim. Before heads carried
+      // `userId` the change's own fence check found no app to erase, and the head stayed.
+      const gone = unique("headless");
+      await economy.apply(grant(gone));
+      const connection = await mongoose.createConnection((config as { url: string }).url, { serverSelectionTimeoutMS: 5000 }).asPromise();
+      try {
+        await connection.db!.collection("economy_claims").deleteMany({ userId: gone });
+      } finally {
+        await connection.close();
+      }
+      await marking.erase(gone);
+      assert.deepEqual(await keyedByUser(config, gone), {});
     });
 
     it("an erase stopped right after its mark (kill -9) is finished by the sweep; the mark is forgotten a day later", async () => {

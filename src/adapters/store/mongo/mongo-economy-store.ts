@@ -5,7 +5,8 @@
  *
  *   economy_claims    `_id` = source key; `seq` is a hint set after the entry exists
  *   economy_entries   `_id` = "<app>:<user>:<seq>": the player's ledger, each entry with the state after it
- *   economy_heads     `_id` = "<app>:<user>": a hint of the ledger's length (lost updates only cost reads)
+ *   economy_heads     `_id` = "<app>:<user>": a hint of the ledger's length (lost updates only cost reads);
+ *                     `userId` too, so an erase finds a head whose claim another erase already deleted
  *   economy_catalogs  `_id` = "<app>:<version>": the operators' catalog versions
  *   catalog_heads     `_id` = app: a hint of the latest version
  *
@@ -27,6 +28,8 @@ interface EntryDoc extends LedgerEntry {
 interface HeadDoc {
   _id: string;
   seq: number;
+  /** A player's head (absent on catalog heads and on heads written before erases needed it). */
+  userId?: string;
 }
 interface CatalogDoc {
   _id: string;
@@ -51,11 +54,11 @@ async function inserted(insert: () => Promise<unknown>): Promise<boolean> {
 }
 
 /** Raises a hint document; concurrent raises may lose one another's write, which only costs reads. */
-async function raise(collection: Collection<HeadDoc>, id: string, seq: number): Promise<void> {
+async function raise(collection: Collection<HeadDoc>, id: string, seq: number, userId?: string): Promise<void> {
   const current = await collection.findOne({ _id: id });
   if (current && current.seq >= seq) return;
   if (current) await collection.updateOne({ _id: id }, { $set: { seq } });
-  else await inserted(() => collection.insertOne({ _id: id, seq }));
+  else await inserted(() => collection.insertOne(userId === undefined ? { _id: id, seq } : { _id: id, seq, userId }));
 }
 
 export class MongoEconomyStore implements EconomyStore {
@@ -84,6 +87,7 @@ export class MongoEconomyStore implements EconomyStore {
   async migrate(): Promise<void> {
     // Plain indexes for export and erase; uniqueness is `_id` alone.
     await this.claims.createIndex({ userId: 1 });
+    await this.heads.createIndex({ userId: 1 });
     await this.entriesOf.createIndex({ userId: 1, appId: 1, seq: 1 });
     await this.catalogs.createIndex({ appId: 1, version: -1 });
   }
@@ -110,9 +114,15 @@ export class MongoEconomyStore implements EconomyStore {
     return [...new Set(docs.map((d) => d.appId))].sort();
   }
 
+  /**
+   * By `userId` everywhere: a document written meanwhile is deleted here or by its writer's fence
+   * check. Reaching heads only through the claims' apps missed a head raised after another erase
+   * had deleted its claim; heads older than their `userId` field are still reached that way.
+   */
   async erase(userId: string): Promise<void> {
     const apps = await this.appsOf(userId);
     await this.entriesOf.deleteMany({ userId });
+    await this.heads.deleteMany({ userId });
     await this.heads.deleteMany({ _id: { $in: apps.map((app) => playerKey(app, userId)) } });
     await this.claims.deleteMany({ userId });
   }
@@ -173,7 +183,7 @@ export class MongoEconomyStore implements EconomyStore {
       async headHint(appId, userId) {
         return (await heads.findOne({ _id: playerKey(appId, userId) }))?.seq ?? 0;
       },
-      raiseHead: (appId, userId, seq) => raise(heads, playerKey(appId, userId), seq),
+      raiseHead: (appId, userId, seq) => raise(heads, playerKey(appId, userId), seq, userId),
       async readEntry(appId, userId, seq) {
         const doc = await entriesOf.findOne({ _id: entryId(appId, userId, seq) });
         return doc ? toEntry(doc) : null;

@@ -11,6 +11,11 @@
  * Callers recording the same transaction scan the slots in the same order and stop at the first
  * slot they win or find held by their transaction, so they all end on one slot; a crash between
  * the slot and the view is finished by the next replay, which finds the slot held by its transaction.
+ *
+ * Slots and watch keys also carry `userId`, so an erase finds them without their view: a slot is
+ * written before its view, and an erase that reached them through the views missed those whose
+ * view landed after its lookup (or never: a crash in between) — left for good once another erase
+ * had deleted that view (issue 48 item 6 on MongoDB: ad_watches and ad_slots of an erased player).
  */
 import type { Collection, Connection } from "mongoose";
 import type { AdView, AdViewStore, NewAdView } from "../../../core/ports/ad-views";
@@ -20,6 +25,8 @@ import { isDuplicateKey } from "./claims";
 interface SlotDoc {
   _id: string;
   tx: string;
+  /** Absent on slots written before the erase needed it (reached through their views). */
+  userId?: string;
   at: Date;
 }
 interface ViewDoc extends Omit<AdView, "createdAt"> {
@@ -29,6 +36,7 @@ interface ViewDoc extends Omit<AdView, "createdAt"> {
 interface WatchDoc {
   _id: string;
   tx: string;
+  userId?: string;
 }
 interface MailDoc extends Omit<Mail, "mailId" | "createdAt" | "expiresAt"> {
   _id: string;
@@ -95,6 +103,8 @@ export class MongoRewardStores implements AdViewStore, MailStore {
     // Plain indexes for the lists; uniqueness is always `_id`.
     await this.mail.createIndex({ appId: 1, userId: 1, expiresAt: 1 });
     await this.views.createIndex({ appId: 1, userId: 1, createdAt: -1 });
+    await this.slots.createIndex({ userId: 1 });
+    await this.watches.createIndex({ userId: 1 });
   }
 
   async record(view: NewAdView, cap: number): Promise<{ view: AdView; created: boolean }> {
@@ -106,7 +116,9 @@ export class MongoRewardStores implements AdViewStore, MailStore {
     const created = await insertOnce(this.views, doc);
     const kept = created ? doc : await this.views.findOne({ _id: viewKey });
     if (!kept) throw new Error("an ad view vanished after its insert collided");
-    if (view.watchId) await insertOnce(this.watches, { _id: `${part(view.appId)}:${part(view.userId)}:${part(view.watchId)}`, tx: view.transactionId });
+    if (view.watchId) {
+      await insertOnce(this.watches, { _id: `${part(view.appId)}:${part(view.userId)}:${part(view.watchId)}`, tx: view.transactionId, userId: view.userId });
+    }
     return { view: toView(kept), created };
   }
 
@@ -117,7 +129,7 @@ export class MongoRewardStores implements AdViewStore, MailStore {
       const id = `${base}:${n}`;
       let holder = await this.slots.findOne({ _id: id });
       if (!holder) {
-        if (await insertOnce(this.slots, { _id: id, tx: view.transactionId, at: new Date() })) return n;
+        if (await insertOnce(this.slots, { _id: id, tx: view.transactionId, userId: view.userId, at: new Date() })) return n;
         holder = await this.slots.findOne({ _id: id });
       }
       if (holder?.tx === view.transactionId) return n;
@@ -185,8 +197,14 @@ export class MongoRewardStores implements AdViewStore, MailStore {
     };
   }
 
-  /** The slots and watch keys carry the user in their `_id` (encoded), so they go by that prefix's views. */
+  /**
+   * By `userId` in every collection, so a document written while this runs is either deleted or
+   * left to its writer's own fence check (which runs after all its inserts). Slots and watch keys
+   * written before they carried `userId` are reached through their views, as before.
+   */
   async eraseUser(userId: string): Promise<void> {
+    await this.slots.deleteMany({ userId });
+    await this.watches.deleteMany({ userId });
     const views = await this.views.find({ userId }).toArray();
     for (const v of views) {
       const base = `${part(v.appId)}:${part(userId)}:`;
