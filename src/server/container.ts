@@ -36,6 +36,7 @@ import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } fro
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
+import { buildGrowthServices, type GrowthServices } from "./growth-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -72,6 +73,7 @@ export interface Services {
   economy: EconomyServices;
   /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
   rewardSources: RewardServices;
+  growth: GrowthServices;
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
@@ -182,6 +184,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: economy.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
     });
     cleanups.push(() => rewardSources.close());
+    const growth = buildGrowthServices({ config, platformApps, store, custody: sessionKeys, rewards: economy.rewards, catalogs: economy.catalogs, logger, now: overrides.now });
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
@@ -234,6 +237,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       payments,
       economy,
       rewardSources,
+      growth,
       metrics,
       leaderboards: boards.leaderboards,
       simulator,

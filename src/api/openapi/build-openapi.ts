@@ -14,6 +14,7 @@ import { platformOperations } from "./platform-operations";
 import { economyOperations, registerEconomyComponents } from "./economy-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
+import { GROWTH_TAG, growthOperations, registerGrowthComponents } from "./growth-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
@@ -62,6 +63,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...leaderboardOperations());
   registerRewardComponents(register);
   operations.push(...rewardOperations(options.platforms));
+  registerGrowthComponents(register);
+  operations.push(...growthOperations(options.platforms));
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
 
@@ -87,6 +90,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
+      GROWTH_TAG,
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

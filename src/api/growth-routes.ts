@@ -1,0 +1,33 @@
+/**
+ * The player's side of the growth surfaces, mounted at `/api/growth` (docs/growth.md): the Douyin
+ * sidebar revisit reward. On the token's app; every grant is the RewardGranter's, once per studio day.
+ */
+import { Router, type Request, type Response } from "express";
+import type { RateLimiter } from "../services/rate-limiter";
+import type { SessionService } from "../services/session-service";
+import type { SidebarRewards } from "../services/growth/sidebar-reward";
+import { authOf, requireAuth } from "./auth-middleware";
+import { sendOk } from "./envelope";
+import { sidebarBody } from "./growth-schemas";
+import { parseInput } from "./validate";
+
+export interface GrowthRouteDeps {
+  sessions: SessionService;
+  sidebar: SidebarRewards;
+  limiter: RateLimiter;
+  limits: { windowSec: number; userMax: number };
+}
+
+export function growthRoutes(deps: GrowthRouteDeps): Router {
+  const router = Router();
+  const auth = requireAuth(deps.sessions);
+  // A repeat the same day answers 200 with granted: false.
+  router.post("/growth/sidebar", auth, async (req: Request, res: Response) => {
+    const scene = parseInput(sidebarBody, req.body);
+    const { auth: claims } = authOf(res);
+    await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    const result = await deps.sidebar.claim(claims.app, claims.userId, scene);
+    sendOk(res, result, result.granted ? "Sidebar reward granted" : "Already granted today");
+  });
+  return router;
+}

@@ -1,0 +1,19 @@
+/** Request and answer schemas of the growth routes (docs/growth.md). */
+import { z } from "zod";
+
+const sceneText = z.string().max(64, "must be at most 64 characters");
+
+export const sidebarBody = z.strictObject({
+  launchFrom: sceneText.describe("tt.onShow's `launch_from`, as the client read it (`homepage` from the sidebar)").meta({ example: "homepage" }),
+  location: sceneText.describe("tt.onShow's `location`, as the client read it (`sidebar_card` from the sidebar)").meta({ example: "sidebar_card" }),
+});
+
+const itemCount = z.strictObject({ itemId: z.string().meta({ example: "potion" }), count: z.int().min(0).max(2_000_000_000).meta({ example: 1 }) });
+
+export const dailyRewardSchema = z.strictObject({
+  rewardId: z.enum(["sidebar", "game_club"]).meta({ example: "sidebar" }),
+  day: z.string().describe("The studio day (STUDIO_TIME_ZONE) this grant counts for").meta({ example: "2026-01-31" }),
+  granted: z.boolean().describe("False when the player had this reward today already: nothing more was given"),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000)).describe("The player's balances after the grant, by currency id").meta({ example: { gems: 3 } }),
+  items: z.array(itemCount).describe("The counts after the grant of the items it touched"),
+});
