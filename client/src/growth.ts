@@ -36,6 +36,14 @@ export class Growth {
   sidebarReward(options: DouyinShowOptions): Promise<DailyReward> {
     return this.client.request("POST", "/api/growth/sidebar", { launchFrom: options.launch_from ?? "", location: options.location ?? "" });
   }
+
+  /**
+   * Lets the server read the player's WeChat risk rank now, with this request's IP; call it once after
+   * login where the studio checks risk before rewards (`checked` says whether a rank is known).
+   */
+  riskCheck(): Promise<{ checked: boolean }> {
+    return this.client.request("POST", "/api/growth/risk-check");
+  }
 }
 
 export function growth(client: GrowthRequester): Growth {

@@ -1,11 +1,12 @@
 /**
  * The player's side of the growth surfaces, mounted at `/api/growth` (docs/growth.md): the Douyin
- * sidebar revisit reward. On the token's app; every grant is the RewardGranter's, once per studio day.
+ * sidebar revisit reward, and the once-a-session risk check that lets platform callbacks be risk-checked. On the token's app; every grant is the RewardGranter's, once per studio day.
  */
 import { Router, type Request, type Response } from "express";
 import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
 import type { SidebarRewards } from "../services/growth/sidebar-reward";
+import type { RiskRanks } from "../services/growth/risk-rank";
 import { authOf, requireAuth } from "./auth-middleware";
 import { sendOk } from "./envelope";
 import { sidebarBody } from "./growth-schemas";
@@ -14,6 +15,7 @@ import { parseInput } from "./validate";
 export interface GrowthRouteDeps {
   sessions: SessionService;
   sidebar: SidebarRewards;
+  riskRanks: Pick<RiskRanks, "remember" | "refresh">;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
 }
@@ -26,8 +28,15 @@ export function growthRoutes(deps: GrowthRouteDeps): Router {
     const scene = parseInput(sidebarBody, req.body);
     const { auth: claims } = authOf(res);
     await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    await deps.riskRanks.remember(claims.app, claims.userId, req.ip);
     const result = await deps.sidebar.claim(claims.app, claims.userId, scene);
     sendOk(res, result, result.granted ? "Sidebar reward granted" : "Already granted today");
+  });
+  // Answers only whether a check ran: the rank itself stays on the server (a cheater learns nothing to tune against).
+  router.post("/growth/risk-check", auth, async (req: Request, res: Response) => {
+    const { auth: claims } = authOf(res);
+    await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    sendOk(res, await deps.riskRanks.refresh(claims.app, claims.userId, req.ip));
   });
   return router;
 }

@@ -14,6 +14,10 @@ export const dailyRewardSchema = z.strictObject({
   rewardId: z.enum(["sidebar", "game_club"]).meta({ example: "sidebar" }),
   day: z.string().describe("The studio day (STUDIO_TIME_ZONE) this grant counts for").meta({ example: "2026-01-31" }),
   granted: z.boolean().describe("False when the player had this reward today already: nothing more was given"),
-  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000)).describe("The player's balances after the grant, by currency id").meta({ example: { gems: 3 } }),
+  balances: z.record(z.string(), z.int().min(0).max(2_000_000_000).meta({ example: 3 })).describe("The player's balances after the grant, by currency id").meta({ example: { gems: 3 } }),
   items: z.array(itemCount).describe("The counts after the grant of the items it touched"),
+});
+
+export const riskCheckSchema = z.strictObject({
+  checked: z.boolean().describe("Whether WeChat's risk rank of the player is known now (false: no check configured, no WeChat login on the app, or WeChat unavailable)"),
 });

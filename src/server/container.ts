@@ -36,7 +36,7 @@ import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } fro
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
-import { buildGrowthServices, type GrowthServices } from "./growth-wiring";
+import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -180,11 +180,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
+    const risk = buildRiskChecks({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, logger }, economy.rewards);
     const rewardSources = await buildRewardServices({
-      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: economy.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: risk.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
     });
     cleanups.push(() => rewardSources.close());
-    const growth = buildGrowthServices({ config, platformApps, store, custody: sessionKeys, rewards: economy.rewards, catalogs: economy.catalogs, logger, now: overrides.now });
+    const growth = buildGrowthServices({ config, platformApps, store, custody: sessionKeys, rewards: risk.rewards, riskRanks: risk.riskRanks, catalogs: economy.catalogs, logger, now: overrides.now });
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),

@@ -4,6 +4,11 @@
  * the apps on Douyin (docs/growth.md).
  */
 import type { AppConfig } from "../config/config";
+import type { AppSettings } from "../config/settings/apps";
+import type { Cache } from "../core/ports/cache";
+import { getUserRiskRank } from "../platforms/wechat/wechat-growth";
+import { RiskRanks, riskCheckedGranter } from "../services/growth/risk-rank";
+import type { AppTokens } from "../services/social/social-ports";
 import type { RewardGranter } from "../core/ports/reward-grants";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
@@ -17,6 +22,43 @@ import { StoredPlayerOpenids } from "../services/social/player-openids";
 export interface GrowthServices {
   daily: DailyGrowthRewards;
   sidebar: SidebarRewards;
+  riskRanks: RiskRanks;
+}
+
+export interface RiskWiringInput {
+  config: AppConfig;
+  apps: readonly AppSettings[];
+  platformApps: PlatformApps;
+  store: Pick<UserStore, "findById" | "listIdentities">;
+  custody: Pick<SessionKeyCustody, "read">;
+  cache: Cache;
+  tokens: AppTokens;
+  logger: Logger;
+}
+
+/**
+ * The risk check and the granter every reward source is given: the economy's, with WeChat's risk rank
+ * asked before the sources RISK_RANK_CHECKS lists. Built before the reward sources, which take the granter.
+ */
+export function buildRiskChecks(input: RiskWiringInput, rewards: RewardGranter): { riskRanks: RiskRanks; rewards: RewardGranter } {
+  const { config, platformApps, logger } = input;
+  const openids = new StoredPlayerOpenids(input.store, input.custody, (platform, app) => {
+    const entry = platformApps.find(platform, app);
+    return entry && platformApps.namespaceOf(entry);
+  });
+  const settingsOf = new Map(input.apps.flatMap((app) => (app.platforms.wechat ? [[app.key, app.platforms.wechat] as const] : [])));
+  const riskRanks = new RiskRanks({
+    cache: input.cache,
+    settings: config.growth.riskRank,
+    openidOf: (app, userId) => (platformApps.find("wechat", app) ? openids.openidOf("wechat", app, userId) : Promise.resolve("")),
+    askWechat: (app, openid, clientIp) => {
+      const settings = settingsOf.get(app)!;
+      const http = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger };
+      return input.tokens.withPlatformToken("wechat", app, (accessToken) => getUserRiskRank(http, { accessToken, openid, clientIp, scene: config.growth.riskRank.scene }));
+    },
+    logger,
+  });
+  return { riskRanks, rewards: config.growth.riskRank.checks.length > 0 ? riskCheckedGranter(rewards, riskRanks) : rewards };
 }
 
 export interface GrowthWiringInput {
@@ -24,7 +66,9 @@ export interface GrowthWiringInput {
   platformApps: PlatformApps;
   store: Pick<UserStore, "findById" | "listIdentities">;
   custody: Pick<SessionKeyCustody, "read">;
+  /** The risk-checked granter (buildRiskChecks). */
   rewards: RewardGranter;
+  riskRanks: RiskRanks;
   catalogs: Pick<CatalogService, "get">;
   logger: Logger;
   now?: () => number;
@@ -43,7 +87,7 @@ export function buildGrowthServices(input: GrowthWiringInput): GrowthServices {
     onDouyin: (app) => platformApps.find("douyin", app) !== undefined,
     openidOf: (app, userId) => openids.openidOf("douyin", app, userId),
   });
-  return { daily, sidebar };
+  return { daily, sidebar, riskRanks: input.riskRanks };
 }
 
 /** The growth rewards' view of the live catalogs (every process follows an operator's new version). */

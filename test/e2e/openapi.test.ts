@@ -173,6 +173,9 @@ describe("OpenAPI description", () => {
       "POST /api/mail/{mailId}/claim",
       "GET /api/ads/views/{watchId}",
       "POST /api/rewards/gift-codes",
+      // Growth (docs/growth.md).
+      "POST /api/growth/sidebar",
+      "POST /api/growth/risk-check",
       "GET /api/minigame/wechat/ad-reward",
       "POST /api/minigame/wechat/ad-reward",
       "GET /api/minigame/wechat/gift-push",
@@ -566,6 +569,16 @@ describe("OpenAPI description", () => {
     assert.throws(() => conformance.check("GET", route, fake(200, { ...me.body, data: { ...me.body.data, user } })), /additional/);
     const wrongCode = { success: false, message: "x", data: { code: "version_conflict" } };
     assert.throws(() => conformance.check("GET", route, fake(401, wrongCode)), /allowed values/);
+  });
+
+  it("answers the growth routes as documented", async () => {
+    const dy = (await call("GET", "/api/minigame/douyin/login", { path: `/api/minigame/douyin/login?code=${unique("growth")}` })).body.data;
+    const sidebar = "/api/growth/sidebar";
+    assert.equal((await call("POST", sidebar, { body: { launchFrom: "homepage", location: "sidebar_card" }, headers: bearer(dy.token) })).body.data.granted, true);
+    assert.equal((await call("POST", sidebar, { body: { launchFrom: "homepage", location: "feed" }, headers: bearer(dy.token) })).status, 422);
+    assert.equal((await call("POST", sidebar, { body: { launchFrom: 1 }, headers: bearer(dy.token) })).status, 400);
+    assert.equal((await call("POST", "/api/growth/risk-check", { headers: bearer(dy.token) })).body.data.checked, false);
+    assert.equal((await call("POST", "/api/growth/risk-check")).status, 401);
   });
 
   it("exercised every documented route, with a success and a failure each", () => {

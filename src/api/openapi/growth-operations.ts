@@ -1,17 +1,43 @@
 /** The API description's growth operations: sidebar revisit, risk rank, group and game-circle data (docs/growth.md). */
-import type { z } from "zod";
+import { z } from "zod";
 import * as g from "../growth-schemas";
 import * as s from "../schemas";
 import { AUTH_ERRORS, type OperationSpec } from "./operation-spec";
 
 export const GROWTH_TAG = { name: "Growth", description: "The platforms' growth surfaces: sidebar revisits, group and game-circle data, share messages (docs/growth.md)" };
 
+const GROWTH_ERROR_FIELDS = {
+  launchFrom: z.string().optional().describe("not_from_sidebar: the launch_from the client sent"),
+  location: z.string().optional().describe("not_from_sidebar: the location the client sent"),
+  reason: z.string().optional().describe("growth_unsupported: `app_not_on_douyin`, `no_douyin_login`, `app_not_on_wechat` or `no_wechat_login`"),
+  rewardId: z.string().optional().describe("growth_reward_unconfigured: the catalog's growthRewards entry missing"),
+  source: z.string().optional().describe("risky_player: the grant refused"),
+};
+
 export function registerGrowthComponents(register: (id: string, schema: z.ZodType) => void): void {
   register("DailyRewardResponse", s.okEnvelope(g.dailyRewardSchema));
+  register("RiskCheckResponse", s.okEnvelope(g.riskCheckSchema));
 }
 
 export function growthOperations(platforms: readonly { name: string }[]): OperationSpec[] {
-  const ops: OperationSpec[] = [];
+  const ops: OperationSpec[] = [
+    {
+      method: "post",
+      path: "/api/growth/risk-check",
+      operationId: "riskCheck",
+      tag: GROWTH_TAG.name,
+      summary: "Let the server read the player's WeChat risk rank now (once a session)",
+      description:
+        "Where RISK_RANK_CHECKS lists grants, the server asks WeChat's getuserriskrank for the player's rank with this " +
+        "request's IP (WeChat requires one) and keeps the rank (RISK_RANK_CACHE_SEC) and the IP, so grants a platform " +
+        "callback brings (rewarded ads, gift packs) can be checked. In `refuse` mode a guarded grant for a player whose rank " +
+        "is unknown and whose IP was never seen is refused, so the game calls this after login. The answer says only " +
+        "whether a rank is known; the rank stays on the server. Limited per user (RATE_LIMIT_USER_MAX).",
+      security: "bearer",
+      success: { status: 200, component: "RiskCheckResponse", description: "`data.checked`" },
+      errors: [...AUTH_ERRORS, "rate_limited"],
+    },
+  ];
   if (platforms.some((p) => p.name === "douyin")) {
     ops.push({
       method: "post",
@@ -31,6 +57,7 @@ export function growthOperations(platforms: readonly { name: string }[]): Operat
       body: { schema: g.sidebarBody, examples: { sidebar: { launchFrom: "homepage", location: "sidebar_card" } } },
       success: { status: 200, component: "DailyRewardResponse", description: "`data.granted`: true the first time that day" },
       errors: [...AUTH_ERRORS, "not_from_sidebar", "growth_reward_unconfigured", "growth_unsupported", "risky_player", "rate_limited"],
+      errorFields: GROWTH_ERROR_FIELDS,
     });
   }
   return ops;
