@@ -1,7 +1,8 @@
 /**
  * The platforms' growth surfaces (the server's docs/growth.md), over a logged-in GameClient:
  * `growth(client).sidebarReward(options)` reports a launch from Douyin's sidebar (pass tt.onShow's
- * options) and answers the once-per-day grant; refusals throw the server's code (`not_from_sidebar`,
+ * options) and answers the once-per-day grant; `groupInfo` and `gameClub` hand WeChat's encrypted group
+ * and game-circle data to the server; `riskCheck` lets it read the player's risk rank. Refusals throw the server's code (`not_from_sidebar`,
  * `growth_unsupported`, …).
  */
 import type { RewardResult } from "./rewards";
@@ -16,6 +17,27 @@ export interface DailyReward extends RewardResult {
   rewardId: "sidebar" | "game_club";
   /** The studio's day (YYYY-MM-DD) it counts for. */
   day: string;
+}
+
+/** What wx.getGroupEnterInfo / wx.getGameClubData hand the game (only these two fields are sent). */
+export interface SealedData {
+  encryptedData: string;
+  iv: string;
+}
+
+export interface GroupInfo {
+  opengid: string | null;
+  openSingleRoomid: string | null;
+  groupOpenid: string | null;
+  chatType: number | null;
+}
+
+export interface GameClub {
+  dataList: Array<{ dataType: number; value: number }>;
+  activity: Record<string, number>;
+  muted: boolean | null;
+  /** Today's game_club grant, or null (no activity today, or no such reward in the catalog). */
+  reward: DailyReward | null;
 }
 
 /** What tt.onShow / tt.getLaunchOptionsSync report (only these two fields are read). */
@@ -35,6 +57,16 @@ export class Growth {
   /** Reports a sidebar launch; call it from tt.onShow when `launchedFromSidebar(options)`. */
   sidebarReward(options: DouyinShowOptions): Promise<DailyReward> {
     return this.client.request("POST", "/api/growth/sidebar", { launchFrom: options.launch_from ?? "", location: options.location ?? "" });
+  }
+
+  /** The group chat the player opened the game from: pass wx.getGroupEnterInfo's success result. */
+  groupInfo(sealed: SealedData): Promise<GroupInfo> {
+    return this.client.request("POST", "/api/growth/wechat/group-enter-info", { encryptedData: sealed.encryptedData, iv: sealed.iv });
+  }
+
+  /** The player's game-circle activity, and today's game_club reward: pass wx.getGameClubData's success result. */
+  gameClub(sealed: SealedData): Promise<GameClub> {
+    return this.client.request("POST", "/api/growth/wechat/game-club", { encryptedData: sealed.encryptedData, iv: sealed.iv });
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
  * The player's side of the growth surfaces, mounted at `/api/growth` (docs/growth.md): the Douyin
- * sidebar revisit reward, and the once-a-session risk check that lets platform callbacks be risk-checked. On the token's app; every grant is the RewardGranter's, once per studio day.
+ * sidebar revisit reward, WeChat's group and game-circle data (decrypted with the kept session key), and the once-a-session risk check that lets platform callbacks be risk-checked. On the token's app; every grant is the RewardGranter's, once per studio day.
  */
 import { Router, type Request, type Response } from "express";
 import type { RateLimiter } from "../services/rate-limiter";
@@ -9,13 +9,15 @@ import type { SidebarRewards } from "../services/growth/sidebar-reward";
 import type { RiskRanks } from "../services/growth/risk-rank";
 import { authOf, requireAuth } from "./auth-middleware";
 import { sendOk } from "./envelope";
-import { sidebarBody } from "./growth-schemas";
+import { sidebarBody, wechatOpenDataBody } from "./growth-schemas";
+import type { WechatOpenData } from "../services/growth/wechat-open-data";
 import { parseInput } from "./validate";
 
 export interface GrowthRouteDeps {
   sessions: SessionService;
   sidebar: SidebarRewards;
   riskRanks: Pick<RiskRanks, "remember" | "refresh">;
+  wechatOpenData: WechatOpenData;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
 }
@@ -31,6 +33,19 @@ export function growthRoutes(deps: GrowthRouteDeps): Router {
     await deps.riskRanks.remember(claims.app, claims.userId, req.ip);
     const result = await deps.sidebar.claim(claims.app, claims.userId, scene);
     sendOk(res, result, result.granted ? "Sidebar reward granted" : "Already granted today");
+  });
+  router.post("/growth/wechat/group-enter-info", auth, async (req: Request, res: Response) => {
+    const { encryptedData, iv } = parseInput(wechatOpenDataBody, req.body);
+    const { auth: claims } = authOf(res);
+    sendOk(res, await deps.wechatOpenData.groupEnterInfo(claims.app, claims.userId, encryptedData, iv));
+  });
+  // Today's game-circle activity grants the catalog's game_club reward once per studio day.
+  router.post("/growth/wechat/game-club", auth, async (req: Request, res: Response) => {
+    const { encryptedData, iv } = parseInput(wechatOpenDataBody, req.body);
+    const { auth: claims } = authOf(res);
+    await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    await deps.riskRanks.remember(claims.app, claims.userId, req.ip);
+    sendOk(res, await deps.wechatOpenData.gameClub(claims.app, claims.userId, encryptedData, iv));
   });
   // Answers only whether a check ran: the rank itself stays on the server (a cheater learns nothing to tune against).
   router.post("/growth/risk-check", auth, async (req: Request, res: Response) => {

@@ -21,3 +21,20 @@ export const dailyRewardSchema = z.strictObject({
 export const riskCheckSchema = z.strictObject({
   checked: z.boolean().describe("Whether WeChat's risk rank of the player is known now (false: no check configured, no WeChat login on the app, or WeChat unavailable)"),
 });
+
+export { decryptBody as wechatOpenDataBody } from "./schemas";
+
+export const groupEnterInfoSchema = z.strictObject({
+  opengid: z.string().nullable().describe("The group chat's id for this app (multi-person chats)").meta({ example: "tG-Ds5AxUbqrC1Jm1R2fFkG3pmVY" }),
+  openSingleRoomid: z.string().nullable().describe("The single chat's id (wx.getGroupEnterInfo with allowSingleChat)"),
+  groupOpenid: z.string().nullable().describe("The player's id in that chat (needGroupOpenID)"),
+  chatType: z.int().min(-1_000).max(1_000).meta({ example: 3 }).nullable().describe("WeChat's chat_type"),
+});
+
+const counter = z.int().min(-2_147_483_648).max(2_147_483_647).meta({ example: 1 });
+export const gameClubSchema = z.strictObject({
+  dataList: z.array(z.strictObject({ dataType: counter, value: counter })).describe("WeChat's GameClubData.dataList as decrypted"),
+  activity: z.record(z.string(), counter).describe("Today's activity by kind: likes, comments, posts, videoPosts, officialLikes, officialComments (the kinds asked for)"),
+  muted: z.boolean().nullable().describe("Whether the player is muted in the game circle (type 3), null when not asked"),
+  reward: dailyRewardSchema.nullable().describe("The game_club grant of today: null without activity today or without a game_club reward in the catalog"),
+});

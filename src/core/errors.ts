@@ -87,6 +87,8 @@ export const ERROR_CODES = {
   growth_reward_unconfigured: { status: 404, message: "This app's catalog has no such growth reward (growthRewards)" },
   growth_unsupported: { status: 404, message: "This growth surface is not on this app's platform here, or the player has no login on that platform" },
   not_from_sidebar: { status: 422, message: "The launch scene is not Douyin's sidebar (launch_from homepage, location sidebar_card); nothing was granted" },
+  open_data_unexpected: { status: 422, message: "The decrypted data does not have the shape this route reads; nothing was recorded" },
+  open_data_expired: { status: 422, message: "The encrypted data was sealed too long ago (or in the future); fetch it again" },
   risky_player: { status: 403, message: "The platform rates this player too risky for this reward; nothing was granted" },
   item_not_found: { status: 404, message: "No such item on sale in this app's catalog" },
   price_mismatch: { status: 409, message: "The coins sent differ from the catalog's price times the quantity; nothing was deducted" },

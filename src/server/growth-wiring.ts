@@ -15,6 +15,7 @@ import type { Logger } from "../logging/logger";
 import type { CatalogService } from "../services/economy/catalog-service";
 import { DailyGrowthRewards, type GrowthRewardCatalog } from "../services/growth/daily-rewards";
 import { SidebarRewards } from "../services/growth/sidebar-reward";
+import { WechatOpenData, type OpenDataDecrypter } from "../services/growth/wechat-open-data";
 import type { PlatformApps } from "../services/platform-apps";
 import type { SessionKeyCustody } from "../services/session-key-custody";
 import { StoredPlayerOpenids } from "../services/social/player-openids";
@@ -23,6 +24,7 @@ export interface GrowthServices {
   daily: DailyGrowthRewards;
   sidebar: SidebarRewards;
   riskRanks: RiskRanks;
+  wechatOpenData: WechatOpenData;
 }
 
 export interface RiskWiringInput {
@@ -69,6 +71,8 @@ export interface GrowthWiringInput {
   /** The risk-checked granter (buildRiskChecks). */
   rewards: RewardGranter;
   riskRanks: RiskRanks;
+  /** The player-data service: decrypts with the kept session key, checks the watermark. */
+  decrypter: OpenDataDecrypter;
   catalogs: Pick<CatalogService, "get">;
   logger: Logger;
   now?: () => number;
@@ -87,7 +91,14 @@ export function buildGrowthServices(input: GrowthWiringInput): GrowthServices {
     onDouyin: (app) => platformApps.find("douyin", app) !== undefined,
     openidOf: (app, userId) => openids.openidOf("douyin", app, userId),
   });
-  return { daily, sidebar, riskRanks: input.riskRanks };
+  const catalog = growthCatalog(input.catalogs);
+  const wechatOpenData = new WechatOpenData({
+    decrypter: input.decrypter,
+    daily,
+    rewardsGameClub: async (app) => (await catalog.growthReward(app, "game_club")) !== undefined,
+    now: input.now,
+  });
+  return { daily, sidebar, riskRanks: input.riskRanks, wechatOpenData };
 }
 
 /** The growth rewards' view of the live catalogs (every process follows an operator's new version). */

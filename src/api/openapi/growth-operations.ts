@@ -12,11 +12,16 @@ const GROWTH_ERROR_FIELDS = {
   reason: z.string().optional().describe("growth_unsupported: `app_not_on_douyin`, `no_douyin_login`, `app_not_on_wechat` or `no_wechat_login`"),
   rewardId: z.string().optional().describe("growth_reward_unconfigured: the catalog's growthRewards entry missing"),
   source: z.string().optional().describe("risky_player: the grant refused"),
+  expected: z.string().optional().describe("open_data_unexpected: what the route reads"),
+  maxAgeSec: z.int().min(1).max(86_400).optional().meta({ description: "open_data_expired: how old the data may be", example: 600 }),
 };
+const OPEN_DATA_ERRORS = ["invalid_request", "session_key_missing", "session_key_stale", "watermark_mismatch", "open_data_unexpected", "open_data_expired"] as const;
 
 export function registerGrowthComponents(register: (id: string, schema: z.ZodType) => void): void {
   register("DailyRewardResponse", s.okEnvelope(g.dailyRewardSchema));
   register("RiskCheckResponse", s.okEnvelope(g.riskCheckSchema));
+  register("GroupEnterInfoResponse", s.okEnvelope(g.groupEnterInfoSchema));
+  register("GameClubResponse", s.okEnvelope(g.gameClubSchema));
 }
 
 export function growthOperations(platforms: readonly { name: string }[]): OperationSpec[] {
@@ -38,6 +43,45 @@ export function growthOperations(platforms: readonly { name: string }[]): Operat
       errors: [...AUTH_ERRORS, "rate_limited"],
     },
   ];
+  if (platforms.some((p) => p.name === "wechat")) {
+    ops.push(
+      {
+        method: "post",
+        path: "/api/growth/wechat/group-enter-info",
+        operationId: "wechatGroupEnterInfo",
+        tag: GROWTH_TAG.name,
+        summary: "Decrypt wx.getGroupEnterInfo: the group chat the player opened the game from",
+        description:
+          "The client passes wx.getGroupEnterInfo's `encryptedData` and `iv`; the server decrypts them with the player's kept " +
+          "WeChat session key and checks them like POST /api/minigame/wechat/decrypt (400 `invalid_request`, 409 " +
+          "`session_key_missing` / `session_key_stale`, 422 `watermark_mismatch`). Sealed more than 10 minutes ago → 422 " +
+          "`open_data_expired`; neither `opengid` nor `open_single_roomid` inside → 422 `open_data_unexpected`. Nothing is stored.",
+        security: "bearer",
+        body: { schema: g.wechatOpenDataBody, examples: { sealed: { encryptedData: "q1Wg…", iv: "r7BXXKkLb8qrSNn05n0qiA==" } } },
+        success: { status: 200, component: "GroupEnterInfoResponse", description: "The chat's ids" },
+        errors: [...AUTH_ERRORS, ...OPEN_DATA_ERRORS],
+        errorFields: GROWTH_ERROR_FIELDS,
+      },
+      {
+        method: "post",
+        path: "/api/growth/wechat/game-club",
+        operationId: "wechatGameClub",
+        tag: GROWTH_TAG.name,
+        summary: "Decrypt wx.getGameClubData; reward today's game-circle activity once per studio day",
+        description:
+          "Decrypted and checked like group-enter-info. Any of today's likes, comments, posts, video posts or likes/comments " +
+          "on official posts (types 4–9) above zero grants the catalog's `growthRewards` entry `game_club` through the reward " +
+          "ledger, once per player per day of STUDIO_TIME_ZONE (`reward.granted` false on a repeat that day); no activity, or " +
+          "no game_club reward in the catalog: `reward` null. A risk-rank check refusing it → 403 `risky_player`. Limited per " +
+          "user (RATE_LIMIT_USER_MAX).",
+        security: "bearer",
+        body: { schema: g.wechatOpenDataBody, examples: { sealed: { encryptedData: "q1Wg…", iv: "r7BXXKkLb8qrSNn05n0qiA==" } } },
+        success: { status: 200, component: "GameClubResponse", description: "The activity, and today's grant" },
+        errors: [...AUTH_ERRORS, ...OPEN_DATA_ERRORS, "risky_player", "rate_limited"],
+        errorFields: GROWTH_ERROR_FIELDS,
+      },
+    );
+  }
   if (platforms.some((p) => p.name === "douyin")) {
     ops.push({
       method: "post",
