@@ -40,6 +40,21 @@ export interface GameClub {
   reward: DailyReward | null;
 }
 
+/** A share message as the server answers it. */
+export interface ShareMessage {
+  activityId: string;
+  subject: "room" | "invite";
+  subjectId: string;
+  members: number;
+  limit: number;
+  expiresAt: string;
+  /** Pass as wx.shareAppMessage's `query`. */
+  query: string;
+  /** joinShare: false when this player had joined before. */
+  joined?: boolean;
+  updated?: boolean;
+}
+
 /** What tt.onShow / tt.getLaunchOptionsSync report (only these two fields are read). */
 export interface DouyinShowOptions {
   launch_from?: string;
@@ -67,6 +82,16 @@ export class Growth {
   /** The player's game-circle activity, and today's game_club reward: pass wx.getGameClubData's success result. */
   gameClub(sealed: SealedData): Promise<GameClub> {
     return this.client.request("POST", "/api/growth/wechat/game-club", { encryptedData: sealed.encryptedData, iv: sealed.iv });
+  }
+
+  /** Creates a WeChat updatable share message for a room or an invite; pass `activityId` to wx.updateShareMenu. */
+  shareMessage(input: { subject: "room" | "invite"; subjectId: string; limit: number; private?: boolean }): Promise<ShareMessage> {
+    return this.client.request("POST", "/api/growth/shares", input);
+  }
+
+  /** The player arrived through a share (launch query `share`): which room or invite it was for. */
+  joinShare(activityId: string): Promise<ShareMessage> {
+    return this.client.request("POST", `/api/growth/shares/${encodeURIComponent(activityId)}/join`);
   }
 
   /**

@@ -21,7 +21,7 @@ export type { Order } from "./payments";
 export type { Catalog, CatalogItem, BuyResult, SoftPurchase, RewardEvent, ItemCount } from "./economy";
 export { Leaderboard, type LeaderboardRecord, type LeaderboardPage, type LeaderboardPeriod } from "./leaderboards";
 export type { Mail, MailAttachments, RewardResult, AdRewardResult, AdVerification, ShowRewardedAd, WatchAdOptions } from "./rewards";
-export { growth, launchedFromSidebar, Growth, type DailyReward, type DouyinShowOptions, type SealedData, type GroupInfo, type GameClub } from "./growth";
+export { growth, launchedFromSidebar, Growth, type DailyReward, type DouyinShowOptions, type SealedData, type GroupInfo, type GameClub, type ShareMessage } from "./growth";
 export { MAX_TEMPLATES_PER_PROMPT, type SubscribeDecision, type SubscribeGrants, type SubscribePromptApi } from "./subscribe";
 export { webRuntime, type WebRuntimeOptions } from "./runtimes/web-runtime";
 export { detectMiniGameRuntime } from "./runtimes/detect-runtime";

@@ -150,7 +150,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   api.use(mailRoutes(rewardDeps));
   api.use(adRoutes(rewardDeps));
   api.use(giftCodeRoutes(rewardDeps));
-  api.use(growthRoutes({ ...rewardDeps, sidebar: services.growth.sidebar, riskRanks: services.growth.riskRanks, wechatOpenData: services.growth.wechatOpenData }));
+  api.use(growthRoutes({ ...rewardDeps, sidebar: services.growth.sidebar, riskRanks: services.growth.riskRanks, wechatOpenData: services.growth.wechatOpenData, shares: services.growth.shares }));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

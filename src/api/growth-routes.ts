@@ -9,7 +9,8 @@ import type { SidebarRewards } from "../services/growth/sidebar-reward";
 import type { RiskRanks } from "../services/growth/risk-rank";
 import { authOf, requireAuth } from "./auth-middleware";
 import { sendOk } from "./envelope";
-import { sidebarBody, wechatOpenDataBody } from "./growth-schemas";
+import { shareBody, shareParams, sidebarBody, wechatOpenDataBody } from "./growth-schemas";
+import type { ShareMessages } from "../services/growth/share-messages";
 import type { WechatOpenData } from "../services/growth/wechat-open-data";
 import { parseInput } from "./validate";
 
@@ -18,6 +19,7 @@ export interface GrowthRouteDeps {
   sidebar: SidebarRewards;
   riskRanks: Pick<RiskRanks, "remember" | "refresh">;
   wechatOpenData: WechatOpenData;
+  shares: ShareMessages;
   limiter: RateLimiter;
   limits: { windowSec: number; userMax: number };
 }
@@ -46,6 +48,19 @@ export function growthRoutes(deps: GrowthRouteDeps): Router {
     await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
     await deps.riskRanks.remember(claims.app, claims.userId, req.ip);
     sendOk(res, await deps.wechatOpenData.gameClub(claims.app, claims.userId, encryptedData, iv));
+  });
+  router.post("/growth/shares", auth, async (req: Request, res: Response) => {
+    const input = parseInput(shareBody, req.body);
+    const { auth: claims } = authOf(res);
+    await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    sendOk(res, await deps.shares.create(claims.app, claims.userId, input), "Share created");
+  });
+  // A repeat by the same player answers the same with joined: false.
+  router.post("/growth/shares/:activityId/join", auth, async (req: Request, res: Response) => {
+    const { activityId } = parseInput(shareParams, req.params);
+    const { auth: claims } = authOf(res);
+    await deps.limiter.hit(`user:growth:${claims.userId}`, deps.limits.userMax, deps.limits.windowSec);
+    sendOk(res, await deps.shares.join(claims.app, claims.userId, activityId));
   });
   // Answers only whether a check ran: the rank itself stays on the server (a cheater learns nothing to tune against).
   router.post("/growth/risk-check", auth, async (req: Request, res: Response) => {

@@ -38,3 +38,26 @@ export const gameClubSchema = z.strictObject({
   muted: z.boolean().nullable().describe("Whether the player is muted in the game circle (type 3), null when not asked"),
   reward: dailyRewardSchema.nullable().describe("The game_club grant of today: null without activity today or without a game_club reward in the catalog"),
 });
+
+export const shareBody = z.strictObject({
+  subject: z.enum(["room", "invite"]).describe("What the share is for").meta({ example: "room" }),
+  subjectId: z.string().regex(/^[A-Za-z0-9_.:-]{1,128}$/, "must be 1–128 of A-Z a-z 0-9 _ . : -").describe("The room's or invite's id, told to whoever arrives through the share").meta({ example: "room-42" }),
+  limit: z.int().min(2).max(1000).describe("How many players the card counts up to (room_limit)").meta({ example: 4 }),
+  private: z.boolean().optional().describe("A private message: only this player can share the id"),
+});
+
+export const shareParams = z.object({
+  activityId: z.string().regex(/^[A-Za-z0-9_.:=-]{1,256}$/, "must be 1–256 of A-Z a-z 0-9 _ . : = -").describe("The activity id from the share's query (`share=`)"),
+});
+
+export const shareSchema = z.strictObject({
+  activityId: z.string().meta({ example: "1048_abc" }),
+  subject: z.enum(["room", "invite"]),
+  subjectId: z.string().meta({ example: "room-42" }),
+  members: z.int().min(1).max(2_000_000_000).describe("Players counted so far, the sharer included").meta({ example: 2 }),
+  limit: z.int().min(2).max(1000).meta({ example: 4 }),
+  expiresAt: z.iso.datetime().meta({ example: "2026-01-02T00:00:00.000Z" }),
+  query: z.string().describe("The query to share with (wx.shareAppMessage's `query`)").meta({ example: "share=1048_abc" }),
+  joined: z.boolean().optional().describe("Join: false when this player had joined before (nothing changed)"),
+  updated: z.boolean().optional().describe("Join: whether WeChat's card was updated now"),
+});

@@ -89,6 +89,7 @@ export const ERROR_CODES = {
   not_from_sidebar: { status: 422, message: "The launch scene is not Douyin's sidebar (launch_from homepage, location sidebar_card); nothing was granted" },
   open_data_unexpected: { status: 422, message: "The decrypted data does not have the shape this route reads; nothing was recorded" },
   open_data_expired: { status: 422, message: "The encrypted data was sealed too long ago (or in the future); fetch it again" },
+  share_not_found: { status: 404, message: "No such share for this app (unknown, another app's, or expired)" },
   risky_player: { status: 403, message: "The platform rates this player too risky for this reward; nothing was granted" },
   item_not_found: { status: 404, message: "No such item on sale in this app's catalog" },
   price_mismatch: { status: 409, message: "The coins sent differ from the catalog's price times the quantity; nothing was deducted" },

@@ -185,7 +185,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: risk.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
     });
     cleanups.push(() => rewardSources.close());
-    const growth = buildGrowthServices({ config, platformApps, store, custody: sessionKeys, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
+    const growth = buildGrowthServices({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),

@@ -6,7 +6,9 @@
 import type { AppConfig } from "../config/config";
 import type { AppSettings } from "../config/settings/apps";
 import type { Cache } from "../core/ports/cache";
-import { getUserRiskRank } from "../platforms/wechat/wechat-growth";
+import { createActivityId, getUserRiskRank, setUpdatableMsg } from "../platforms/wechat/wechat-growth";
+import { ShareMessages } from "../services/growth/share-messages";
+import type { PlatformClientDeps } from "../platforms/platform";
 import { RiskRanks, riskCheckedGranter } from "../services/growth/risk-rank";
 import type { AppTokens } from "../services/social/social-ports";
 import type { RewardGranter } from "../core/ports/reward-grants";
@@ -25,6 +27,7 @@ export interface GrowthServices {
   sidebar: SidebarRewards;
   riskRanks: RiskRanks;
   wechatOpenData: WechatOpenData;
+  shares: ShareMessages;
 }
 
 export interface RiskWiringInput {
@@ -48,22 +51,26 @@ export function buildRiskChecks(input: RiskWiringInput, rewards: RewardGranter):
     const entry = platformApps.find(platform, app);
     return entry && platformApps.namespaceOf(entry);
   });
-  const settingsOf = new Map(input.apps.flatMap((app) => (app.platforms.wechat ? [[app.key, app.platforms.wechat] as const] : [])));
+  const httpOf = wechatHttp(input);
   const riskRanks = new RiskRanks({
     cache: input.cache,
     settings: config.growth.riskRank,
     openidOf: (app, userId) => (platformApps.find("wechat", app) ? openids.openidOf("wechat", app, userId) : Promise.resolve("")),
     askWechat: (app, openid, clientIp) => {
-      const settings = settingsOf.get(app)!;
-      const http = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger };
-      return input.tokens.withPlatformToken("wechat", app, (accessToken) => getUserRiskRank(http, { accessToken, openid, clientIp, scene: config.growth.riskRank.scene }));
+      return input.tokens.withPlatformToken("wechat", app, (accessToken) => getUserRiskRank(httpOf(app), { accessToken, openid, clientIp, scene: config.growth.riskRank.scene }));
     },
     logger,
   });
   return { riskRanks, rewards: config.growth.riskRank.checks.length > 0 ? riskCheckedGranter(rewards, riskRanks) : rewards };
 }
 
-export interface GrowthWiringInput {
+/** Each WeChat app's HTTP settings for the growth calls. */
+function wechatHttp(input: Pick<RiskWiringInput, "apps" | "config" | "logger">): (app: string) => PlatformClientDeps {
+  const settingsOf = new Map(input.apps.flatMap((app) => (app.platforms.wechat ? [[app.key, app.platforms.wechat] as const] : [])));
+  return (app) => ({ settings: settingsOf.get(app)!, timeoutMs: input.config.platformTimeoutMs, busyRetries: input.config.platformBusyRetries, logger: input.logger });
+}
+
+export interface GrowthWiringInput extends RiskWiringInput {
   config: AppConfig;
   platformApps: PlatformApps;
   store: Pick<UserStore, "findById" | "listIdentities">;
@@ -98,7 +105,16 @@ export function buildGrowthServices(input: GrowthWiringInput): GrowthServices {
     rewardsGameClub: async (app) => (await catalog.growthReward(app, "game_club")) !== undefined,
     now: input.now,
   });
-  return { daily, sidebar, riskRanks: input.riskRanks, wechatOpenData };
+  const httpOf = wechatHttp(input);
+  const shares = new ShareMessages({
+    cache: input.cache,
+    openidOf: (app, userId) => (platformApps.find("wechat", app) ? openids.openidOf("wechat", app, userId) : Promise.resolve("")),
+    createActivityId: (app, openid) => input.tokens.withPlatformToken("wechat", app, (accessToken) => createActivityId(httpOf(app), { accessToken, openid })),
+    update: (app, activityId, update) => input.tokens.withPlatformToken("wechat", app, (accessToken) => setUpdatableMsg(httpOf(app), { accessToken, activityId, update })),
+    logger: input.logger,
+    now: input.now,
+  });
+  return { daily, sidebar, riskRanks: input.riskRanks, wechatOpenData, shares };
 }
 
 /** The growth rewards' view of the live catalogs (every process follows an operator's new version). */

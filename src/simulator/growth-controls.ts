@@ -5,13 +5,15 @@
  *   that error → `{"platform", "openid", "rank"}`;
  * - `GET /__simulator/risk-rank?platform=&openid=` → `{"rank", "calls"}`: the chosen rank (0 by
  *   default) and how often getuserriskrank was asked for the player.
+ * - `GET /__simulator/updatable-msg?activityId=` → the share message as WeChat holds it: `{appId, openid,
+ *   state, parameters, updates}` (404 when unknown).
  * Bad input is 400 `{errcode: 400}`.
  */
 import { MALFORMED_BODY, param, type SimRequest } from "./platform-simulator";
 import type { SocialSimState } from "./social-state";
 import { growthStateOf } from "./growth-state";
 
-export const GROWTH_CONTROL_ROUTES = ["POST /__simulator/risk-rank", "GET /__simulator/risk-rank"] as const;
+export const GROWTH_CONTROL_ROUTES = ["POST /__simulator/risk-rank", "GET /__simulator/risk-rank", "GET /__simulator/updatable-msg"] as const;
 export type GrowthControlRoute = (typeof GROWTH_CONTROL_ROUTES)[number];
 
 export function isGrowthControl(routeKey: string): routeKey is GrowthControlRoute {
@@ -21,6 +23,10 @@ export function isGrowthControl(routeKey: string): routeKey is GrowthControlRout
 export function growthControl(route: GrowthControlRoute, query: URLSearchParams, body: SimRequest["body"], social: SocialSimState): { status: number; body: unknown } {
   const problem = (errmsg: string) => ({ status: 400, body: { errcode: 400, errmsg } });
   const state = growthStateOf(social);
+  if (route === "GET /__simulator/updatable-msg") {
+    const found = state.activities.get(param(query, "activityId"));
+    return found ? { status: 200, body: found } : { status: 404, body: { errcode: 404, errmsg: "no such activity id" } };
+  }
   if (route === "GET /__simulator/risk-rank") {
     const platform = param(query, "platform");
     const openid = param(query, "openid");

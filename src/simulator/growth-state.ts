@@ -6,7 +6,19 @@
  */
 import type { SocialSimState } from "./social-state";
 
+export interface SimActivity {
+  appId: string;
+  /** The only sharer of a private message, or null. */
+  openid: string | null;
+  expiresAtMs: number;
+  state: 0 | 1 | null;
+  parameters: Record<string, string>;
+  updates: number;
+}
+
 export class GrowthSimState {
+  readonly activities = new Map<string, SimActivity>();
+
   private readonly ranks = new Map<string, number | { errcode: number; errmsg: string }>();
   private readonly asked = new Map<string, number>();
 

@@ -178,6 +178,8 @@ describe("OpenAPI description", () => {
       "POST /api/growth/risk-check",
       "POST /api/growth/wechat/group-enter-info",
       "POST /api/growth/wechat/game-club",
+      "POST /api/growth/shares",
+      "POST /api/growth/shares/{activityId}/join",
       "GET /api/minigame/wechat/ad-reward",
       "POST /api/minigame/wechat/ad-reward",
       "GET /api/minigame/wechat/gift-push",
@@ -593,6 +595,11 @@ describe("OpenAPI description", () => {
     const active = await sealFor({ dataList: [{ dataType: 6, value: 1 }] });
     assert.equal((await call("POST", gameClub, { body: active, headers: bearer(wx.token) })).body.data.reward.granted, true);
     assert.equal((await call("POST", gameClub, { body: { encryptedData: "%%" , iv: "x" }, headers: bearer(wx.token) })).status, 400);
+    const share = (await call("POST", "/api/growth/shares", { body: { subject: "room", subjectId: "room-1", limit: 2 }, headers: bearer(wx.token) })).body.data;
+    assert.equal((await call("POST", "/api/growth/shares", { body: { subject: "room" }, headers: bearer(wx.token) })).status, 400);
+    const joinRoute = "/api/growth/shares/{activityId}/join";
+    assert.equal((await call("POST", joinRoute, { path: `/api/growth/shares/${share.activityId}/join`, headers: bearer(dy.token) })).body.data.subjectId, "room-1");
+    assert.equal((await call("POST", joinRoute, { path: "/api/growth/shares/nope/join", headers: bearer(dy.token) })).status, 404);
   });
 
   it("exercised every documented route, with a success and a failure each", () => {

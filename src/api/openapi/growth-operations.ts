@@ -13,6 +13,7 @@ const GROWTH_ERROR_FIELDS = {
   rewardId: z.string().optional().describe("growth_reward_unconfigured: the catalog's growthRewards entry missing"),
   source: z.string().optional().describe("risky_player: the grant refused"),
   expected: z.string().optional().describe("open_data_unexpected: what the route reads"),
+  activityId: z.string().optional().describe("share_not_found: the id asked for"),
   maxAgeSec: z.int().min(1).max(86_400).optional().meta({ description: "open_data_expired: how old the data may be", example: 600 }),
 };
 const OPEN_DATA_ERRORS = ["invalid_request", "session_key_missing", "session_key_stale", "watermark_mismatch", "open_data_unexpected", "open_data_expired"] as const;
@@ -22,6 +23,7 @@ export function registerGrowthComponents(register: (id: string, schema: z.ZodTyp
   register("RiskCheckResponse", s.okEnvelope(g.riskCheckSchema));
   register("GroupEnterInfoResponse", s.okEnvelope(g.groupEnterInfoSchema));
   register("GameClubResponse", s.okEnvelope(g.gameClubSchema));
+  register("ShareResponse", s.okEnvelope(g.shareSchema));
 }
 
 export function growthOperations(platforms: readonly { name: string }[]): OperationSpec[] {
@@ -78,6 +80,40 @@ export function growthOperations(platforms: readonly { name: string }[]): Operat
         body: { schema: g.wechatOpenDataBody, examples: { sealed: { encryptedData: "q1Wg…", iv: "r7BXXKkLb8qrSNn05n0qiA==" } } },
         success: { status: 200, component: "GameClubResponse", description: "The activity, and today's grant" },
         errors: [...AUTH_ERRORS, ...OPEN_DATA_ERRORS, "risky_player", "rate_limited"],
+        errorFields: GROWTH_ERROR_FIELDS,
+      },
+      {
+        method: "post",
+        path: "/api/growth/shares",
+        operationId: "createShare",
+        tag: GROWTH_TAG.name,
+        summary: "Create a WeChat updatable share message for a room or an invite",
+        description:
+          "Asks WeChat for an activity id (activityid/create; with `private`, bound to this player's openid so only they can " +
+          "share it), counts the sharer as the first member and sets the card to \"{members}/{limit}\". The game passes " +
+          "`activityId` to wx.updateShareMenu({withShareTicket, isUpdatableMessage: true, activityId, templateInfo}) and shares " +
+          "with `query`. No WeChat login on the app → 404 `growth_unsupported`. Lives until WeChat's id expires (24 h).",
+        security: "bearer",
+        body: { schema: g.shareBody, examples: { room: { subject: "room", subjectId: "room-42", limit: 4 } } },
+        success: { status: 200, component: "ShareResponse", description: "The activity id and the query to share with" },
+        errors: [...AUTH_ERRORS, "invalid_request", "growth_unsupported", "rate_limited", "platform_unavailable", "platform_misconfigured"],
+        errorFields: { ...GROWTH_ERROR_FIELDS, ...s.platformTokenErrorFields("wechat") },
+      },
+      {
+        method: "post",
+        path: "/api/growth/shares/{activityId}/join",
+        operationId: "joinShare",
+        tag: GROWTH_TAG.name,
+        summary: "A player arrived through a share: which room or invite, and count them on the card",
+        description:
+          "The invitee's client reads `share=<activityId>` from its launch options and calls this: the answer names the room " +
+          "or invite. A player is counted once (a repeat answers `joined: false`); a new member moves WeChat's card on " +
+          "(updatablemsg/send), to \"started\" when the count reaches the limit. WeChat unavailable: the join still counts " +
+          "(`updated: false`). Unknown, expired or another app's id → 404 `share_not_found`.",
+        security: "bearer",
+        pathParams: { schema: g.shareParams, examples: { activityId: "1048_abc" } },
+        success: { status: 200, component: "ShareResponse", description: "The room or invite, and the count" },
+        errors: [...AUTH_ERRORS, "invalid_request", "share_not_found", "rate_limited"],
         errorFields: GROWTH_ERROR_FIELDS,
       },
     );
