@@ -31,6 +31,7 @@ export interface Catalog {
   items: CatalogItem[];
   ads: Array<{ adUnitId: string; grants: Grants; dailyCap: number }>;
   giftPacks: Array<{ giftId: string; grants: Grants }>;
+  growthRewards: Array<{ rewardId: "sidebar" | "game_club"; grants: Grants }>;
 }
 export interface SoftPurchase {
   purchaseId: string;

@@ -22,6 +22,7 @@ export type { Catalog, CatalogItem, BuyResult, SoftPurchase, RewardEvent, ItemCo
 export { Saves, SaveConflictError, type SavedObject, type SaveReceipt, type SavePutOptions, type SaveBatchWrite } from "./saves";
 export { Leaderboard, type LeaderboardRecord, type LeaderboardPage, type LeaderboardPeriod } from "./leaderboards";
 export type { Mail, MailAttachments, RewardResult, AdRewardResult, AdVerification, ShowRewardedAd, WatchAdOptions } from "./rewards";
+export { growth, launchedFromSidebar, Growth, type DailyReward, type DouyinShowOptions, type SealedData, type GroupInfo, type GameClub, type ShareMessage } from "./growth";
 export { MAX_TEMPLATES_PER_PROMPT, type SubscribeDecision, type SubscribeGrants, type SubscribePromptApi } from "./subscribe";
 export { webRuntime, type WebRuntimeOptions } from "./runtimes/web-runtime";
 export { detectMiniGameRuntime } from "./runtimes/detect-runtime";

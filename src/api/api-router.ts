@@ -11,6 +11,7 @@ import { paymentRoutes } from "./payment-routes";
 import { pushRoutes } from "./push-routes";
 import { rewardPushRoutes } from "./reward-push-routes";
 import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
+import { growthRoutes } from "./growth-routes";
 import { playerStorageRoutes, subscribeMessageRoutes } from "./social-routes";
 import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
@@ -164,6 +165,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   api.use(mailRoutes(rewardDeps));
   api.use(adRoutes(rewardDeps));
   api.use(giftCodeRoutes(rewardDeps));
+  api.use(growthRoutes({ ...rewardDeps, sidebar: services.growth.sidebar, riskRanks: services.growth.riskRanks, wechatOpenData: services.growth.wechatOpenData, shares: services.growth.shares }));
 
   const accountDeps: AccountRouteDeps = {
     accounts: services.accounts,

@@ -34,6 +34,7 @@ export const catalogSchema = z.strictObject({
   items: z.array(catalogItemSchema),
   ads: z.array(z.strictObject({ adUnitId: z.string(), grants, dailyCap: count })).describe("Rewarded-video ad units and what a verified view grants"),
   giftPacks: z.array(z.strictObject({ giftId: z.string(), grants })),
+  growthRewards: z.array(z.strictObject({ rewardId: z.enum(["sidebar", "game_club"]), grants })).describe("Once-per-day growth rewards: the Douyin sidebar revisit, WeChat game-circle activity (docs/growth.md)"),
 });
 
 export const walletSchema = z.strictObject({ balances: z.record(z.string(), count).meta({ description: "Soft currencies by id", example: { gems: 120 } }) });

@@ -25,6 +25,7 @@ import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
+import { growthConfig, growthShape } from "./settings/growth";
 import { giftPushesWithoutAesKey, rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
 import { savesConfig, savesShape } from "./settings/saves";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
@@ -36,7 +37,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...savesShape, ...consoleShape, ...analyticsShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...growthShape, ...savesShape, ...consoleShape, ...analyticsShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -81,6 +82,7 @@ function toAppConfig(s: Settings) {
     ...appsConfig(s, platforms.platforms),
     ...paymentsConfig(s),
     ...rewardsConfig(s),
+    ...growthConfig(s),
     ...socialConfig(s),
     ...economyConfig(s),
     /** Boards per app key (docs/leaderboards.md). */

@@ -18,6 +18,9 @@ const grantsSchema = z.strictObject({
   items: z.array(z.strictObject({ itemId: id, count: amount })).optional(),
   currencies: z.record(z.string(), amount).optional(),
 });
+/** The growth surfaces a catalog can reward once per player per day (docs/growth.md). */
+export const GROWTH_REWARD_IDS = ["sidebar", "game_club"] as const;
+export type GrowthRewardId = (typeof GROWTH_REWARD_IDS)[number];
 const isoTime = z.iso.datetime({ offset: true, message: "must be an ISO 8601 time, e.g. 2026-01-01T00:00:00Z" });
 
 const itemSchema = z.strictObject({
@@ -41,6 +44,8 @@ const entrySchemas = {
   items: itemSchema,
   ads: z.strictObject({ adUnitId: z.string().min(1).max(128), grants: grantsSchema, dailyCap: amount }),
   giftPacks: z.strictObject({ giftId: z.string().min(1).max(128), grants: grantsSchema }),
+  /** Once-per-day growth rewards (docs/growth.md): the Douyin sidebar revisit, WeChat game-circle activity. */
+  growthRewards: z.strictObject({ rewardId: z.enum(GROWTH_REWARD_IDS), grants: grantsSchema }),
 } as const;
 const SECTIONS = Object.keys(entrySchemas) as Array<keyof typeof entrySchemas>;
 const catalogShape = z.strictObject(Object.fromEntries(SECTIONS.map((k) => [k, z.array(z.unknown()).default([])])) as Record<keyof typeof entrySchemas, z.ZodDefault<z.ZodArray<z.ZodUnknown>>>);
@@ -67,9 +72,10 @@ export interface Catalog {
   items: CatalogItem[];
   ads: Array<{ adUnitId: string; grants: Grants; dailyCap: number }>;
   giftPacks: Array<{ giftId: string; grants: Grants }>;
+  growthRewards: Array<{ rewardId: GrowthRewardId; grants: Grants }>;
 }
 
-export const emptyCatalog = (): Catalog => ({ currencies: [], items: [], ads: [], giftPacks: [] });
+export const emptyCatalog = (): Catalog => ({ currencies: [], items: [], ads: [], giftPacks: [], growthRewards: [] });
 
 /** The catalog, or every problem with it, each prefixed with `where` (the file, the app) and the item. */
 export function checkCatalog(json: unknown, where: string): { catalog: Catalog } | { problems: string[] } {
@@ -145,6 +151,14 @@ export function checkCatalog(json: unknown, where: string): { catalog: Catalog }
     gifts.add(pack.giftId);
     checkGrants(at, pack.grants);
   });
+  const growth = new Set<string>();
+  catalog.growthRewards.forEach((reward, i) => {
+    if (!reward) return;
+    const at = `growthRewards[${i}] (${reward.rewardId})`;
+    if (growth.has(reward.rewardId)) say(at, "rewardId is listed twice");
+    growth.add(reward.rewardId);
+    checkGrants(at, reward.grants);
+  });
   return problems.length > 0 ? { problems } : { catalog };
 }
 
@@ -157,7 +171,7 @@ function describe(json: unknown, path: readonly PropertyKey[]): string {
     node = node && typeof node === "object" ? (node as Record<PropertyKey, unknown>)[key as string] : undefined;
     out += typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`;
     if (typeof key === "number" && node && typeof node === "object") {
-      const named = (node as Record<string, unknown>).itemId ?? (node as Record<string, unknown>).adUnitId ?? (node as Record<string, unknown>).giftId;
+      const named = (node as Record<string, unknown>).itemId ?? (node as Record<string, unknown>).adUnitId ?? (node as Record<string, unknown>).giftId ?? (node as Record<string, unknown>).rewardId;
       if (typeof named === "string") out += ` (${named})`;
     }
   }
@@ -188,6 +202,10 @@ export function exampleCatalog(): Catalog {
       ],
       ads: [{ adUnitId: "adunit-example", grants: { currencies: { gems: 5 } }, dailyCap: 10 }],
       giftPacks: [{ giftId: "gift-example", grants: { currencies: { gems: 20 }, items: [{ itemId: "potion", count: 2 }] } }],
+      growthRewards: [
+        { rewardId: "sidebar", grants: { currencies: { gems: 3 } } },
+        { rewardId: "game_club", grants: { items: [{ itemId: "potion", count: 1 }] } },
+      ],
     },
     "example catalog",
   );

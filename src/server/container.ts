@@ -40,6 +40,7 @@ import { buildSaves } from "./save-wiring";
 import type { SaveService } from "../services/saves/save-service";
 import { buildAnalytics, type AnalyticsServices } from "./analytics-wiring";
 import { RoomSessions } from "../services/analytics/room-sessions";
+import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
 
 export interface Services {
   config: AppConfig;
@@ -76,6 +77,7 @@ export interface Services {
   economy: EconomyServices;
   /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
   rewardSources: RewardServices;
+  growth: GrowthServices;
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
@@ -192,10 +194,12 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => payments.close());
     deliverThroughEconomy(payments, economy, platformApps, logger);
+    const risk = buildRiskChecks({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, logger }, economy.rewards);
     const rewardSources = await buildRewardServices({
-      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: economy.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
+      config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: risk.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
     });
     cleanups.push(() => rewardSources.close());
+    const growth = buildGrowthServices({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
@@ -257,6 +261,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       payments,
       economy,
       rewardSources,
+      growth,
       metrics,
       leaderboards: boards.leaderboards,
       saves: saves.saves,

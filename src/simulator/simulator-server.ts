@@ -26,6 +26,7 @@ import { platformDefinitions } from "../platforms/registry";
 import type { ContentCheckSettings } from "./content-security";
 import { encryptForClient } from "./open-data";
 import { isSocialControl, socialControl } from "./social-controls";
+import { growthControl, isGrowthControl } from "./growth-controls";
 import { CALL_KINDS, JSON_TYPE, MALFORMED_BODY, type CallKind, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "./platform-simulator";
 import { PaymentSimulator, type PaymentSimulatorOptions } from "./payments/payment-simulator";
 import { SimulatorState, type SimulatorApp } from "./state";
@@ -194,6 +195,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     }
     if (isSocialControl(routeKey)) {
       const { status, body } = socialControl(routeKey, url.searchParams, req.method === "POST" ? await readBody(req) : (req.resume(), undefined), state.social);
+      return send(res, status, { contentType: JSON_TYPE, body });
+    }
+    if (isGrowthControl(routeKey)) {
+      const { status, body } = growthControl(routeKey, url.searchParams, req.method === "POST" ? await readBody(req) : (req.resume(), undefined), state.social);
       return send(res, status, { contentType: JSON_TYPE, body });
     }
     if (payments.owns(req.method ?? "", url.pathname)) {

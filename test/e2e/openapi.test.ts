@@ -179,6 +179,13 @@ describe("OpenAPI description", () => {
       "POST /api/mail/{mailId}/claim",
       "GET /api/ads/views/{watchId}",
       "POST /api/rewards/gift-codes",
+      // Growth (docs/growth.md).
+      "POST /api/growth/sidebar",
+      "POST /api/growth/risk-check",
+      "POST /api/growth/wechat/group-enter-info",
+      "POST /api/growth/wechat/game-club",
+      "POST /api/growth/shares",
+      "POST /api/growth/shares/{activityId}/join",
       "GET /api/minigame/wechat/ad-reward",
       "POST /api/minigame/wechat/ad-reward",
       "GET /api/minigame/wechat/gift-push",
@@ -602,6 +609,33 @@ describe("OpenAPI description", () => {
     assert.throws(() => conformance.check("GET", route, fake(200, { ...me.body, data: { ...me.body.data, user } })), /additional/);
     const wrongCode = { success: false, message: "x", data: { code: "version_conflict" } };
     assert.throws(() => conformance.check("GET", route, fake(401, wrongCode)), /allowed values/);
+  });
+
+  it("answers the growth routes as documented", async () => {
+    // Earlier tests moved the server's clock hours ahead; sealed data is checked against it.
+    clock = Date.now();
+    const dy = (await call("GET", "/api/minigame/douyin/login", { path: `/api/minigame/douyin/login?code=${unique("growth")}` })).body.data;
+    const sidebar = "/api/growth/sidebar";
+    assert.equal((await call("POST", sidebar, { body: { launchFrom: "homepage", location: "sidebar_card" }, headers: bearer(dy.token) })).body.data.granted, true);
+    assert.equal((await call("POST", sidebar, { body: { launchFrom: "homepage", location: "feed" }, headers: bearer(dy.token) })).status, 422);
+    assert.equal((await call("POST", sidebar, { body: { launchFrom: 1 }, headers: bearer(dy.token) })).status, 400);
+    assert.equal((await call("POST", "/api/growth/risk-check", { headers: bearer(dy.token) })).body.data.checked, false);
+    assert.equal((await call("POST", "/api/growth/risk-check")).status, 401);
+    const wx = (await wechatLogin()).body.data;
+    const sealFor = async (data: Record<string, unknown>) =>
+      (await fetch(`${h.simulator.url}/__simulator/encrypt`, { method: "POST", body: JSON.stringify({ session_key: wx.session_key, data }) })).json();
+    const groupInfo = "/api/growth/wechat/group-enter-info";
+    assert.equal((await call("POST", groupInfo, { body: await sealFor({ opengid: "tG-1", chat_type: 3 }), headers: bearer(wx.token) })).body.data.opengid, "tG-1");
+    assert.equal((await call("POST", groupInfo, { body: await sealFor({ chat_type: 3 }), headers: bearer(wx.token) })).status, 422);
+    const gameClub = "/api/growth/wechat/game-club";
+    const active = await sealFor({ dataList: [{ dataType: 6, value: 1 }] });
+    assert.equal((await call("POST", gameClub, { body: active, headers: bearer(wx.token) })).body.data.reward.granted, true);
+    assert.equal((await call("POST", gameClub, { body: { encryptedData: "%%" , iv: "x" }, headers: bearer(wx.token) })).status, 400);
+    const share = (await call("POST", "/api/growth/shares", { body: { subject: "room", subjectId: "room-1", limit: 2 }, headers: bearer(wx.token) })).body.data;
+    assert.equal((await call("POST", "/api/growth/shares", { body: { subject: "room" }, headers: bearer(wx.token) })).status, 400);
+    const joinRoute = "/api/growth/shares/{activityId}/join";
+    assert.equal((await call("POST", joinRoute, { path: `/api/growth/shares/${share.activityId}/join`, headers: bearer(dy.token) })).body.data.subjectId, "room-1");
+    assert.equal((await call("POST", joinRoute, { path: "/api/growth/shares/nope/join", headers: bearer(dy.token) })).status, 404);
   });
 
   it("exercised every documented route, with a success and a failure each", () => {

@@ -14,6 +14,7 @@ import { platformOperations } from "./platform-operations";
 import { economyOperations, registerEconomyComponents } from "./economy-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
+import { GROWTH_TAG, growthOperations, registerGrowthComponents } from "./growth-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { registerSaveComponents, saveOperations } from "./saves-operations";
@@ -66,6 +67,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...saveOperations());
   registerRewardComponents(register);
   operations.push(...rewardOperations(options.platforms));
+  registerGrowthComponents(register);
+  operations.push(...growthOperations(options.platforms));
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
   registerAnalyticsComponents(register);
@@ -95,6 +98,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Saves", description: "Players' game data kept by the server, versioned, with permissions (docs/saves.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
       { name: "Analytics", description: "The player's own events for analytics; the server records its facts itself (docs/analytics.md)" },
+      GROWTH_TAG,
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

@@ -17,6 +17,9 @@ export const REWARD_SOURCES = [
   "operator",
   "leaderboard",
   "import",
+  // Growth surfaces (docs/growth.md): once per player per studio day, keyed `<surface>:<day>:<userId>`.
+  "sidebar",
+  "game_club",
 ] as const;
 export type RewardSource = (typeof REWARD_SOURCES)[number];
 

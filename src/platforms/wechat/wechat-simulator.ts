@@ -26,6 +26,7 @@ import { errcodeSimulator, WECHAT_FAMILY_TOKEN_ERRORS, type CredentialErrors, ty
 import { MALFORMED_BODY, param, type PlatformSimContext, type SimReply, type SimRequest, type SimulatorRoute } from "../../simulator/platform-simulator";
 import { opaqueTokenPolicy } from "../../simulator/tokens";
 import { wechatSocialRoutes } from "./wechat-social-simulator";
+import { wechatGrowthRoutes } from "./wechat-growth-simulator";
 
 const credentialErrors: CredentialErrors = {
   missingAppid: [41002, "appid missing"],
@@ -141,6 +142,6 @@ export const wechatSimulator = errcodeSimulator({
       invalidOpenid: [40003, "invalid openid"],
       invalidSignature: [87009, "invalid signature"],
     },
-    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers), ...wechatSocialRoutes(helpers)],
+    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers), ...wechatSocialRoutes(helpers), ...wechatGrowthRoutes(helpers)],
   },
 });

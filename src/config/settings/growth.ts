@@ -1,0 +1,55 @@
+/**
+ * Settings of the growth surfaces (docs/growth.md): the studio's time zone that "once per day"
+ * rewards (sidebar revisit, game-circle activity) count their days in, and where WeChat's risk rank
+ * (getuserriskrank) is asked before a grant, with the rank that refuses or flags it.
+ */
+import { z } from "zod";
+import { splitList } from "../config-types";
+
+/** Grants the risk rank can guard (docs/growth.md). */
+export const RISK_CHECKED_GRANTS = ["ad_reward", "gift_pack", "sidebar", "game_club"] as const;
+export type RiskCheckedGrant = (typeof RISK_CHECKED_GRANTS)[number];
+
+function isTimeZone(value: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: value });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const growthShape = {
+  /** The IANA time zone a "day" of the daily growth rewards is counted in. */
+  STUDIO_TIME_ZONE: z.string().trim().refine(isTimeZone, "must be an IANA time zone, e.g. Asia/Shanghai").default("Asia/Shanghai"),
+  /** Comma-separated grants to check the player's WeChat risk rank before: ad_reward, gift_pack, sidebar, game_club. Empty: none. */
+  RISK_RANK_CHECKS: z
+    .string()
+    .default("")
+    .refine((v) => splitList(v).every((g) => (RISK_CHECKED_GRANTS as readonly string[]).includes(g)), `must list only ${RISK_CHECKED_GRANTS.join(", ")}`),
+  /** The lowest risk rank (0 normal … 4 highest, as WeChat reports it) that the action applies to. */
+  RISK_RANK_THRESHOLD: z.coerce.number().int().min(1).max(4).default(3),
+  /** refuse: such a grant is not made (403 risky_player); flag: it is made and logged as risky. */
+  RISK_RANK_ACTION: z.enum(["refuse", "flag"]).default("flag"),
+  /** How long a player's rank is kept before WeChat is asked again, in seconds. */
+  RISK_RANK_CACHE_SEC: z.coerce.number().int().min(0).max(7 * 86_400).default(3600),
+  /** What WeChat's getuserriskrank is told the scene is (WeChat: 0 registration, 1 marketing fraud, 2 UGC). */
+  RISK_RANK_SCENE: z.coerce.number().int().min(0).max(2).default(1),
+};
+
+type GrowthSettings = z.output<z.ZodObject<typeof growthShape>>;
+
+export function growthConfig(s: GrowthSettings) {
+  return {
+    growth: {
+      timeZone: s.STUDIO_TIME_ZONE,
+      riskRank: {
+        checks: splitList(s.RISK_RANK_CHECKS) as RiskCheckedGrant[],
+        threshold: s.RISK_RANK_THRESHOLD,
+        action: s.RISK_RANK_ACTION,
+        cacheSec: s.RISK_RANK_CACHE_SEC,
+        scene: s.RISK_RANK_SCENE,
+      },
+    },
+  };
+}
