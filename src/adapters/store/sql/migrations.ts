@@ -5,6 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
+import { createLiveGiftTables } from "./live-gift-schema";
 import { createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -116,6 +117,12 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // Erases begun (core/ports/erasure-marks.ts); the reward tables' migrations create it too.
     "0011_user_erasures": {
       up: (db: Kysely<any>) => createErasureMarksTable(db, dialect),
+    },
+    // The Douyin live gift ledger and failed-data cursors (live-gift-schema.ts). 0012–0013 are other features'.
+    "0014_douyin_live_ledger": {
+      async up(db: Kysely<any>) {
+        await createLiveGiftTables(db, dialect);
+      },
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
