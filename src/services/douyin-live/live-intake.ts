@@ -112,8 +112,9 @@ export class LiveIntake {
     void this.drain();
   }
 
-  get queued(): number {
-    return this.queue.length;
+  /** Messages waiting or being delivered in this process. */
+  get busy(): boolean {
+    return this.draining || this.queue.length > 0;
   }
 
   private entryOf(roomId: string, m: LiveMessage, roundId: number, source: "push" | "failed_data"): LiveLedgerEntry {
@@ -180,10 +181,13 @@ export class LiveIntake {
 
   private async deliverRoom(liveRoomId: string, items: Queued[], keep: Queued[]): Promise<void> {
     if (!(await this.isBound(liveRoomId))) {
+      // Gifts and fan-club events wait in the ledger, undelivered: the room's binding delivers them
+      // (redeliver), whichever process it runs in; holding them here too would deliver them twice.
       const now = this.now();
-      const expired = items.filter((q) => now - q.since > this.options.pendingMs);
+      const held = items.filter((q) => !q.ledger);
+      const expired = held.filter((q) => now - q.since > this.options.pendingMs);
       if (expired.length > 0) this.options.dropped?.("no_room", "any", expired.length);
-      keep.push(...items.filter((q) => now - q.since <= this.options.pendingMs));
+      keep.push(...held.filter((q) => now - q.since <= this.options.pendingMs));
       return;
     }
     const send: Queued[] = [];
