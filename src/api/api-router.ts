@@ -8,6 +8,7 @@ import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
 import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
+import { douyinLivePushRoutes, douyinLiveSessionRoutes } from "./douyin-live-routes";
 import { pushRoutes } from "./push-routes";
 import { rewardPushRoutes } from "./reward-push-routes";
 import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
@@ -43,6 +44,9 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     "/minigame",
     rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts }),
   );
+  // Douyin live pushes too: the signature covers the raw body (douyin-live-routes.ts).
+  const live = services.douyinLive;
+  if (live) api.use(douyinLivePushRoutes({ pushPath: live.pushPath, secrets: live.secrets, intake: live.intake, sessions: live.sessions, logger: services.logger }));
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
@@ -135,6 +139,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     }),
   );
 
+  if (live) api.use(douyinLiveSessionRoutes({ sessions: live.sessions }));
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
   const rewardDeps = {
     sessions: services.sessions,

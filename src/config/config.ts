@@ -29,12 +29,13 @@ import { platformCredentialProblems, platformsConfig, platformsShape, enabledPla
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
 import { socialConfig, socialShape } from "./settings/social";
+import { douyinLiveConfig, douyinLiveProblems, douyinLiveShape } from "./settings/douyin-live";
 import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...consoleShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...consoleShape, ...douyinLiveShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -86,6 +87,7 @@ function toAppConfig(s: Settings) {
     leaderboardTickMs: s.LEADERBOARD_TICK_MS,
     leaderboardPeriodRetentionMs: s.LEADERBOARD_PERIOD_RETENTION_DAYS * 24 * 3600_000,
     ...consoleConfig(s),
+    ...douyinLiveConfig(s),
   };
 }
 
@@ -106,6 +108,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
   problems.push(...consoleProductionProblems(s));
+  problems.push(...douyinLiveProblems(s, s.NODE_ENV === "production", isPlaceholder));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 

@@ -26,6 +26,7 @@ import { AppIdentities } from "../services/app-identity";
 import { RecentUsers } from "../services/recent-users";
 import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
+import { buildDouyinLive, type DouyinLiveServices } from "./douyin-live-wiring";
 import { TokenSigner } from "../services/token-signer";
 import { parseWordListFile, WordList } from "../services/word-list";
 import { buildSocialServices, type SocialServices } from "./social-wiring";
@@ -75,6 +76,8 @@ export interface Services {
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
+  /** Douyin live-stream games (docs/douyin-live.md); present when DOUYIN_LIVE_ENABLED. */
+  douyinLive?: DouyinLiveServices;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -187,6 +190,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
     });
     cleanups.push(() => boards.close());
+    const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, simulatorUrl: simulator?.url, now: overrides.now });
+    if (douyinLive) cleanups.push(() => douyinLive.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -236,6 +241,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       rewardSources,
       metrics,
       leaderboards: boards.leaderboards,
+      douyinLive,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

@@ -10,6 +10,8 @@ export const liveKeys = {
   seen: (msgId: string) => `douyin_live:seen:${msgId}`,
   /** The session a streamer started: `{anchorOpenId, nickName, avatarUrl, tasks}`. */
   session: (liveRoomId: string) => `douyin_live:session:${liveRoomId}`,
+  /** A one-use seat ticket for a live room's game room: `{liveRoomId}`. */
+  ticket: (ticket: string) => `douyin_live:ticket:${ticket}`,
   /** Only one process polls a room's failed data at a time. */
   pollLock: (liveRoomId: string) => `douyin_live:poll:${liveRoomId}`,
 };

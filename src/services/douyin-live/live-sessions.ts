@@ -3,6 +3,7 @@
  * started for the configured message types, gifts pinned, the game room bound to the live room (one
  * per live room across processes: a cache claim), rounds, and the tasks stopped when the room ends.
  */
+import crypto from "node:crypto";
 import { AppError } from "../../core/errors";
 import type { Cache } from "../../core/ports/cache";
 import type { LiveGiftLedger, LiveLedgerEntry, ViewerRoundTotal } from "../../core/ports/live-gift-ledger";
@@ -29,6 +30,13 @@ export interface LiveSession {
   tasks: LiveMsgType[];
 }
 
+/** What the game gets back from a launch: the session and a one-use seat ticket for its `douyin_live` room. */
+export interface LaunchedSession extends LiveSession {
+  ticket: string;
+}
+
+const TICKET_TTL_SEC = 120;
+
 export interface RoundResult {
   roundId: number;
   totals: ViewerRoundTotal[];
@@ -49,7 +57,7 @@ export class DouyinLiveSessions {
   ) {}
 
   /** Resolves the streamer's launch token and starts the push tasks (idempotent upstream: a second launch repeats them harmlessly). */
-  async start(launchToken: string): Promise<LiveSession> {
+  async start(launchToken: string): Promise<LaunchedSession> {
     if (!/^[\x21-\x7e]{1,1024}$/.test(launchToken)) throw new AppError("live_token_invalid");
     const info = await this.withToken((t) => this.api.liveInfo(t, launchToken));
     const tasks: LiveMsgType[] = [];
@@ -65,7 +73,15 @@ export class DouyinLiveSessions {
     }
     const session: LiveSession = { liveRoomId: info.roomId, anchorOpenId: info.anchorOpenId, nickName: info.nickName, avatarUrl: info.avatarUrl, tasks };
     await this.cache.set(liveKeys.session(info.roomId), JSON.stringify(session), SESSION_TTL_MS / 1000);
-    return session;
+    const ticket = crypto.randomBytes(18).toString("base64url");
+    await this.cache.set(liveKeys.ticket(ticket), info.roomId, TICKET_TTL_SEC);
+    return { ...session, ticket };
+  }
+
+  /** The live room a seat ticket was issued for, once: a ticket is consumed by the seat it buys. */
+  async redeemTicket(ticket: string, liveRoomId: string): Promise<boolean> {
+    if (!/^[A-Za-z0-9_-]{24}$/.test(ticket)) return false;
+    return this.cache.deleteIfEquals(liveKeys.ticket(ticket), liveRoomId);
   }
 
   async session(liveRoomId: string): Promise<LiveSession | undefined> {
