@@ -3,7 +3,8 @@
  * cross-process claim) and the failed-data query's page cursor per (room, type).
  */
 import type { Kysely } from "kysely";
-import type { SqlDialect } from "./migrations";
+/** As migrations.ts spells it (not imported: migrations.ts imports this file). */
+type SqlDialect = "sqlite" | "postgres";
 
 export async function createLiveGiftTables(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
   const timestamp = dialect === "postgres" ? "timestamptz" : "text";
