@@ -114,7 +114,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       app.use(faviconRoutes());
       if (settings.apiDocsEnabled) {
         const platforms = services.platformDefinitions;
-        app.use(apiDocsRoutes(() => buildOpenApiDocument({ platforms, placeholderEmailDomain: settings.placeholderEmailDomain })));
+        app.use(apiDocsRoutes(() => buildOpenApiDocument({ platforms, placeholderEmailDomain: settings.placeholderEmailDomain, douyinLivePushPath: settings.douyinLive.enabled ? settings.douyinLive.pushPath : undefined })));
       }
       if (settings.playgroundEnabled) {
         // The simulator's controls for the page's player exist only where the simulator runs in this process.

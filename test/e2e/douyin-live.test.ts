@@ -11,6 +11,7 @@ import { signLivePush } from "../../src/platforms/douyin/douyin-live";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, startHarness, type Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
+import { Conformance } from "../support/openapi-conformance";
 import { leaveRooms } from "../support/rooms";
 
 const SECRETS = { live_comment: "comment-secret-0123456789", live_gift: "gift-secret-0123456789", live_like: "like-secret-0123456789" };
@@ -27,13 +28,14 @@ for (const backend of backends) {
     this.timeout(60_000);
     let h: Harness;
     let simulator: RunningSimulator;
+    let conformance: Conformance;
     let release: () => Promise<void>;
     const rooms: Room[] = [];
     const sim = (path: string, body: unknown) => fetch(`${h.simulator.url}/__simulator/douyin-live/${path}`, { method: "POST", body: JSON.stringify(body) }).then((r) => r.json() as Promise<any>);
 
     async function launch(name: string): Promise<{ room: Room; seen: Seen; liveRoomId: string }> {
       const { token, roomId } = await sim("streamer", { name });
-      const res = await h.request("POST", "/api/douyin-live/sessions", { token });
+      const res = conformance.check("POST", "/api/douyin-live/sessions", await h.request("POST", "/api/douyin-live/sessions", { token }));
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.data.live_room_id, roomId);
       assert.deepEqual(res.body.data.tasks, ["live_comment", "live_gift", "live_like"]);
@@ -63,6 +65,7 @@ for (const backend of backends) {
     });
     beforeEach(async () => {
       await sim("register", { url: `${h.baseUrl}/api/douyin-live/push`, secrets: SECRETS });
+      if (!conformance) conformance = new Conformance((await h.get("/api-docs.json")).body);
     });
     after(async () => {
       await leaveRooms(rooms);
@@ -101,7 +104,15 @@ for (const backend of backends) {
         ["object body", signLivePush(SECRETS.live_gift, liveRoomId, "live_gift", gift.slice(1, -1), Date.now()), gift.slice(1, -1), 400],
         ["huge", signLivePush(SECRETS.live_gift, liveRoomId, "live_gift", " ".repeat(300_000) + gift, Date.now()), " ".repeat(300_000) + gift, 413],
       ];
-      for (const [what, headers, body, status] of cases) assert.equal((await post(headers, body)).status, status, what);
+      for (const [what, headers, body, status] of cases) {
+        const res = await post(headers, body);
+        conformance.check("POST", "/api/douyin-live/push", { status: res.status, body: await res.json(), headers: res.headers });
+        assert.equal(res.status, status, what);
+      }
+      const expired = await h.request("POST", "/api/douyin-live/sessions", { token: "not-a-launch-token" });
+      conformance.check("POST", "/api/douyin-live/sessions", expired);
+      assert.equal(expired.status, 401);
+      assert.equal(expired.body.data.code, "live_token_invalid");
       await sleep(300);
       assert.deepEqual(seen.gift, []);
       assert.deepEqual(await h.services.douyinLive!.sessions.roundEntries(liveRoomId, 0), []);

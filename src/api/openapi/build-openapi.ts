@@ -16,12 +16,15 @@ import { paymentOperations, registerPaymentComponents } from "./payment-operatio
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
+import { DOUYIN_LIVE_TAG, douyinLiveOperations, registerDouyinLiveComponents } from "./douyin-live-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 
 export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
   /** Registration refuses this email domain, so the register schema depends on it. */
   placeholderEmailDomain: string;
+  /** DOUYIN_LIVE_PUSH_PATH when DOUYIN_LIVE_ENABLED: the live routes are described only where served. */
+  douyinLivePushPath?: string;
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions): Json {
@@ -62,6 +65,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...leaderboardOperations());
   registerRewardComponents(register);
   operations.push(...rewardOperations(options.platforms));
+  if (options.douyinLivePushPath) {
+    registerDouyinLiveComponents(register);
+    operations.push(...douyinLiveOperations(options.douyinLivePushPath));
+  }
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
 
@@ -87,6 +94,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
+      ...(options.douyinLivePushPath ? [{ name: DOUYIN_LIVE_TAG, description: "Live-stream games: the streamer's launch and Douyin's pushes (docs/douyin-live.md)" }] : []),
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

@@ -11,9 +11,11 @@
  * Unconfirmed (medium confidence, from SDK code and partner docs): the fail_data reply's shape, the
  * `top_gift` body and reply, `round/sync_status`'s body and which header it takes (we send both
  * `X-Token` and `access-token`), `ack`'s reply, and the bad-token `err_no` on these hosts (we
- * treat 28001003/28001008 as on Douyin's other APIs, and 40004 as reported for webcast).
+ * treat 28001003/28001008 as on Douyin's other APIs, and 40004 as reported for webcast), and which
+ * numbers webcastmate/info answers a bad or expired launch token with (any other positive one is read
+ * as `live_token_invalid`).
  */
-import { AppError } from "../../core/errors";
+import { AppError, type ErrorCode } from "../../core/errors";
 import { callPlatformApi } from "../shared/http-json";
 import { errorNumber, str } from "../shared/login-code";
 import { classifyError, type ErrorTable } from "../shared/platform-errors";
@@ -24,6 +26,8 @@ export const DOUYIN_LIVE_API_BASE_URL = "https://webcast.bytedance.com";
 export const ROOM_GONE = 2005003019;
 const BAD_TOKEN = new Set([28001003, 28001008, 40004]);
 const ERRORS: ErrorTable = { [ROOM_GONE]: "live_room_unavailable" };
+/** webcastmate/info: any refusal but a system error is the launch token's (unconfirmed, see above). */
+const LAUNCH_TOKEN_ERRORS = (errNo: number): ErrorCode => ERRORS[errNo] ?? (errNo > 0 ? "live_token_invalid" : "platform_unavailable");
 
 export interface LiveRoomInfo {
   roomId: string;
@@ -66,7 +70,13 @@ export class DouyinLiveClient {
     return this.deps.settings.appId;
   }
 
-  private async call(accessToken: string, method: "GET" | "POST", path: string, req: { query?: Record<string, string>; body?: unknown }): Promise<Record<string, unknown>> {
+  private async call(
+    accessToken: string,
+    method: "GET" | "POST",
+    path: string,
+    req: { query?: Record<string, string>; body?: unknown },
+    classify: (errNo: number) => ErrorCode = (n) => classifyError(ERRORS, n),
+  ): Promise<Record<string, unknown>> {
     const reply = await callPlatformApi("douyin", this.deps, {
       method,
       baseUrl: this.baseUrl,
@@ -83,12 +93,12 @@ export class DouyinLiveClient {
     }
     const detail = { platform: "douyin", err_no: errNo, err_msg: str(reply.err_msg ?? reply.err_tips ?? reply.errmsg), logid: str(reply.logid) };
     if (BAD_TOKEN.has(errNo)) throw new PlatformTokenRejectedError("douyin", accessToken, detail);
-    throw new AppError(classifyError(ERRORS, errNo), { data: detail });
+    throw new AppError(classify(errNo), { data: detail });
   }
 
   /** The streamer's launch token → their live room (10 calls/s per app upstream). */
   async liveInfo(accessToken: string, launchToken: string): Promise<LiveRoomInfo> {
-    const data = await this.call(accessToken, "POST", "/api/webcastmate/info", { body: { token: launchToken } });
+    const data = await this.call(accessToken, "POST", "/api/webcastmate/info", { body: { token: launchToken } }, LAUNCH_TOKEN_ERRORS);
     const info = (data.info ?? {}) as Record<string, unknown>;
     const roomId = typeof info.room_id === "number" || typeof info.room_id === "string" ? String(info.room_id) : "";
     if (!/^\d{1,20}$/.test(roomId)) throw new AppError("platform_unavailable", { data: { platform: "douyin", reason: "malformed_response" } });
