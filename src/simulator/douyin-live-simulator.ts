@@ -5,7 +5,8 @@
  *   room that is not live; `GET /api/live_data/task/fail_data/get` pages of what the receiver did not take;
  * - `POST /api/gift/top_gift`, `/api/gaming_con/round/sync_status`, `/api/live_data/ack` (recorded, answered ok).
  * Controls: `POST /__simulator/douyin-live/streamer {name}` → `{token, roomId}` (a launch token, 30 min);
- * `POST /__simulator/douyin-live/register {url, secrets: {live_gift: "…", …}}` (the console's push settings);
+ * `POST /__simulator/douyin-live/register {url | urls, secrets: {live_gift: "…", …}}` (the console's push settings;
+ * several URLs take turns, a duplicate going to the next);
  * `POST /__simulator/douyin-live/emit {roomId, comments?, gifts?, likes?, ratePerSec? (≤ 100), duplicateRate?, lostLikeRate?}`
  * pushes signed messages for the types whose task runs, answering what was sent once done; a push answered
  * non-2xx or later than 2 s (3 s gifts) failed: gifts and fan-club events go to the failed data, after 10
@@ -38,7 +39,8 @@ export interface EmitReport {
 export class DouyinLiveSimulator {
   private readonly rooms = new Map<string, Room>();
   private readonly launchTokens = new Map<string, { roomId: string; until: number }>();
-  private registration?: { url: string; secrets: Partial<Record<LiveMsgType, string>> };
+  /** Several URLs stand for receivers behind a balancer: pushes go round, a duplicate to the next one. */
+  private registration?: { urls: string[]; secrets: Partial<Record<LiveMsgType, string>> };
   private consecutiveFailures = 0;
   private openUntil = 0;
   readonly calls: Array<{ path: string; body: unknown }> = [];
@@ -106,8 +108,9 @@ export class DouyinLiveSimulator {
         return { status: 200, body: { token, roomId } };
       }
       case "/__simulator/douyin-live/register": {
-        if (typeof body.url !== "string" || !body.secrets || typeof body.secrets !== "object") return { status: 400, body: { error: "expected {url, secrets}" } };
-        this.registration = { url: body.url, secrets: body.secrets as Partial<Record<LiveMsgType, string>> };
+        const urls = Array.isArray(body.urls) ? body.urls.filter((u): u is string => typeof u === "string") : typeof body.url === "string" ? [body.url] : [];
+        if (urls.length === 0 || !body.secrets || typeof body.secrets !== "object") return { status: 400, body: { error: "expected {url or urls, secrets}" } };
+        this.registration = { urls, secrets: body.secrets as Partial<Record<LiveMsgType, string>> };
         return { status: 200, body: { ok: true } };
       }
       case "/__simulator/douyin-live/end": {
@@ -151,10 +154,10 @@ export class DouyinLiveSimulator {
         report.lostLikes++;
         continue;
       }
-      pushes.push(this.push(room, type, payload, report));
+      pushes.push(this.push(room, type, payload, report, i));
       if (Math.random() < dupRate) {
         report.duplicates++;
-        pushes.push(this.push(room, type, payload, report));
+        pushes.push(this.push(room, type, payload, report, i + 1));
       }
       const due = started + ((i + 1) * 1000) / rate;
       const wait = due - Date.now();
@@ -164,14 +167,15 @@ export class DouyinLiveSimulator {
     return report;
   }
 
-  private async push(room: Room, type: LiveMsgType, payload: Record<string, unknown>, report: EmitReport): Promise<void> {
+  private async push(room: Room, type: LiveMsgType, payload: Record<string, unknown>, report: EmitReport, turn: number): Promise<void> {
     const reg = this.registration!;
+    const url = reg.urls[turn % reg.urls.length];
     const secret = reg.secrets[type];
     const body = JSON.stringify([payload]);
     let delivered = false;
     if (secret && this.now() >= this.openUntil) {
       try {
-        const res = await fetch(reg.url, {
+        const res = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", ...signLivePush(secret, room.roomId, type, body, this.now()) },
           body,
