@@ -46,7 +46,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   );
   // Douyin live pushes too: the signature covers the raw body (douyin-live-routes.ts).
   const live = services.douyinLive;
-  if (live) api.use(douyinLivePushRoutes({ pushPath: live.pushPath, secrets: live.secrets, intake: live.intake, sessions: live.sessions, logger: services.logger }));
+  if (live) api.use(douyinLivePushRoutes({ pushPath: live.pushPath, secrets: live.secrets, intake: live.intake, sessions: live.sessions, logger: services.logger, refused: (reason) => services.metrics.pushRefused("douyin", "live", reason) }));
   const parseJson = express.json({ limit: "16kb", strict: true });
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's

@@ -190,7 +190,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
     });
     cleanups.push(() => boards.close());
-    const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, simulatorUrl: simulator?.url, now: overrides.now });
+    const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, metrics, simulatorUrl: simulator?.url, now: overrides.now });
     if (douyinLive) cleanups.push(() => douyinLive.close());
     const accounts = new AccountService(
       store,

@@ -4,12 +4,14 @@
  * token, the sweep and failed-data poll timers. Room delivery is connected once the game server has
  * its presence (app.config.ts → rooms/DouyinLiveRoom.ts).
  */
+import promClient from "prom-client";
 import { createLiveGiftLedger } from "../adapters/store/create-live-gift-ledger";
 import type { Cache } from "../core/ports/cache";
 import type { AppConfig } from "../config/config";
 import type { AppSettings } from "../config/settings/apps";
 import { DEFAULT_APP } from "../core/apps";
 import type { Logger } from "../logging/logger";
+import type { Metrics } from "../observability/metrics";
 import { LIVE_MSG_TYPES, type LiveMsgType } from "../platforms/douyin/douyin-live";
 import { DouyinLiveClient } from "../platforms/douyin/douyin-live-client";
 import { LiveIntake } from "../services/douyin-live/live-intake";
@@ -36,6 +38,7 @@ export interface DouyinLiveWiringInput {
   cache: Cache;
   tokens: PlatformTokenService;
   logger: Logger;
+  metrics: Metrics;
   /** The embedded simulator's URL, where Douyin's live side is simulated too. */
   simulatorUrl?: string;
   now?: () => number;
@@ -54,7 +57,20 @@ export async function buildDouyinLive(input: DouyinLiveWiringInput): Promise<Dou
       await publish(liveRoomId, messages);
     },
   };
-  const intake = new LiveIntake(ledger, cache, delivery, logger, { pendingMs: live.pendingMs, maxQueued: 20_000, redeliverAfterMs: 10_000, seenTtlMs: 600_000, now: input.now });
+  const dropped = new promClient.Counter({
+    name: "douyin_live_messages_dropped_total",
+    help: "Douyin live messages not delivered by this process: duplicates by msg_id, no game room in time, queue full (gifts stay in the ledger)",
+    labelNames: ["reason", "type"] as const,
+    registers: [input.metrics.registry],
+  });
+  const intake = new LiveIntake(ledger, cache, delivery, logger, {
+    pendingMs: live.pendingMs,
+    maxQueued: 20_000,
+    redeliverAfterMs: 10_000,
+    seenTtlMs: 600_000,
+    now: input.now,
+    dropped: (reason, type, n) => dropped.inc({ reason, type }, n),
+  });
   const deps = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: 0, logger };
   const client = new DouyinLiveClient(deps, live.apiBaseUrl ?? input.simulatorUrl);
   const msgTypes = LIVE_MSG_TYPES.filter((t) => live.secrets[t]);

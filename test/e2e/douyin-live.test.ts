@@ -16,6 +16,11 @@ import { leaveRooms } from "../support/rooms";
 
 const SECRETS = { live_comment: "comment-secret-0123456789", live_gift: "gift-secret-0123456789", live_like: "like-secret-0123456789" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits (up to 10 s) until `done()`, then a little longer so that anything extra would have arrived too. */
+async function settled(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !done(); i++) await sleep(100);
+  await sleep(300);
+}
 
 interface Seen {
   gift: Array<{ msgId: string; secOpenid: string }>;
@@ -83,7 +88,7 @@ for (const backend of backends) {
       ]);
       assert.equal(ra.failed + rb.failed, 0);
       assert.ok(ra.duplicates > 0, "the simulator sent duplicates");
-      await sleep(500);
+      await settled(() => a.seen.gift.length >= ra.giftIds.length && b.seen.gift.length >= rb.giftIds.length && a.seen.comment.length >= 40 && a.seen.like.length >= 20 - ra.lostLikes);
       assert.deepEqual(a.seen.gift.map((g) => g.msgId).sort(), [...ra.giftIds].sort(), "each of A's gifts exactly once");
       assert.deepEqual(b.seen.gift.map((g) => g.msgId).sort(), [...rb.giftIds].sort());
       assert.equal(new Set(a.seen.comment.map((c) => c.msgId)).size, a.seen.comment.length);
@@ -128,7 +133,7 @@ for (const backend of backends) {
       const later = await sim("emit", { roomId: liveRoomId, gifts: 5, ratePerSec: 100 });
       assert.equal(later.failed, 5);
       assert.equal(await h.services.douyinLive!.sessions.pollFailedData(liveRoomId), 20);
-      await sleep(500);
+      await settled(() => seen.gift.length >= 20);
       assert.deepEqual(seen.gift.map((g) => g.msgId).sort(), [...lost.giftIds, ...later.giftIds].sort());
     });
   });
