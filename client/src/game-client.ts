@@ -9,6 +9,7 @@ import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from 
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import * as economy from "./economy";
 import * as payments from "./payments";
+import { DouyinLive } from "./douyin-live";
 import { Leaderboard } from "./leaderboards";
 import { Saves } from "./saves";
 import * as rewards from "./rewards";
@@ -64,6 +65,8 @@ export class GameClient {
   private readonly sessions: SessionKeeper;
   private readonly rooms: RoomConnector;
   private readonly appIdOption: string | null | undefined;
+  /** Douyin live-stream games: `start(launchToken)` → the live room's events (docs/douyin-live.md). */
+  readonly douyinLive: DouyinLive;
 
   constructor(options: GameClientOptions) {
     this.appIdOption = options.appId;
@@ -81,6 +84,7 @@ export class GameClient {
     });
     const keeper = new RoomKeeper(this.colyseus, this.sessions, this.events, runtime, options.reconnection, now, () => this.sessionAlive());
     this.rooms = new RoomConnector(this.colyseus, this.sessions, this.events, keeper);
+    this.douyinLive = new DouyinLive((r) => this.api.call(r), (name, opts) => this.colyseus.joinOrCreate(name, opts));
   }
 
   get session(): Session | null {

@@ -8,6 +8,7 @@ import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
 import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
+import { douyinLivePushRoutes, douyinLiveSessionRoutes } from "./douyin-live-routes";
 import { pushRoutes } from "./push-routes";
 import { rewardPushRoutes } from "./reward-push-routes";
 import { adRoutes, giftCodeRoutes, mailRoutes } from "./reward-routes";
@@ -46,6 +47,9 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     "/minigame",
     rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts }),
   );
+  // Douyin live pushes too: the signature covers the raw body (douyin-live-routes.ts).
+  const live = services.douyinLive;
+  if (live) api.use(douyinLivePushRoutes({ pushPath: live.pushPath, secrets: live.secrets, intake: live.intake, sessions: live.sessions, logger: services.logger, refused: (reason) => services.metrics.pushRefused("douyin", "live", reason) }));
   const parseJson = express.json({ limit: "16kb", strict: true });
   // Saved objects are larger than any other body: their routes' own limit (SAVES_MAX_REQUEST_BYTES).
   const parseSaveJson = express.json({ limit: services.config.saves.maxRequestBytes, strict: true });
@@ -144,6 +148,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     }),
   );
 
+  if (live) api.use(douyinLiveSessionRoutes({ sessions: live.sessions }));
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
   api.use(
     saveRoutes({

@@ -32,12 +32,13 @@ import { platformCredentialProblems, platformsConfig, platformsShape, enabledPla
 import { serverConfig, serverShape } from "./settings/server";
 import { sessionsConfig, sessionsShape } from "./settings/sessions";
 import { socialConfig, socialShape } from "./settings/social";
+import { douyinLiveConfig, douyinLiveProblems, douyinLiveShape } from "./settings/douyin-live";
 import { storageConfig, storageShape } from "./settings/storage";
 
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...growthShape, ...savesShape, ...consoleShape, ...analyticsShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...growthShape, ...savesShape, ...consoleShape, ...analyticsShape, ...douyinLiveShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -92,6 +93,7 @@ function toAppConfig(s: Settings) {
     ...savesConfig(s),
     ...consoleConfig(s),
     ...analyticsConfig(s),
+    ...douyinLiveConfig(s),
   };
 }
 
@@ -112,6 +114,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
   if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
   problems.push(...consoleProductionProblems(s));
+  problems.push(...douyinLiveProblems(s, s.NODE_ENV === "production", isPlaceholder));
   for (const { key, message } of problems) ctx.addIssue({ code: "custom", path: [key], message });
 }
 

@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   platform_misconfigured: { status: 502, message: "The platform rejected this server's credentials" },
   platform_unavailable: { status: 502, message: "The platform could not be reached; retry later" },
   platform_identity_missing: { status: 502, message: "The platform returned no usable user identity" },
+  live_room_unavailable: { status: 409, message: "Douyin does not know this live room, its stream has ended, or live pushes are not enabled for this app" },
+  live_token_invalid: { status: 401, message: "The streamer's launch token is missing, invalid or expired; launch the game again" },
   unknown_platform: { status: 404, message: "Unknown platform" },
   unknown_app: { status: 400, message: "This server does not serve that app id on this platform" },
   app_mismatch: { status: 403, message: "The access token belongs to another app than this room's" },

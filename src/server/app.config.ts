@@ -32,6 +32,7 @@ import { RoomTransport } from "./room-transport";
 import { APP_FILTER } from "../../rooms/AuthenticatedRoom";
 import { LobbyRoom } from "../../rooms/LobbyRoom";
 import { MatchRoom } from "../../rooms/MatchRoom";
+import { DOUYIN_LIVE_ROOM, DouyinLiveRoom, publishToLiveRoom, setDouyinLiveRoomServices } from "../../rooms/DouyinLiveRoom";
 import { setRoomServices } from "../../rooms/room-services";
 import { RoomSessionGuard } from "../../rooms/session-guard";
 import { deliverItem } from "../../rooms/deliver-item";
@@ -127,7 +128,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       app.use(faviconRoutes());
       if (settings.apiDocsEnabled) {
         const platforms = ready.platformDefinitions;
-        app.use(apiDocsRoutes(() => buildOpenApiDocument({ platforms, placeholderEmailDomain: settings.placeholderEmailDomain })));
+        app.use(apiDocsRoutes(() => buildOpenApiDocument({ platforms, placeholderEmailDomain: settings.placeholderEmailDomain, douyinLivePushPath: settings.douyinLive.enabled ? settings.douyinLive.pushPath : undefined })));
       }
       if (settings.playgroundEnabled) {
         // The simulator's controls for the page's player exist only where the simulator runs in this process.
@@ -187,6 +188,12 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       // The example match: scores written to the players' platform storage at its end (friend rankings).
       gameServer.define("match", MatchRoom).filterBy(APP_FILTER);
+      if (ready.douyinLive) {
+        const live = ready.douyinLive;
+        setDouyinLiveRoomServices({ sessions: live.sessions, watch: live.watch, unwatch: live.unwatch, logger, keyPrefix: settings.cacheKeyPrefix });
+        live.connectRooms(publishToLiveRoom(matchMaker.presence, settings.cacheKeyPrefix));
+        gameServer.define(DOUYIN_LIVE_ROOM, DouyinLiveRoom).filterBy(["liveRoomId"]);
+      }
       sharedRooms.start();
       ready.metrics.gauge("colyseus_rooms", "Rooms in this process", () => matchMaker.stats.local.roomCount);
       ready.metrics.gauge("colyseus_clients", "Connected room clients in this process", () => matchMaker.stats.local.ccu);

@@ -26,6 +26,7 @@ import { AppIdentities } from "../services/app-identity";
 import { RecentUsers } from "../services/recent-users";
 import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
+import { buildDouyinLive, type DouyinLiveServices } from "./douyin-live-wiring";
 import { TokenSigner } from "../services/token-signer";
 import { parseWordListFile, WordList } from "../services/word-list";
 import { buildSocialServices, type SocialServices } from "./social-wiring";
@@ -87,6 +88,8 @@ export interface Services {
   analytics: AnalyticsServices;
   /** Room sessions (seated → gone) reported to analytics by the rooms. */
   roomSessions: RoomSessions;
+  /** Douyin live-stream games (docs/douyin-live.md); present when DOUYIN_LIVE_ENABLED. */
+  douyinLive?: DouyinLiveServices;
   /** Present when the simulator is embedded (development default). */
   simulator?: RunningSimulator;
   close(): Promise<void>;
@@ -207,6 +210,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     cleanups.push(() => boards.close());
     const saves = await opening("the cloud saves' store", storeSetting, () => buildSaves(config, overrides.now));
     cleanups.push(() => saves.close());
+    const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, metrics, simulatorUrl: simulator?.url, now: overrides.now });
+    if (douyinLive) cleanups.push(() => douyinLive.close());
     const accounts = new AccountService(
       store,
       sessions,
@@ -267,6 +272,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       saves: saves.saves,
       analytics,
       roomSessions: new RoomSessions(analytics.writer, overrides.now),
+      douyinLive,
       simulator,
       close: () => runAll(cleanups.reverse()),
     };

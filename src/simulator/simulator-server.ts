@@ -19,6 +19,7 @@
  * - `GET /__simulator/storage`, `POST /__simulator/subscribe-grant`, `GET /__simulator/subscribe-messages`:
  *   player storage, subscribe grants and delivered messages (social-controls.ts).
  */
+import { DouyinLiveSimulator } from "./douyin-live-simulator";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { PlatformDefinition } from "../platforms/platform";
@@ -73,6 +74,8 @@ export interface RunningSimulator {
   setContentCheck(settings: Partial<ContentCheckSettings>): void;
   /** The same for WeChat's mini-game check, which has a limit of its own (chat). */
   setGameContentCheck(settings: Partial<Pick<ContentCheckSettings, "perMinute" | "perDay">>): void;
+  /** Douyin's live side (douyin-live-simulator.ts): streamers, tasks, pushes, failed data. */
+  douyinLive: DouyinLiveSimulator;
   /** Also drops keep-alive connections, so a pooled client cannot hold the server open. */
   close(): Promise<void>;
 }
@@ -169,6 +172,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     options.payments,
   );
 
+  const douyin = platforms.find((d) => d.name === "douyin");
+  const douyinLive = new DouyinLiveSimulator(
+    (token) => (douyin ? state.contextFor(douyin.name, douyin.simulator.tokenPolicy).tokenStatus(token).status === "valid" : false),
+    options.now ?? Date.now,
+  );
+
   const perPlatform = (): Record<string, number> => Object.fromEntries(platforms.map((p) => [p.name, 0]));
   const zeroStats = () => Object.fromEntries(CALL_KINDS.map((kind) => [kind, perPlatform()])) as SimulatorStats;
   let counters = zeroStats();
@@ -205,6 +214,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const { status, reply } = await payments.handle(req, url);
       return send(res, status, reply);
     }
+    if (douyinLive.owns(req.method ?? "", url.pathname)) {
+      const body = req.method === "POST" ? await readBody(req) : (req.resume(), undefined);
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : (v ?? "")]));
+      const out = await douyinLive.handle(req.method ?? "", url.pathname, url.searchParams, headers, body && body !== MALFORMED_BODY ? body : {});
+      return send(res, out.status, { contentType: JSON_TYPE, body: out.body });
+    }
     const mounted = routes.get(routeKey);
     if (!mounted) {
       req.resume();
@@ -240,6 +255,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     url: `http://${urlHost}:${port}`,
     stats,
     payments,
+    douyinLive,
     resetStats: () => {
       counters = zeroStats();
     },

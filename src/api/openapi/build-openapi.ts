@@ -18,6 +18,7 @@ import { GROWTH_TAG, growthOperations, registerGrowthComponents } from "./growth
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { registerSaveComponents, saveOperations } from "./saves-operations";
+import { DOUYIN_LIVE_TAG, douyinLiveOperations, registerDouyinLiveComponents } from "./douyin-live-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 import { analyticsOperations, registerAnalyticsComponents } from "./analytics-operations";
 
@@ -25,6 +26,8 @@ export interface OpenApiOptions {
   platforms: readonly PlatformDefinition[];
   /** Registration refuses this email domain, so the register schema depends on it. */
   placeholderEmailDomain: string;
+  /** DOUYIN_LIVE_PUSH_PATH when DOUYIN_LIVE_ENABLED: the live routes are described only where served. */
+  douyinLivePushPath?: string;
 }
 
 export function buildOpenApiDocument(options: OpenApiOptions): Json {
@@ -69,6 +72,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...rewardOperations(options.platforms));
   registerGrowthComponents(register);
   operations.push(...growthOperations(options.platforms));
+  if (options.douyinLivePushPath) {
+    registerDouyinLiveComponents(register);
+    operations.push(...douyinLiveOperations(options.douyinLivePushPath));
+  }
   registerConsoleComponents(register);
   operations.push(...consoleOperations());
   registerAnalyticsComponents(register);
@@ -99,6 +106,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },
       { name: "Analytics", description: "The player's own events for analytics; the server records its facts itself (docs/analytics.md)" },
       GROWTH_TAG,
+      ...(options.douyinLivePushPath ? [{ name: DOUYIN_LIVE_TAG, description: "Live-stream games: the streamer's launch and Douyin's pushes (docs/douyin-live.md)" }] : []),
       { name: CONSOLE_TAG, description: "The operator console's JSON routes at /console/api: operator session cookie, CSRF token on changes, roles, audited (docs/console.md)" },
     ],
     paths,

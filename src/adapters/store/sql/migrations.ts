@@ -6,6 +6,7 @@ import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createAnalyticsTables } from "./analytics-schema";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
+import { createLiveGiftTables } from "./live-gift-schema";
 import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -128,6 +129,12 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // Analytics events and daily rollups (analytics-schema.ts).
     "0013_analytics": {
       up: (db: Kysely<any>) => createAnalyticsTables(db, dialect),
+    },
+    // The Douyin live gift ledger and failed-data cursors (live-gift-schema.ts).
+    "0014_douyin_live_ledger": {
+      async up(db: Kysely<any>) {
+        await createLiveGiftTables(db, dialect);
+      },
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
