@@ -7,7 +7,7 @@
  *   live.onGift((g) => addPoints(g.secOpenid, g.giftValue));
  *   live.room.send("round_start");
  */
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 
 interface Viewer {
   msgId: string;

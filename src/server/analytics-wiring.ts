@@ -18,6 +18,7 @@ import { ClientEvents } from "../services/analytics/client-events";
 import { EventWriter } from "../services/analytics/event-writer";
 import { RollupService } from "../services/analytics/rollup-service";
 import { addDays } from "../services/analytics/zoned-days";
+import { RoomSessions } from "../services/analytics/room-sessions";
 
 export interface AnalyticsServices {
   store: AnalyticsStore;
@@ -28,6 +29,8 @@ export interface AnalyticsServices {
   /** POST /api/events: the players' own events, judged one by one. */
   clientEvents: ClientEvents;
   counters: AnalyticsCounters;
+  /** Room sessions (seated → gone) reported by the rooms. */
+  roomSessions: RoomSessions;
   /** Starts writing and the periodic rollup. */
   start(): void;
   /** Writes what is buffered (within a budget), stops the timers, closes the store. */
@@ -77,6 +80,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     reports: new AnalyticsReports(store),
     clientEvents: new ClientEvents(writer, { pastMs: settings.clientEventPastMs, counters, now: input.now }),
     counters,
+    roomSessions: new RoomSessions(writer, input.now),
     start() {
       writer.start();
       if (settings.rollupMinutes > 0 && !timer) {

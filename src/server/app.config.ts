@@ -165,7 +165,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         subscribeMessages: ready.subscribeMessages,
         leaderboards: ready.leaderboards,
         saves: ready.saves,
-        roomSessions: ready.roomSessions,
+        roomSessions: ready.analytics.roomSessions,
         lobbyMaxClients: settings.lobbyMaxClients,
         reconnectSeconds: settings.roomReconnectSeconds,
         holdTimer: options.overrides?.roomHoldTimer,

@@ -40,7 +40,6 @@ import { buildRewardServices, catalogRewards, type RewardServices } from "./rewa
 import { buildSaves } from "./save-wiring";
 import type { SaveService } from "../services/saves/save-service";
 import { buildAnalytics, type AnalyticsServices } from "./analytics-wiring";
-import { RoomSessions } from "../services/analytics/room-sessions";
 import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
 
 export interface Services {
@@ -86,8 +85,6 @@ export interface Services {
   saves: SaveService;
   /** Events, rollups and reports (docs/analytics.md); `analytics.writer` is where facts are recorded. */
   analytics: AnalyticsServices;
-  /** Room sessions (seated → gone) reported to analytics by the rooms. */
-  roomSessions: RoomSessions;
   /** Douyin live-stream games (docs/douyin-live.md); present when DOUYIN_LIVE_ENABLED. */
   douyinLive?: DouyinLiveServices;
   /** Present when the simulator is embedded (development default). */
@@ -271,7 +268,6 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       leaderboards: boards.leaderboards,
       saves: saves.saves,
       analytics,
-      roomSessions: new RoomSessions(analytics.writer, overrides.now),
       douyinLive,
       simulator,
       close: () => runAll(cleanups.reverse()),

@@ -6,7 +6,7 @@
  * query; two streamers never see each other's viewers.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { signLivePush } from "../../src/platforms/douyin/douyin-live";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, startHarness, type Harness } from "../support/app-harness";

@@ -4,7 +4,7 @@
  * gift reaches the room exactly once; a second launch from the other process finds the same room.
  */
 import assert from "node:assert/strict";
-import { Client, type Room } from "colyseus.js";
+import { Client, type Room } from "@colyseus/sdk";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { storeBackends } from "../support/backends";
 import { startServerProcesses, type ServerProcess } from "../support/server-process";

@@ -1,6 +1,6 @@
 /** client.douyinLive: the launch call, the seat with its ticket, typed events and rounds over the room. */
 import assert from "node:assert/strict";
-import type { Room } from "colyseus.js";
+import type { Room } from "@colyseus/sdk";
 import { DouyinLive } from "../../client/src/douyin-live";
 
 class FakeRoom {
