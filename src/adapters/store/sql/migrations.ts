@@ -5,6 +5,7 @@
 import { Migrator, sql, type Kysely, type Migration } from "kysely";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
+import { createLiveOpsTables } from "./liveops-schema";
 import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -123,6 +124,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         await addOrderTerms(db, dialect);
       },
+    },
+    // LiveOps definitions' versions and players' experiment assignments (liveops-schema.ts).
+    "0015_liveops": {
+      up: (db: Kysely<any>) => createLiveOpsTables(db, dialect),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
