@@ -32,6 +32,8 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildLiveOps } from "./liveops-wiring";
+import type { LiveOpsService } from "../services/liveops/liveops-service";
 import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
@@ -72,6 +74,8 @@ export interface Services {
   economy: EconomyServices;
   /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
   rewardSources: RewardServices;
+  /** Flags, audiences, experiments, live events (docs/liveops.md): what each player gets, decided here. */
+  liveops: LiveOpsService;
   metrics: Metrics;
   /** Leaderboards and tournaments (docs/leaderboards.md). */
   leaderboards: LeaderboardService;
@@ -182,6 +186,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, rewards: economy.rewards, ledger: economy.store, catalog: catalogRewards(economy.catalogs), logger, now: overrides.now,
     });
     cleanups.push(() => rewardSources.close());
+    const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, logger, now: overrides.now });
+    cleanups.push(() => liveops.close());
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
@@ -234,6 +240,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       payments,
       economy,
       rewardSources,
+      liveops: liveops.liveops,
       metrics,
       leaderboards: boards.leaderboards,
       simulator,
