@@ -1,6 +1,6 @@
 /** The LiveOps tables (kysely-liveops-store.ts): both insert-only, keyed so that one writer wins. */
 import type { Kysely } from "kysely";
-import type { SqlDialect } from "./migrations";
+type SqlDialect = "sqlite" | "postgres";
 
 export async function createLiveOpsTables(db: Kysely<any>, dialect: SqlDialect): Promise<void> {
   const timestamp = dialect === "postgres" ? "timestamptz" : "text";
