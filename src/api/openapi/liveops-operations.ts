@@ -4,8 +4,8 @@ import * as s from "../schemas";
 import { AUTH_ERRORS, type OperationSpec } from "./operation-spec";
 
 const playerConfigSchema = z.strictObject({
-  version: z.int().min(0).meta({ description: "The app's definitions version (0: the settings'); each publish adds 1", example: 3 }),
-  flags: z.record(z.string(), z.json()).meta({ description: "Every flag's value for this player: experiment variant > live event > audience value > default", example: { welcome_text: "Welcome!", ad_reward_multiplier: 2 } }),
+  version: z.int().min(0).max(2_000_000_000).meta({ description: "The app's definitions version (0: the settings'); each publish adds 1", example: 3 }),
+  flags: z.record(z.string(), z.unknown()).meta({ description: "Every flag's value for this player: experiment variant > live event > audience value > default", example: { welcome_text: "Welcome!", ad_reward_multiplier: 2 } }),
   experiments: z.array(z.strictObject({ experimentId: z.string(), variant: z.string() })).describe("The running experiments the player takes part in, with their variant (never chosen by the client)"),
   events: z
     .array(z.strictObject({ eventId: z.string(), name: z.string(), startsAt: z.string().nullable(), endsAt: z.string().nullable(), active: z.boolean() }))
