@@ -19,6 +19,8 @@ export {
 export { miniGameRuntime, type MiniGameApi, type MiniGameSocketTask, type MiniGameRuntimeOptions } from "./runtimes/minigame-runtime";
 export type { Order } from "./payments";
 export type { Catalog, CatalogItem, BuyResult, SoftPurchase, RewardEvent, ItemCount } from "./economy";
+export type { PlayerConfig, PlayerConfigData, LiveEventView } from "./liveops";
+export { playerConfig } from "./liveops";
 export { Leaderboard, type LeaderboardRecord, type LeaderboardPage, type LeaderboardPeriod } from "./leaderboards";
 export type { Mail, MailAttachments, RewardResult, AdRewardResult, AdVerification, ShowRewardedAd, WatchAdOptions } from "./rewards";
 export { MAX_TEMPLATES_PER_PROMPT, type SubscribeDecision, type SubscribeGrants, type SubscribePromptApi } from "./subscribe";
