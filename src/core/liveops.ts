@@ -213,6 +213,8 @@ export function exampleDefinitions(): LiveOpsDefinitions {
           experimentId: "example-reward",
           description: "Does a double ad reward keep players longer?",
           layer: "rewards",
+          // Not running until an operator moves startsAt: a running one would change half the players' ad rewards.
+          startsAt: "2099-01-01T00:00:00Z",
           variants: [
             { variant: "control", weight: 50, flags: {} },
             { variant: "double", weight: 50, flags: { ad_reward_multiplier: 2 } },

@@ -29,10 +29,14 @@ for (const backend of backends) {
 
     it("GET /api/config: the example's flags, experiment and scheduled-later sale; ETag and If-None-Match → 304", async () => {
       const p = await player();
+      const first = (await h.get("/api/config", p.headers)).body.data;
+      assert.deepEqual([first.flags.welcome_text, first.experiments], ["Welcome to the arena!", []]);
+      const defs = base();
+      delete defs.experiments[0].startsAt;
+      await h.services.liveops.publish("default", defs, "test");
       const res = await h.get("/api/config", p.headers);
       assert.equal(res.status, 200);
       const data = res.body.data;
-      assert.equal(typeof data.flags.welcome_text, "string");
       assert.deepEqual(data.experiments.map((e: { experimentId: string }) => e.experimentId), ["example-reward"]);
       assert.ok(["control", "double"].includes(data.experiments[0].variant));
       assert.deepEqual(data.events.map((e: { eventId: string; active: boolean }) => [e.eventId, e.active]), [["example-sale", false]]);
@@ -66,6 +70,9 @@ for (const backend of backends) {
     });
 
     it("the ad reward: the experiment's variant multiplies it on the server; a player's variant stays when the weights change", async () => {
+      const running = base();
+      delete running.experiments[0].startsAt;
+      await h.services.liveops.publish("default", running, "test");
       const p = await player();
       const variant = (await h.get("/api/config", p.headers)).body.data.experiments[0].variant as string;
       const reward = { transactionId: unique("t"), userId: p.openid, rewardItem: "", rewardAmount: 0, customData: JSON.stringify({ adUnitId: "adunit-example" }) };

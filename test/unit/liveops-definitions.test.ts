@@ -52,12 +52,14 @@ describe("LiveOps definitions", () => {
     }
   });
 
-  it("ships a valid example: welcome_text, example-reward 50/50, example-sale not active", () => {
+  it("ships a valid example: welcome_text, example-reward 50/50 and example-sale, neither running until scheduled", () => {
     const example = exampleDefinitions();
     assert.equal(example.flags[0].key, "welcome_text");
     assert.deepEqual(example.experiments[0].variants.map((v) => v.weight), [50, 50]);
     const e = evaluate(example, facts(), {}, NOW);
     assert.deepEqual(e.active, []);
+    assert.deepEqual(e.experiments, []);
+    assert.equal(evaluate(example, facts(), {}, Date.parse("2099-01-01T00:00:00Z")).experiments[0].experimentId, "example-reward");
     assert.equal(e.events[0].eventId, "example-sale");
     assert.equal(e.events[0].active, false);
   });
