@@ -40,8 +40,8 @@ export async function buildLiveOps(
 
 /**
  * What the audiences read of a player: first login (the account's creation), platform (their first
- * identity's), payer and total paid (delivered coin spends and item purchases of the app). Leaderboard
- * bests and server-set properties are not gathered yet: rules on them match nobody.
+ * identity's), payer and total paid (delivered coin spends and item purchases of the app). Server-set
+ * properties are read by the service from its store; leaderboard bests are not gathered yet.
  */
 function playerFacts(deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps }): PlayerFactsSource {
   return async (app, userId) => {

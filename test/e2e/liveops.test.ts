@@ -84,5 +84,16 @@ for (const backend of backends) {
       await h.services.liveops.publish("default", defs, "test");
       assert.equal((await h.get("/api/config", p.headers)).body.data.experiments[0].variant, variant);
     });
+
+    it("an audience on a property server code set: the flag's targeted value follows it", async () => {
+      const defs = base();
+      defs.audiences.push({ audienceId: "vips", rule: { property: { key: "vip", gte: 2 } } });
+      defs.flags[0].audiences = [{ audienceId: "vips", value: "Welcome, VIP!" }];
+      await h.services.liveops.publish("default", defs, "test");
+      const p = await player();
+      assert.equal((await h.get("/api/config", p.headers)).body.data.flags.welcome_text, "Welcome to the arena!");
+      await h.services.liveops.setProperty("default", p.userId, "vip", 3);
+      assert.equal((await h.get("/api/config", p.headers)).body.data.flags.welcome_text, "Welcome, VIP!");
+    });
   });
 }

@@ -88,5 +88,15 @@ for (const impl of implementations) {
       assert.deepEqual(await other.assignments(app, "p1"), { exp: answers[0], exp2: "x" });
       assert.deepEqual(await other.assignments(app, "p2"), {});
     });
+
+    it("keeps the properties server code sets on a player, the last value of each key", async () => {
+      const app = `app-${crypto.randomUUID()}`;
+      assert.deepEqual(await store.properties(app, "p1"), {});
+      await store.setProperty(app, "p1", "vip", 1);
+      await other.setProperty(app, "p1", "vip", 2);
+      await store.setProperty(app, "p1", "tags", ["a.b", { $x: true }]);
+      assert.deepEqual(await other.properties(app, "p1"), { vip: 2, tags: ["a.b", { $x: true }] });
+      assert.deepEqual(await other.properties(app, "p2"), {});
+    });
   });
 }

@@ -39,5 +39,9 @@ export interface LiveOpsStore {
   assignments(appId: string, userId: string): Promise<Record<string, string>>;
   /** Records the assignment unless one exists; answers the variant that stands (the first writer's). */
   assign(record: AssignmentRecord): Promise<string>;
+  /** Properties server code set on the player (audiences' `property` rules). */
+  properties(appId: string, userId: string): Promise<Record<string, unknown>>;
+  /** Sets one property (last writer wins: a property is a fact the game states, not a grant of value). */
+  setProperty(appId: string, userId: string, key: string, value: unknown): Promise<void>;
   close(): Promise<void>;
 }

@@ -101,7 +101,7 @@ export class LiveOpsService implements Offers {
     const cached = this.players.get(key);
     if (cached && cached.version === version && cached.request === requestKey && now < cached.config.validUntil && now < cached.factsUntil) return cached.config;
     const fresh = !cached || now >= cached.factsUntil;
-    const facts = fresh ? { userId, app, ...(await this.factsOf(app, userId)) } : cached.facts;
+    const facts = fresh ? { userId, app, ...(await this.factsOf(app, userId)), properties: await this.store.properties(app, userId) } : cached.facts;
     const stored = fresh ? await this.store.assignments(app, userId) : { ...cached.stored };
     const known: PlayerFacts = { ...facts, ...(request.platform ? { platform: request.platform } : {}), ...(request.appVersion ? { appVersion: request.appVersion } : {}) };
     let evaluation = evaluate(definitions, known, stored, now);
@@ -115,6 +115,17 @@ export class LiveOpsService implements Offers {
     const config = { version, ...evaluation };
     this.players.set(key, { version, request: requestKey, facts, factsUntil: fresh ? now + FACTS_TTL_MS : cached!.factsUntil, stored, config });
     return config;
+  }
+
+  /**
+   * Sets a property of the player for audiences (`property` rules): server code's statement of a
+   * fact (a VIP level, a tutorial done). This process sees it at once, the others within 30 s.
+   */
+  async setProperty(app: string, userId: string, key: string, value: unknown): Promise<void> {
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(key)) throw new AppError("invalid_request", { message: "key: must be 1–64 of A-Z a-z 0-9 _ . -" });
+    if (value === undefined || JSON.stringify(value).length > 4096) throw new AppError("invalid_request", { message: "value: must be JSON of at most 4096 characters" });
+    await this.store.setProperty(app, userId, key, value);
+    this.players.delete(`${app}\u0000${userId}`);
   }
 
   async offer(app: string, userId: string, item: { itemId: string }) {

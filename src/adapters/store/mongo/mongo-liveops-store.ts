@@ -21,12 +21,21 @@ interface VersionDoc {
 interface AssignmentDoc extends AssignmentRecord {
   _id: string;
 }
+interface PropertyDoc {
+  _id: string;
+  appId: string;
+  userId: string;
+  key: string;
+  /** JSON text, like the definitions. */
+  value: string;
+}
 
 const key = (...parts: string[]) => parts.map(encodeURIComponent).join(":");
 
 export class MongoLiveOpsStore implements LiveOpsStore {
   private readonly versions: Collection<VersionDoc>;
   private readonly assigned: Collection<AssignmentDoc>;
+  private readonly props: Collection<PropertyDoc>;
 
   constructor(
     connection: Connection,
@@ -34,11 +43,13 @@ export class MongoLiveOpsStore implements LiveOpsStore {
   ) {
     this.versions = connection.collection<VersionDoc>("liveops_versions");
     this.assigned = connection.collection<AssignmentDoc>("liveops_assignments");
+    this.props = connection.collection<PropertyDoc>("liveops_properties");
   }
 
   async migrate(): Promise<void> {
     await this.versions.createIndex({ appId: 1, version: -1 });
     await this.assigned.createIndex({ appId: 1, userId: 1 });
+    await this.props.createIndex({ appId: 1, userId: 1 });
   }
 
   async saveDefinitions(appId: string, expectedVersion: number, body: unknown, by: string, at: string): Promise<StoredDefinitions | null> {
@@ -73,6 +84,16 @@ export class MongoLiveOpsStore implements LiveOpsStore {
   async assign(record: AssignmentRecord): Promise<string> {
     const outcome = await insertOrReadBack(this.assigned, { _id: key(record.appId, record.userId, record.experimentId), ...record }, (stored) => stored.variant === record.variant);
     return outcome.kind === "inserted" ? record.variant : outcome.holder.variant;
+  }
+
+  async properties(appId: string, userId: string): Promise<Record<string, unknown>> {
+    const docs = await this.props.find({ appId, userId }).toArray();
+    return Object.fromEntries(docs.map((d) => [d.key, JSON.parse(d.value)]));
+  }
+
+  async setProperty(appId: string, userId: string, key: string, value: unknown): Promise<void> {
+    // Last writer wins (no compare-and-set needed): a property is a fact the game states, not a grant.
+    await this.props.replaceOne({ _id: `${encodeURIComponent(appId)}:${encodeURIComponent(userId)}:${encodeURIComponent(key)}` }, { appId, userId, key, value: JSON.stringify(value) }, { upsert: true });
   }
 
   close(): Promise<void> {

@@ -11,6 +11,7 @@ type Timestamp = ColumnType<Date | string, string, string>;
 export interface LiveOpsDatabase {
   liveops_versions: { app_id: string; version: number; body: string; saved_by: string; at: Timestamp };
   liveops_assignments: { app_id: string; user_id: string; experiment_id: string; variant: string; at: Timestamp };
+  liveops_properties: { app_id: string; user_id: string; key: string; value: string };
 }
 
 const iso = (value: Date | string) => (value instanceof Date ? value.toISOString() : value);
@@ -72,6 +73,20 @@ export class KyselyLiveOpsStore implements LiveOpsStore {
       .where("experiment_id", "=", record.experimentId)
       .executeTakeFirstOrThrow();
     return row.variant;
+  }
+
+  async properties(appId: string, userId: string): Promise<Record<string, unknown>> {
+    const rows = await this.db.selectFrom("liveops_properties").select(["key", "value"]).where("app_id", "=", appId).where("user_id", "=", userId).execute();
+    return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
+  }
+
+  async setProperty(appId: string, userId: string, key: string, value: unknown): Promise<void> {
+    const json = JSON.stringify(value);
+    await this.db
+      .insertInto("liveops_properties")
+      .values({ app_id: appId, user_id: userId, key, value: json })
+      .onConflict((oc) => oc.columns(["app_id", "user_id", "key"]).doUpdateSet({ value: json }))
+      .execute();
   }
 
   close(): Promise<void> {

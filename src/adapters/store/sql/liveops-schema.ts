@@ -24,4 +24,13 @@ export async function createLiveOpsTables(db: Kysely<any>, dialect: SqlDialect):
     .addColumn("at", timestamp, (c) => c.notNull())
     .addPrimaryKeyConstraint("liveops_assignments_pkey", ["app_id", "user_id", "experiment_id"])
     .execute();
+  await db.schema
+    .createTable("liveops_properties")
+    .ifNotExists()
+    .addColumn("app_id", "text", (c) => c.notNull())
+    .addColumn("user_id", "text", (c) => c.notNull())
+    .addColumn("key", "text", (c) => c.notNull())
+    .addColumn("value", "text", (c) => c.notNull())
+    .addPrimaryKeyConstraint("liveops_properties_pkey", ["app_id", "user_id", "key"])
+    .execute();
 }
