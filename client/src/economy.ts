@@ -19,8 +19,12 @@ export interface CatalogItem {
   itemId: string;
   name: string;
   kind: "consumable" | "durable" | "bundle";
-  /** `coins`: the platform-coin price; any other key: a soft currency's. */
+  /** What this player pays now (a live event's sale applied): `coins`: the platform-coin price; any other key: a soft currency's. */
   prices: Record<string, number>;
+  /** The catalog's prices without a sale. */
+  regularPrices?: Record<string, number>;
+  /** The live event whose sale sets `prices`. */
+  saleEventId?: string;
   grants: Grants;
   limit?: number;
   sale?: { from?: string; until?: string };

@@ -8,6 +8,7 @@ import { RoomConnector } from "./room-connector";
 import { PLATFORM_LOGIN, type HttpRequest, type LoginCodes, type Runtime } from "./runtime";
 import { detectMiniGameRuntime } from "./runtimes/detect-runtime";
 import * as economy from "./economy";
+import * as liveops from "./liveops";
 import * as payments from "./payments";
 import { DouyinLive } from "./douyin-live";
 import { Leaderboard } from "./leaderboards";
@@ -238,6 +239,11 @@ export class GameClient {
     return payments.waitForDelivery(this.authed, purchase.outTradeNo, { timeoutMs: purchase.timeoutMs, kind: "item_purchase" });
   }
 
+  /** What the server decided for this player: `flag(key, default)`, experiment variants, live events (docs/liveops.md). */
+  async config(): Promise<liveops.PlayerConfig> {
+    return (this.lastConfig = await liveops.fetchConfig(this.authed, this.lastConfig));
+  }
+  private lastConfig: liveops.PlayerConfig | undefined;
   /** The game's catalog: items with their prices in coins or soft currency, ad units, gift packs. */
   catalog(): Promise<economy.Catalog> {
     return economy.catalog(this.authed);

@@ -21,6 +21,8 @@ export type { Order } from "./payments";
 export type { Catalog, CatalogItem, BuyResult, SoftPurchase, RewardEvent, ItemCount } from "./economy";
 export { Saves, SaveConflictError, type SavedObject, type SaveReceipt, type SavePutOptions, type SaveBatchWrite } from "./saves";
 export type { DouyinLive, LiveSession, LiveComment, LiveGift, LiveLike, LiveFansclub, LiveRoundEnded } from "./douyin-live";
+export type { PlayerConfig, PlayerConfigData, LiveEventView } from "./liveops";
+export { playerConfig } from "./liveops";
 export { Leaderboard, type LeaderboardRecord, type LeaderboardPage, type LeaderboardPeriod } from "./leaderboards";
 export type { Mail, MailAttachments, RewardResult, AdRewardResult, AdVerification, ShowRewardedAd, WatchAdOptions } from "./rewards";
 export { growth, launchedFromSidebar, Growth, type DailyReward, type DouyinShowOptions, type SealedData, type GroupInfo, type GameClub, type ShareMessage } from "./growth";

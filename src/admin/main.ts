@@ -24,6 +24,7 @@ import { MAIL_USAGE, runMailCommand, withRewardStores } from "./admin-mail";
 import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-operators";
 import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
 import { ANALYTICS_USAGE, eraseAnalyticsEvents, runAnalyticsCommand } from "./admin-analytics";
+import { LIVEOPS_USAGE, runLiveOpsCommand } from "./admin-liveops";
 import { eraseLeaderboardRecords } from "./leaderboard-export";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -56,6 +57,7 @@ ${OPERATOR_USAGE}
 ${AUDIT_USAGE}
 analytics (docs/analytics.md):
 ${ANALYTICS_USAGE}
+${LIVEOPS_USAGE}
 settings: as the server's. With NODE_ENV unset: production (arena.env < arena.local.env < environment)
   where arena.local.env exists, else development (.env < environment), as \`npm start\` reads them`;
 
@@ -75,6 +77,7 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "mail") return runMailCommand(argv.slice(1));
   if (argv[0] === "operator") return operatorCommand(argv.slice(1), runOperatorCommand);
   if (argv[0] === "audit") return operatorCommand(argv.slice(1), runAuditCommand);
+  if (argv[0] === "liveops") return operatorCommand(argv.slice(1), runLiveOpsCommand);
   let parsed;
   try {
     parsed = parseArgs({

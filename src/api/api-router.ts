@@ -1,3 +1,4 @@
+import { liveopsRoutes } from "./liveops-routes";
 import express, { Router, type Request } from "express";
 import type { Services } from "../server/container";
 import { AppError } from "../core/errors";
@@ -149,6 +150,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   );
 
   if (live) api.use(douyinLiveSessionRoutes({ sessions: live.sessions }));
+  api.use(liveopsRoutes({ sessions: services.sessions, liveops: services.liveops }));
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
   api.use(
     saveRoutes({

@@ -1,6 +1,7 @@
 import { Router, type Request, type Response } from "express";
 import type { CatalogService } from "../services/economy/catalog-service";
 import type { ShopService } from "../services/economy/shop-service";
+import { pricesWith } from "../services/economy/offers";
 import type { RateLimiter } from "../services/rate-limiter";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
@@ -24,9 +25,18 @@ export function economyRoutes(deps: EconomyRouteDeps): Router {
   const router = Router();
   const auth = requireAuth(deps.sessions);
 
-  router.get("/catalog", auth, (_req: Request, res: Response) => {
-    const { version, catalog } = deps.catalogs.get(authOf(res).auth.app);
-    sendOk(res, { version, ...catalog }, "OK");
+  // The price the player pays now (a live event's sale) in `prices`, the catalog's in `regularPrices`;
+  // a limited-time item only while one of the player's events offers it.
+  router.get("/catalog", auth, async (_req: Request, res: Response) => {
+    const { auth: claims } = authOf(res);
+    const { version, catalog } = deps.catalogs.get(claims.app);
+    const items = [];
+    for (const item of catalog.items) {
+      const offer = await deps.shop.offers.offer(claims.app, claims.userId, item);
+      if (!offer.onSale) continue;
+      items.push(offer.sale ? { ...item, prices: pricesWith(item, offer), regularPrices: item.prices, saleEventId: offer.sale.eventId } : { ...item, regularPrices: item.prices });
+    }
+    sendOk(res, { version, ...catalog, items }, "OK");
   });
 
   router.get("/economy/wallet", auth, async (_req: Request, res: Response) => {

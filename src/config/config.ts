@@ -23,6 +23,7 @@ import { analyticsConfig, analyticsShape } from "./settings/analytics";
 import { consoleConfig, consoleProductionProblems, consoleShape } from "./settings/console";
 import { appSecrets, appsConfig, appsProblems, appsShape } from "./settings/apps";
 import { catalogAppProblems, economyConfig, economyShape } from "./settings/economy";
+import { liveopsDefinitions, liveopsShape } from "./settings/liveops";
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
 import { growthConfig, growthShape } from "./settings/growth";
@@ -38,7 +39,7 @@ import { storageConfig, storageShape } from "./settings/storage";
 export { DEV_JWT_SECRET } from "./production-rules";
 
 
-const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...leaderboardsShape, ...rewardsShape, ...growthShape, ...savesShape, ...consoleShape, ...analyticsShape, ...douyinLiveShape };
+const settingsShape = { ...serverShape, ...sessionsShape, ...storageShape, ...platformsShape, ...appsShape, ...paymentsShape, ...socialShape, ...economyShape, ...liveopsShape, ...leaderboardsShape, ...rewardsShape, ...growthShape, ...savesShape, ...consoleShape, ...analyticsShape, ...douyinLiveShape };
 
 export const settingsSchema = z.object(settingsShape);
 export type Settings = z.output<typeof settingsSchema>;
@@ -71,6 +72,8 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
   // Reward ids are checked against the catalogs this deployment starts with (economyConfig's).
   const boards = leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production", economyConfig(s).economy.catalogs);
   if (boards.problems.length > 0) problem("LEADERBOARDS_FILE", boards.problems.join("; "));
+  const liveops = liveopsDefinitions(s, [DEFAULT_APP, ...(s.APPS_FILE?.apps ?? []).map((a) => a.key)], economyConfig(s).economy.catalogs);
+  if (liveops.problems.length > 0) problem("LIVEOPS_FILE", liveops.problems.join("; "));
 }
 
 function toAppConfig(s: Settings) {
@@ -86,6 +89,11 @@ function toAppConfig(s: Settings) {
     ...growthConfig(s),
     ...socialConfig(s),
     ...economyConfig(s),
+    liveops: {
+      /** Each app's definitions from the settings (version 0); an operator's stored version replaces it. */
+      definitions: liveopsDefinitions(s, [DEFAULT_APP, ...(s.APPS_FILE?.apps ?? []).map((a) => a.key)], economyConfig(s).economy.catalogs).definitions,
+      refreshMs: s.LIVEOPS_REFRESH_MS,
+    },
     /** Boards per app key (docs/leaderboards.md). */
     leaderboards: leaderboardsConfig(s.LEADERBOARDS_FILE, s.APPS_FILE?.apps ?? [], s.NODE_ENV === "production").boards,
     leaderboardTickMs: s.LEADERBOARD_TICK_MS,

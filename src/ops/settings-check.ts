@@ -7,6 +7,7 @@ import { describeUserStore } from "../adapters/store/describe-user-store";
 import { ConfigError, parseConfig, type AppConfig } from "../config/config";
 import { operatorEnvironment, processCount, projectRoot, readSettings, settingsFiles, type Env } from "../config/settings-files";
 import { describeCatalogs } from "../config/settings/economy";
+import { describeLiveOps } from "../config/settings/liveops";
 import { appPayments, withSimulatorKeys } from "../config/settings/payments";
 import { DEFAULT_APP } from "../core/apps";
 import { unknownSettingProblems } from "./settings-vocabulary";
@@ -53,6 +54,7 @@ function describe(config: AppConfig, instances: number): string {
     { redis: "Redis cache", "redis-cluster": "Redis Cluster cache", memory: "in-memory cache" }[config.cache.kind],
     describeAppsAndPayments(config),
     describeCatalogs(config.economy.catalogs),
+    describeLiveOps(config.liveops.definitions),
   ].join(", ");
 }
 

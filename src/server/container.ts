@@ -33,64 +33,16 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildLiveOps } from "./liveops-wiring";
 import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
-import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
-import type { SaveService } from "../services/saves/save-service";
 import { buildAnalytics, type AnalyticsServices } from "./analytics-wiring";
 import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
 
-export interface Services {
-  config: AppConfig;
-  logger: Logger;
-  store: UserStore;
-  cache: Cache;
-  /** This process's copies of recently verified users; `forget` when another process changed one. */
-  recentUsers: RecentUsers;
-  /** Every change this process makes to a user, for telling the other processes. */
-  userChanges: UserChangeFeed;
-  sessions: SessionService;
-  login: LoginService;
-  accounts: AccountService;
-  limiter: RateLimiter;
-  platformTokens: PlatformTokenService;
-  playerData: PlayerDataService;
-  /** Content security for what players type (chat, nicknames, studio rooms). */
-  moderation: ModerationService;
-  /** Operators' mutes of players' chat in rooms (stored with the user, read through the cache). */
-  mutes: MuteService;
-  /** The enabled platforms (PLATFORMS), in registry order. */
-  platformDefinitions: readonly PlatformDefinition[];
-  /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
-  platformApps: PlatformApps;
-  /** A player's openid as each game knows it (GET /api/users/me). */
-  appIdentities: AppIdentities;
-  /** The player's platform storage (friend rankings): the storage routes and rooms at match end. */
-  playerStorage: SocialServices["playerStorage"];
-  /** Subscribe messages: the internal route, rooms and `admin notify`. */
-  subscribeMessages: SocialServices["subscribeMessages"];
-  /** Coins, orders, item purchases and their delivery (docs/payments.md). */
-  payments: PaymentServices;
-  /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
-  economy: EconomyServices;
-  /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
-  rewardSources: RewardServices;
-  growth: GrowthServices;
-  metrics: Metrics;
-  /** Leaderboards and tournaments (docs/leaderboards.md). */
-  leaderboards: LeaderboardService;
-  /** Cloud saves: players' game data, versioned, for the routes and for rooms and services (docs/saves.md). */
-  saves: SaveService;
-  /** Events, rollups and reports (docs/analytics.md); `analytics.writer` is where facts are recorded. */
-  analytics: AnalyticsServices;
-  /** Douyin live-stream games (docs/douyin-live.md); present when DOUYIN_LIVE_ENABLED. */
-  douyinLive?: DouyinLiveServices;
-  /** Present when the simulator is embedded (development default). */
-  simulator?: RunningSimulator;
-  close(): Promise<void>;
-}
+import type { Services } from "./services";
+export type { Services };
 
 /** setTimeout as rooms use it to hold a seat (rooms/seat-hold.ts). */
 export interface HoldTimer {
@@ -200,6 +152,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => rewardSources.close());
     const growth = buildGrowthServices({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
+    const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, logger, now: overrides.now });
+    cleanups.push(() => liveops.close());
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
@@ -264,6 +218,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       economy,
       rewardSources,
       growth,
+      liveops: liveops.liveops,
       metrics,
       leaderboards: boards.leaderboards,
       saves: saves.saves,

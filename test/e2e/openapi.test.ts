@@ -160,6 +160,7 @@ describe("OpenAPI description", () => {
       "GET /api/minigame/douyin/push",
       "POST /api/minigame/douyin/push",
       "GET /api/catalog",
+      "GET /api/config",
       "GET /api/economy/wallet",
       "GET /api/economy/inventory",
       "POST /api/economy/purchases",
@@ -339,7 +340,7 @@ describe("OpenAPI description", () => {
   it("economy routes: catalog, wallet, inventory and soft purchases, success and failures match the document", async () => {
     const login = (await wechatLogin()).body.data;
     const auth = bearer(login.token);
-    for (const route of ["/api/catalog", "/api/economy/wallet", "/api/economy/inventory"]) {
+    for (const route of ["/api/catalog", "/api/config", "/api/economy/wallet", "/api/economy/inventory"]) {
       assert.equal((await call("GET", route, { headers: auth })).status, 200);
       assert.equal((await call("GET", route)).status, 401);
     }

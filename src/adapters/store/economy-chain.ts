@@ -199,6 +199,7 @@ export class EconomyChain {
         items: change.items ?? [],
         purchase: change.purchase ? { itemId: change.purchase.itemId, quantity: change.purchase.quantity } : null,
         note: change.reason ?? null,
+        ...(change.liveEvent ? { liveEvent: change.liveEvent } : {}),
         state,
         at: change.at,
       };

@@ -12,6 +12,7 @@ import { API_DESCRIPTION } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
 import { economyOperations, registerEconomyComponents } from "./economy-operations";
+import { liveopsOperations, registerLiveOpsComponents } from "./liveops-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { GROWTH_TAG, growthOperations, registerGrowthComponents } from "./growth-operations";
@@ -64,6 +65,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   operations.push(...paymentOperations(options.platforms));
   registerEconomyComponents(register);
   operations.push(...economyOperations());
+  registerLiveOpsComponents(register);
+  operations.push(...liveopsOperations());
   registerLeaderboardComponents(register);
   operations.push(...leaderboardOperations());
   registerSaveComponents(register);
@@ -101,6 +104,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
       { name: "Users", description: "The logged-in user. Bearer token required" },
       { name: "Payments", description: "Coins, orders and item purchases, each delivered once (docs/payments.md)" },
       { name: "Economy", description: "The catalog, wallets, inventories and soft-currency purchases, each granted once (docs/economy.md)" },
+      { name: "LiveOps", description: "Remote config, experiments and live events decided by the server (docs/liveops.md)" },
       { name: "Leaderboards", description: "Boards and tournaments of the token's app: ranks, periods, season rewards (docs/leaderboards.md)" },
       { name: "Saves", description: "Players' game data kept by the server, versioned, with permissions (docs/saves.md)" },
       { name: "Rewards", description: "Rewarded ads, gift packs and codes, mail: each granted once (docs/economy-rewards.md)" },

@@ -29,7 +29,9 @@ export function economyOperations(): OperationSpec[] {
       description:
         "Items with their prices (`prices.coins`: platform coins, bought with POST /api/payments/orders; any other key: a soft " +
         "currency, bought with POST /api/economy/purchases), what each grants, per-player limits and sale windows; the soft " +
-        "currencies; rewarded-ad units with their daily caps; gift packs. `version` 0 is the settings' catalog " +
+        "currencies; rewarded-ad units with their daily caps; gift packs. `prices` are what this player pays now: during a live " +
+        "event's sale, the sale's (`regularPrices` the catalog's, `saleEventId` the event), and a purchase or coin order is charged " +
+        "exactly that; a limited-time item is listed only while one of the player's events offers it. `version` 0 is the settings' catalog " +
         "(CATALOG_FILE, APPS_FILE); each operator change (`npm run admin -- catalog load`) adds 1 and reaches every server " +
         "process within CATALOG_REFRESH_SEC.",
       security: "bearer",

@@ -39,6 +39,8 @@ export interface AppFileEntry {
   catalog?: Catalog;
   /** The app's boards as written; checked with LEADERBOARDS_FILE (settings/leaderboards.ts). */
   leaderboards?: unknown;
+  /** The app's LiveOps definitions as written; checked with its catalog (settings/liveops.ts). */
+  liveops?: unknown;
 }
 
 export const appsShape = {
@@ -99,7 +101,7 @@ export function readAppsFile(file: string): { apps: AppFileEntry[]; problems: st
     let catalog: Catalog | undefined;
     let platformProblems = 0;
     for (const [field, value] of Object.entries(fields)) {
-      if (field === "key" || field === "leaderboards") continue;
+      if (field === "key" || field === "leaderboards" || field === "liveops") continue;
       if (field === "catalog") {
         const checked = checkCatalog(value, `${file} apps[${index}].catalog (app ${label})`);
         if ("problems" in checked) problems.push(...checked.problems);
@@ -124,7 +126,7 @@ export function readAppsFile(file: string): { apps: AppFileEntry[]; problems: st
     }
     if (Object.keys(platforms).length === 0 && platformProblems === 0) problems.push(`apps[${index}]: names no platform`);
     if (key.success && key.data !== DEFAULT_APP && seenKeys.get(key.data) === index) {
-      apps.push({ key: key.data, platforms, ...(catalog ? { catalog } : {}), ...(fields.leaderboards !== undefined ? { leaderboards: fields.leaderboards } : {}) });
+      apps.push({ key: key.data, platforms, ...(catalog ? { catalog } : {}), ...(fields.leaderboards !== undefined ? { leaderboards: fields.leaderboards } : {}), ...(fields.liveops !== undefined ? { liveops: fields.liveops } : {}) });
     }
   });
   return { apps, problems };

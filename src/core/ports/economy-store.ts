@@ -44,6 +44,8 @@ export interface EconomyChange {
   cap?: { key: string; limit: number };
   /** Kept with the entry (operator grants, season names). */
   reason?: string;
+  /** The live event whose sale price or reward multiplier this change was made under (liveops). */
+  liveEvent?: string;
   /** ISO time of the change. */
   at: string;
 }
@@ -63,6 +65,8 @@ export interface LedgerEntry {
   items: ItemCount[];
   purchase: { itemId: string; quantity: number } | null;
   note: string | null;
+  /** The live event the change was made under (a sale price, a reward multiplier); absent when none. */
+  liveEvent?: string;
   /** The player's economy after this entry (unchanged by a refused one). */
   state: EconomyState;
   at: string;

@@ -40,6 +40,8 @@ export interface RewardGrant {
   items?: ItemCount[];
   /** Free text kept with the ledger entry (operator grants, season names); never shown as an item. */
   reason?: string;
+  /** The live event whose reward multiplier applies (kept with the ledger entry). */
+  liveEvent?: string;
   /**
    * A per-player cap, decided in the same ledger step as the grant (race-free): the grant is refused
    * (`reward_cap_reached`, nothing recorded in the wallet) once the player got `limit` grants under

@@ -20,6 +20,7 @@ import type { EconomyChange, EconomyStore } from "../../core/ports/economy-store
 import type { ItemCount, RewardGrantResult } from "../../core/ports/reward-grants";
 import type { CatalogService } from "./catalog-service";
 import { grantResult, type EconomyRewards } from "./reward-granter";
+import { catalogPricesOnly, pricesWith, type Offers } from "./offers";
 
 /** What an order for platform coins costs, priced by the catalog: the terms the order records. */
 export interface PricedOrder {
@@ -31,6 +32,8 @@ export interface PricedOrder {
   coins: number;
   /** The version of the app's catalog the price comes from. */
   catalogVersion: number;
+  /** The live event whose sale set unitPrice; absent at the catalog's price. */
+  liveEvent?: string;
 }
 
 /** A paid order as delivery and the rules see it (a subset of the ledger's Order). */
@@ -51,6 +54,9 @@ const HOLD = "coin_order_hold";
 const RELEASE = "coin_order_release";
 
 export class PaidOrders {
+  /** The player's price now (a live event's sale): LiveOps when wired, else the catalog's. */
+  offers: Offers = catalogPricesOnly;
+
   constructor(
     private readonly store: EconomyStore,
     private readonly catalogs: CatalogService,
@@ -66,8 +72,11 @@ export class PaidOrders {
   async price(app: string, userId: string, request: { itemId: string; quantity?: number; coins?: number }): Promise<PricedOrder> {
     const quantity = request.quantity ?? 1;
     const { version, catalog } = this.catalogs.get(app);
-    const item = this.catalogs.itemOnSale(app, request.itemId, catalog);
-    const unit = item?.prices.coins;
+    const listed = this.catalogs.itemOnSale(app, request.itemId, catalog);
+    const offer = listed ? await this.offers.offer(app, userId, listed) : { onSale: false };
+    const item = offer.onSale ? listed : undefined;
+    const unit = item ? pricesWith(item, offer).coins : undefined;
+    const liveEvent = offer.sale?.prices.coins !== undefined ? offer.sale.eventId : undefined;
     if (!item || unit === undefined) throw new AppError("item_not_found", { data: { itemId: request.itemId } });
     if (item.kind === "durable" && quantity !== 1) throw new AppError("invalid_request", { message: "quantity: a durable item is bought one at a time" });
     const coins = unit * quantity;
@@ -80,7 +89,7 @@ export class PaidOrders {
     const state = await this.store.state(app, userId);
     const refusal = decideEarly(item, quantity, state.items, state.purchased);
     if (refusal) throw new AppError(refusal, { data: { itemId: item.itemId, ...(refusal === "purchase_limit" ? { limit: item.limit } : {}) } });
-    return { itemId: item.itemId, quantity, unitPrice: unit, coins, catalogVersion: version };
+    return { itemId: item.itemId, quantity, unitPrice: unit, coins, catalogVersion: version, ...(liveEvent ? { liveEvent } : {}) };
   }
 
   /**

@@ -49,6 +49,7 @@ export class EconomyRewards implements RewardGranter {
       currencies: grant.currencies,
       items,
       reason: grant.reason,
+      liveEvent: grant.liveEvent,
       cap: grant.cap,
       at: new Date(this.now()).toISOString(),
     });

@@ -11,6 +11,7 @@ import { NO_ANALYTICS, type AnalyticsRecorder } from "../../core/ports/analytics
 import { SERVER_EVENTS } from "../analytics/event-names";
 import type { CatalogService } from "./catalog-service";
 import type { EconomyRewards } from "./reward-granter";
+import { catalogPricesOnly, pricesWith, type ItemOffer, type Offers } from "./offers";
 
 export interface PurchaseRequest {
   purchaseId: string;
@@ -38,6 +39,8 @@ export const REFUSAL_ERRORS: Record<string, ErrorCode> = {
 
 export class ShopService {
   private analytics: AnalyticsRecorder = NO_ANALYTICS;
+  /** The player's price now (a live event's sale): LiveOps when wired, else the catalog's. */
+  offers: Offers = catalogPricesOnly;
 
   constructor(
     private readonly store: EconomyStore,
@@ -68,8 +71,10 @@ export class ShopService {
    */
   async buy(app: string, userId: string, request: PurchaseRequest, admitNew?: () => Promise<void>): Promise<PurchaseResult> {
     const quantity = request.quantity ?? 1;
-    const item = this.catalogs.itemOnSale(app, request.itemId);
-    const price = item ? softPrice(item) : {};
+    const listed = this.catalogs.itemOnSale(app, request.itemId);
+    const offer: ItemOffer = listed ? await this.offers.offer(app, userId, listed) : { onSale: false };
+    const item = offer.onSale ? listed : undefined;
+    const price = item ? softPrice(item, offer) : {};
     // An item with no soft price is not for sale with soft currency: as unknown as an item that does not exist.
     if (!item || Object.keys(price).length === 0) {
       const earlier = await this.store.findBySource(app, "purchase", purchaseKey(userId, request.purchaseId));
@@ -89,6 +94,8 @@ export class ShopService {
       items: scaled(item.grants, quantity),
       purchase: { itemId: item.itemId, quantity, limit: item.kind === "durable" ? 1 : item.limit },
       ownedOnce: item.kind === "durable" ? [item.itemId] : undefined,
+      // The sale this purchase was priced by, named in the ledger.
+      liveEvent: offer.sale && Object.keys(offer.sale.prices).some((c) => c !== "coins") ? offer.sale.eventId : undefined,
       at: new Date(this.now()).toISOString(),
     };
     if (admitNew) {
@@ -138,8 +145,8 @@ export class ShopService {
 /** A player's purchaseIds are their own: the ledger key names the player. */
 const purchaseKey = (userId: string, purchaseId: string) => `${userId}:${purchaseId}`;
 
-function softPrice(item: CatalogItem): Record<string, number> {
-  return Object.fromEntries(Object.entries(item.prices).filter(([currency]) => currency !== "coins"));
+function softPrice(item: CatalogItem, offer: ItemOffer): Record<string, number> {
+  return Object.fromEntries(Object.entries(pricesWith(item, offer)).filter(([currency]) => currency !== "coins"));
 }
 
 function scaled(grants: Grants, quantity: number): ItemCount[] {

@@ -5,6 +5,7 @@
  * replay finds the view and repeats the grant, which changes nothing; a crash between the two is
  * finished by WeChat's retry or by the player's `watchAd()` poll (viewFor).
  */
+import { boosted } from "../economy/offers";
 import type { AdView, AdViewStore } from "../../core/ports/ad-views";
 import type { RewardGrantResult, RewardGranter } from "../../core/ports/reward-grants";
 import type { Logger } from "../../logging/logger";
@@ -42,6 +43,8 @@ export function playerDay(ms: number, offsetHours: number): string {
 export class AdRewards {
   private readonly now: () => number;
   private analytics: AnalyticsRecorder = NO_ANALYTICS;
+  /** The player's ad reward multiplier now (LiveOps: experiments, live events); 1 when not wired. */
+  boost: (app: string, userId: string) => Promise<{ factor: number; eventId?: string }> = async () => ({ factor: 1 });
 
   constructor(private readonly deps: AdRewardDeps) {
     this.now = deps.now ?? Date.now;
@@ -94,7 +97,9 @@ export class AdRewards {
     return unit ? { view, result: await this.grantOf(view, unit.grants) } : { view };
   }
 
-  private grantOf(view: AdView, grants: RewardGrants): Promise<RewardGrantResult> {
-    return this.deps.rewards.grant({ appId: view.appId, userId: view.userId, source: "ad_reward", sourceId: view.transactionId, ...grants, reason: `ad unit ${view.adUnitId}` });
+  /** The first grant of a view decides its amount (a later replay answers it, whatever the multiplier by then). */
+  private async grantOf(view: AdView, grants: RewardGrants): Promise<RewardGrantResult> {
+    const { factor, eventId } = await this.boost(view.appId, view.userId);
+    return this.deps.rewards.grant({ appId: view.appId, userId: view.userId, source: "ad_reward", sourceId: view.transactionId, ...boosted(grants, factor), reason: `ad unit ${view.adUnitId}`, ...(eventId ? { liveEvent: eventId } : {}) });
   }
 }

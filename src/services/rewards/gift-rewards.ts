@@ -5,6 +5,7 @@
  * pushed and redeemed grants once. What a pack grants is the catalog's, never the push's list.
  */
 import { AppError } from "../../core/errors";
+import { boosted } from "../economy/offers";
 import type { RewardGrantResult, RewardGranter, RewardSource } from "../../core/ports/reward-grants";
 import type { Logger } from "../../logging/logger";
 import type { PlayerLookup } from "./ad-rewards";
@@ -32,6 +33,9 @@ export interface GiftDeliveryInput {
 export type GiftOutcome = { delivered: true; result: RewardGrantResult } | { delivered: false; reason: "unknown_gift" | "unknown_player" | "granted_to_another_player" };
 
 export class GiftRewards {
+  /** The player's gift-pack multiplier now (a live event's); 1 when LiveOps is not wired. */
+  boost: (app: string, userId: string) => Promise<{ factor: number; eventId?: string }> = async () => ({ factor: 1 });
+
   constructor(private readonly deps: GiftRewardDeps) {}
 
   async deliver(input: GiftDeliveryInput): Promise<GiftOutcome> {
@@ -53,7 +57,8 @@ export class GiftRewards {
     if (!pack) return { delivered: false, reason: "unknown_gift" };
     const source: RewardSource = input.platform === "douyin" ? "gift_code" : "gift_pack";
     this.deps.crashPoint?.("before_gift_granted");
-    const result = await this.deps.rewards.grant({ appId: input.app, userId: input.userId, source, sourceId: input.deliveryId, ...pack.grants, reason: `gift ${pack.giftId}` });
+    const { factor, eventId } = await this.boost(input.app, input.userId);
+    const result = await this.deps.rewards.grant({ appId: input.app, userId: input.userId, source, sourceId: input.deliveryId, ...boosted(pack.grants, factor), reason: `gift ${pack.giftId}`, ...(eventId ? { liveEvent: eventId } : {}) });
     return { delivered: true, result };
   }
 

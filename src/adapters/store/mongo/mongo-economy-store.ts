@@ -213,6 +213,7 @@ function toEntry(doc: EntryDoc): LedgerEntry {
     items: doc.items.map((i) => ({ itemId: i.itemId, count: i.count })),
     purchase: doc.purchase ? { itemId: doc.purchase.itemId, quantity: doc.purchase.quantity } : null,
     note: doc.note,
+    ...(doc.liveEvent ? { liveEvent: doc.liveEvent } : {}),
     state: JSON.parse(raw.state as string),
     at: doc.at,
   };

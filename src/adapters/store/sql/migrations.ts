@@ -7,6 +7,7 @@ import { createAnalyticsTables } from "./analytics-schema";
 import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
 import { createLiveGiftTables } from "./live-gift-schema";
+import { createLiveOpsTables } from "./liveops-schema";
 import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -135,6 +136,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
       async up(db: Kysely<any>) {
         await createLiveGiftTables(db, dialect);
       },
+    },
+    // LiveOps definitions' versions and players' experiment assignments (liveops-schema.ts).
+    "0015_liveops": {
+      up: (db: Kysely<any>) => createLiveOpsTables(db, dialect),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {

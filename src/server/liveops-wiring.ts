@@ -1,0 +1,59 @@
+/**
+ * LiveOps' part of the composition root (container.ts): the store, the service that evaluates the
+ * definitions per player, and where the economy and the reward sources ask it — the price a player
+ * pays now, the multiplier of their ad and gift-pack rewards.
+ */
+import { createLiveOpsStore } from "../adapters/store/create-liveops-store";
+import type { AppConfig } from "../config/config";
+import type { UserStore } from "../core/ports/user-store";
+import type { OrderLedger } from "../core/ports/order-ledger";
+import type { Logger } from "../logging/logger";
+import { LiveOpsService, type PlayerFactsSource } from "../services/liveops/liveops-service";
+import type { PlatformApps } from "../services/platform-apps";
+import type { EconomyServices } from "./economy-wiring";
+import type { RewardServices } from "./reward-wiring";
+
+export async function buildLiveOps(
+  config: AppConfig,
+  deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps; economy: EconomyServices; rewardSources: RewardServices; logger: Logger; now?: () => number },
+): Promise<{ liveops: LiveOpsService; close(): Promise<void> }> {
+  const store = await createLiveOpsStore(config.store);
+  const liveops = new LiveOpsService(store, config.liveops.definitions, config.apps.map((a) => a.key), playerFacts(deps), (app) => deps.economy.catalogs.get(app).catalog, deps.logger, deps.now);
+  try {
+    await liveops.start(config.liveops.refreshMs);
+  } catch (err) {
+    await store.close().catch(() => undefined);
+    throw err;
+  }
+  deps.economy.shop.offers = liveops;
+  deps.economy.orders.offers = liveops;
+  deps.rewardSources.ads.boost = (app, userId) => liveops.rewardFactor(app, userId, "ads");
+  deps.rewardSources.gifts.boost = (app, userId) => liveops.rewardFactor(app, userId, "giftPacks");
+  return {
+    liveops,
+    close: async () => {
+      liveops.stop();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * What the audiences read of a player: first login (the account's creation), platform (their first
+ * identity's), payer and total paid (delivered coin spends and item purchases of the app). Server-set
+ * properties are read by the service from its store; leaderboard bests are not gathered yet.
+ */
+function playerFacts(deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps }): PlayerFactsSource {
+  return async (app, userId) => {
+    const [user, identities, orders] = await Promise.all([deps.users.findById(userId), deps.users.listIdentities(userId), deps.orders.listByUser(userId, { state: "delivered", limit: 200 })]);
+    const paid = orders.filter((o) => (o.kind === "coin_spend" || o.kind === "item_purchase") && deps.platformApps.appsOf(o.platform).some((a) => a.appId === o.appId && a.app === app));
+    return {
+      firstLoginAt: user?.createdAt,
+      payer: paid.length > 0,
+      totalPaid: paid.reduce((sum, o) => sum + o.coins, 0),
+      leaderboardBest: {},
+      properties: {},
+      ...(identities[0] ? { platform: identities[0].platform } : {}),
+    };
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * What the composition root (container.ts) hands the edges: every service of one process. Its own
+ * file so the type can be read (and one day moved below the edges) apart from the wiring.
+ */
+import type { AppConfig } from "../config/config";
+import type { Cache } from "../core/ports/cache";
+import type { UserStore } from "../core/ports/user-store";
+import type { Logger } from "../logging/logger";
+import type { Metrics } from "../observability/metrics";
+import type { PlatformDefinition } from "../platforms/platform";
+import type { AccountService } from "../services/account-service";
+import type { LoginService } from "../services/login-service";
+import type { ModerationService } from "../services/moderation-service";
+import type { MuteService } from "../services/mute-service";
+import type { RateLimiter } from "../services/rate-limiter";
+import type { PlatformTokenService } from "../services/platform-token-service";
+import type { PlatformApps } from "../services/platform-apps";
+import type { PlayerDataService } from "../services/player-data-service";
+import type { AppIdentities } from "../services/app-identity";
+import type { RecentUsers } from "../services/recent-users";
+import type { SessionService } from "../services/session-service";
+import type { UserChangeFeed } from "../services/user-changes";
+import type { DouyinLiveServices } from "./douyin-live-wiring";
+import type { SocialServices } from "./social-wiring";
+import type { RunningSimulator } from "../simulator/simulator-server";
+import type { PaymentServices } from "./payment-wiring";
+import type { LiveOpsService } from "../services/liveops/liveops-service";
+import type { EconomyServices } from "./economy-wiring";
+import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
+import type { RewardServices } from "./reward-wiring";
+import type { SaveService } from "../services/saves/save-service";
+import type { AnalyticsServices } from "./analytics-wiring";
+import type { GrowthServices } from "./growth-wiring";
+
+export interface Services {
+  config: AppConfig;
+  logger: Logger;
+  store: UserStore;
+  cache: Cache;
+  /** This process's copies of recently verified users; `forget` when another process changed one. */
+  recentUsers: RecentUsers;
+  /** Every change this process makes to a user, for telling the other processes. */
+  userChanges: UserChangeFeed;
+  sessions: SessionService;
+  login: LoginService;
+  accounts: AccountService;
+  limiter: RateLimiter;
+  platformTokens: PlatformTokenService;
+  playerData: PlayerDataService;
+  /** Content security for what players type (chat, nicknames, studio rooms). */
+  moderation: ModerationService;
+  /** Operators' mutes of players' chat in rooms (stored with the user, read through the cache). */
+  mutes: MuteService;
+  /** The enabled platforms (PLATFORMS), in registry order. */
+  platformDefinitions: readonly PlatformDefinition[];
+  /** Every app on every enabled platform, with its client; the routes resolve a client's app id here. */
+  platformApps: PlatformApps;
+  /** A player's openid as each game knows it (GET /api/users/me). */
+  appIdentities: AppIdentities;
+  /** The player's platform storage (friend rankings): the storage routes and rooms at match end. */
+  playerStorage: SocialServices["playerStorage"];
+  /** Subscribe messages: the internal route, rooms and `admin notify`. */
+  subscribeMessages: SocialServices["subscribeMessages"];
+  /** Coins, orders, item purchases and their delivery (docs/payments.md). */
+  payments: PaymentServices;
+  /** Catalog, wallets, inventories and the reward ledger (docs/economy.md); `economy.rewards` is the RewardGranter. */
+  economy: EconomyServices;
+  /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
+  rewardSources: RewardServices;
+  growth: GrowthServices;
+  /** Flags, audiences, experiments, live events (docs/liveops.md): what each player gets, decided here. */
+  liveops: LiveOpsService;
+  metrics: Metrics;
+  /** Leaderboards and tournaments (docs/leaderboards.md). */
+  leaderboards: LeaderboardService;
+  /** Cloud saves: players' game data, versioned, for the routes and for rooms and services (docs/saves.md). */
+  saves: SaveService;
+  /** Events, rollups and reports (docs/analytics.md); `analytics.writer` is where facts are recorded. */
+  analytics: AnalyticsServices;
+  /** Douyin live-stream games (docs/douyin-live.md); present when DOUYIN_LIVE_ENABLED. */
+  douyinLive?: DouyinLiveServices;
+  /** Present when the simulator is embedded (development default). */
+  simulator?: RunningSimulator;
+  close(): Promise<void>;
+}
