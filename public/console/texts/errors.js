@@ -96,6 +96,17 @@ const ERRORS = {
   unsupported_media_type: ["The request must be JSON", "请求必须是 JSON"],
   service_unavailable: ["A backing service is unavailable; retry later", "后端服务暂不可用，请稍后重试"],
   internal_error: ["Internal server error", "服务器内部错误"],
+  live_room_unavailable: ["Douyin does not know this live room, or its stream has ended", "抖音找不到该直播间，或直播已结束"],
+  live_token_invalid: ["The streamer's launch token is invalid or expired", "主播的启动凭证无效或已过期"],
+  growth_reward_unconfigured: ["The catalog has no such growth reward", "商品目录中没有该增长奖励"],
+  growth_unsupported: ["This growth feature is not available on the player's platform", "该增长功能在玩家所在平台不可用"],
+  not_from_sidebar: ["The launch was not from Douyin's sidebar; nothing was granted", "不是从抖音侧边栏进入，未发放奖励"],
+  open_data_unexpected: ["The decrypted data has an unexpected shape; nothing was recorded", "解密后的数据格式不符，未记录"],
+  open_data_expired: ["The encrypted data is too old; fetch it again", "加密数据已过期，请重新获取"],
+  share_not_found: ["No such share (unknown, another app's, or expired)", "分享不存在（未知、属于其他应用或已过期）"],
+  risky_player: ["The platform rates this player too risky for this reward", "平台判定该玩家风险过高，不发放此奖励"],
+  liveops_invalid: ["The LiveOps definitions have problems; nothing was changed", "运营配置有问题，未做任何更改"],
+  liveops_version_not_found: ["No such LiveOps version", "没有该运营配置版本"],
 };
 
 addTexts({
