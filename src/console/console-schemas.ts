@@ -111,6 +111,7 @@ export const playerExportSchema = z
     mail: exportRows("Mail to the player"),
     mailClaims: exportRows("The player's claims of mail"),
     adViews: exportRows("Rewarded ad views"),
+    saves: exportRows("The player's cloud-saved objects in every app (docs/saves.md)"),
   })
   .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({
