@@ -86,7 +86,10 @@ import { testDatabaseUrl, testRedisUrl, uniquePrefix } from "../support/services
     assert.equal(await closed, 4401, "the room on the other process closed with 4401");
 
     const audit = await onA.call("GET", `/audit?target=${user.id}&outcome=ok`);
-    assert.deepEqual(audit.body.data.map((e: { action: string }) => e.action).sort(), ["order.grant", "order.grant", "order.refund", "order.refund", "player.disable"]);
+    assert.deepEqual(audit.body.data.map((e: { action: string }) => e.action).sort(), ["order.grant", "order.refund", "order.refund", "player.disable"]);
+    // The same grantId through the other process granted nothing more: audited as a repeat, not a second grant.
+    const repeats = await onA.call("GET", `/audit?target=${user.id}&outcome=repeated`);
+    assert.deepEqual(repeats.body.data.map((e: { action: string }) => e.action), ["order.grant"]);
 
     await onA.call("DELETE", "/session");
     assert.equal((await onB.call("GET", "/session")).status, 401, "signed out on both");
