@@ -8,6 +8,7 @@ import { jsonLinesSink } from "../adapters/analytics/jsonl-sink";
 import type { AppConfig } from "../config/config";
 import { parseIdentityNamespace } from "../core/apps";
 import type { AnalyticsStore } from "../core/ports/analytics-store";
+import type { ErasureMarks } from "../core/ports/erasure-marks";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
@@ -45,6 +46,11 @@ export function recentDays(clientEventPastMs: number): number {
   return Math.max(RECENT_DAYS, Math.ceil(clientEventPastMs / 86_400_000));
 }
 const BATCH_SIZE = 500;
+
+/** The events of those among `userIds` whose erase has begun are removed (the writer's fence). */
+export async function eraseMarkedEvents(store: Pick<AnalyticsStore, "eraseUser">, erasures: Pick<ErasureMarks, "isMarked">, userIds: string[]): Promise<void> {
+  await Promise.all(userIds.map(async (userId) => (await erasures.isMarked(userId)) && store.eraseUser(userId)));
+}
 
 export async function buildAnalytics(input: { config: AppConfig; users: Pick<UserStore, "listIdentities">; logger: Logger; metrics: Metrics; now?: () => number }): Promise<AnalyticsServices> {
   const { config, logger } = input;

@@ -38,7 +38,7 @@ import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } fro
 import { buildLeaderboards } from "./leaderboard-wiring";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
-import { buildAnalytics, type AnalyticsServices } from "./analytics-wiring";
+import { buildAnalytics, eraseMarkedEvents } from "./analytics-wiring";
 import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
 
 import type { Services } from "./services";
@@ -189,6 +189,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     rewardSources.ads.reportTo(analytics.writer);
     // Marked first, so writes of requests in flight cannot outlive it; the sweep finishes any erase a crash stopped.
     accounts.trackErasesIn(economy.store.erasures);
+    analytics.writer.fenceWith((userIds) => eraseMarkedEvents(analytics.store, economy.store.erasures, userIds));
     const eraseSweep = new EraseSweep(economy.store.erasures, accounts, logger, { now: overrides.now });
     eraseSweep.start();
     cleanups.push(() => eraseSweep.stop());

@@ -47,6 +47,7 @@ export class EventWriter implements AnalyticsRecorder {
   private retryAt = 0;
   private readonly counters: AnalyticsCounters;
   private readonly now: () => number;
+  private fence: ((userIds: string[]) => Promise<void>) | undefined;
 
   constructor(
     private readonly store: Pick<AnalyticsStore, "append">,
@@ -100,6 +101,15 @@ export class EventWriter implements AnalyticsRecorder {
   }
 
   /** Forgets a player's buffered events (an erase): they are never written. */
+  /**
+   * Checked after every batch lands with the batch's players: an erase may have begun on another
+   * process while this one held their events, and removes them here (the per-player write fence of
+   * docs/economy.md). A failure is logged; the erase sweep's reruns remove what is left.
+   */
+  fenceWith(fence: (userIds: string[]) => Promise<void>): void {
+    this.fence = fence;
+  }
+
   forget(userId: string): void {
     this.buffer = this.buffer.filter((e) => e.userId !== userId);
     this.platforms.delete(userId);
@@ -141,6 +151,10 @@ export class EventWriter implements AnalyticsRecorder {
         return;
       }
       this.failures = 0;
+      if (this.fence) {
+        const users = [...new Set(batch.map((e) => e.userId).filter((id): id is string => typeof id === "string"))];
+        await this.fence(users).catch((err) => this.logger.warn({ err, event: "analytics_erase_fence_failed" }, "could not check the batch's players against erases; the erase sweep removes what is left"));
+      }
       // Only the events written leave: forget() may have removed some of the batch meanwhile.
       if (batch.every((e, i) => this.buffer[i] === e)) this.buffer.splice(0, batch.length);
       else this.buffer = this.buffer.filter((e) => !batch.includes(e));
