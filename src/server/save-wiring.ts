@@ -3,14 +3,11 @@
  * user store's database (sharing its SQLite connection when this process has one open) and the
  * service every edge and server code writes through.
  */
-import type { Kysely } from "kysely";
 import { createSaveStore } from "../adapters/store/create-save-store";
-import { sharedSqliteConnection } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
 import { SaveService } from "../services/saves/save-service";
 
 export async function buildSaves(config: AppConfig, now?: () => number): Promise<{ saves: SaveService; close(): Promise<void> }> {
-  const shared: { sqlite?: Kysely<unknown> } = config.store.kind === "sqlite" ? { sqlite: sharedSqliteConnection(config.store.path) } : {};
-  const store = await createSaveStore(config.store, shared);
+  const store = await createSaveStore(config.store);
   return { saves: new SaveService(store, config.saves, now), close: () => store.close() };
 }
