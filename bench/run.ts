@@ -19,6 +19,7 @@ import { mongoStoreStep } from "./scenarios/mongo-store";
 import { peersStep } from "./scenarios/peers";
 import { roomTrafficStep } from "./scenarios/room-traffic";
 import { leancloudImportStep } from "./scenarios/leancloud-import";
+import { leancloudClassImportStep } from "./scenarios/leancloud-class-import";
 import { scaleStep } from "./scenarios/scale";
 import { leaderboardsStep } from "./scenarios/leaderboards";
 import { savesStep } from "./scenarios/saves";
@@ -36,6 +37,7 @@ const HELP = `npm run bench [-- flags]
   --max-requests <n>      cap on requests per HTTP scenario (default 2000000)
   --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
   --import-users <n>      leancloud-import: players in the generated export (default 1000000)
+  --class-rows <n>        leancloud-class-import: rows in the generated class export (default 100000)
   --traffic-steps <list>  room-traffic: these total room counts (e.g. 20,40), each measured whatever its latency
                           or CPU (for profiles and before/after pairs); default the ramp with its stop rules
   --mongo-users <n>       mongo-store: users seeded into each FerretDB handler (default 100000)
@@ -52,6 +54,7 @@ const HELP = `npm run bench [-- flags]
                           mongo-store: the MongoDB store's login and erase at --mongo-users users, on FerretDB's
                           SQLite and PostgreSQL handlers, in process;
                           leancloud-import: npm run import -- leancloud over a generated export, SQLite and PostgreSQL;
+                          leancloud-class-import: npm run import -- leancloud-class, 100,000 rows, SQLite and PostgreSQL;
                           leaderboards: top-100, around-me and new bests on 1,000,000 records (PostgreSQL + Redis)
                           and 100,000 (SQLite), 50 concurrent callers in one process);
                           saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite))
@@ -77,6 +80,7 @@ function parseFlags(): Flags {
       "traffic-steps": { type: "string" },
       "mongo-users": { type: "string", default: "100000" },
       "import-users": { type: "string", default: "1000000" },
+      "class-rows": { type: "string", default: "100000" },
       runs: { type: "string", default: RUNS.join(",") },
       only: { type: "string", default: [...SCENARIOS, ...STEPS].join(",") },
       "no-build": { type: "boolean", default: false },
@@ -111,6 +115,7 @@ function parseFlags(): Flags {
     maxRequests: Math.floor(int("max-requests", values["max-requests"]!, 1, 100_000_000)),
     capacityClients: Math.floor(int("capacity-clients", values["capacity-clients"]!, 1, 50_000)),
     importUsers: Math.floor(int("import-users", values["import-users"]!, 1, 10_000_000)),
+    classRows: Math.floor(int("class-rows", values["class-rows"]!, 5, 10_000_000)),
     trafficSteps: values["traffic-steps"]?.split(",").map((v) => Math.floor(int("traffic-steps", v.trim(), 1, 1000))),
     mongoUsers: Math.floor(int("mongo-users", values["mongo-users"]!, 100, 1_000_000)),
     runs: list("runs", values.runs!, RUNS),
@@ -187,6 +192,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("room-traffic") && !isAborting()) ctx.sections.push(await roomTrafficStep(ctx));
   if (flags.only.includes("mongo-store") && !isAborting()) ctx.sections.push(await mongoStoreStep(ctx));
   if (flags.only.includes("leancloud-import") && !isAborting()) ctx.sections.push(await leancloudImportStep(ctx));
+  if (flags.only.includes("leancloud-class-import") && !isAborting()) ctx.sections.push(await leancloudClassImportStep(ctx));
   if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
   if (flags.only.includes("saves") && !isAborting()) ctx.sections.push(await savesStep(ctx));
 

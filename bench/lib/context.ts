@@ -12,7 +12,7 @@ export const TSX_IMPORT = ["--import", pathToFileURL(path.join(path.dirname(requ
 
 export const SCENARIOS = ["access-token", "users-me", "returning-login", "new-login", "new-login-normal", "rooms"] as const;
 /** Parts of the bench beyond the per-run scenarios, selectable with --only like them. */
-export const STEPS = ["peers", "scale", "capacity", "room-traffic", "mongo-store", "leancloud-import", "leaderboards", "saves"] as const;
+export const STEPS = ["peers", "scale", "capacity", "room-traffic", "mongo-store", "leancloud-import", "leancloud-class-import", "leaderboards", "saves"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number] | (typeof STEPS)[number];
 export const RUNS = ["embedded", "redis-pg", "redis-mongo"] as const;
 export type RunId = (typeof RUNS)[number];
@@ -27,6 +27,7 @@ export interface Flags {
   capacityClients: number;
   /** leancloud-import: players in the generated export. */
   importUsers: number;
+  classRows: number;
   /** room-traffic: fixed total rooms per step, measured whatever the latency (profiling, A/B); default the ramp. */
   trafficSteps?: number[];
   /** mongo-store: how many users each FerretDB handler is seeded with. */

@@ -13,10 +13,12 @@ export function buildService(): void {
   const result = spawnSync(process.execPath, [tsc, "-p", path.join(ROOT, "tsconfig.build.json"), "--outDir", BUILD_DIR], {
     cwd: ROOT,
     encoding: "utf8",
-    timeout: 180_000,
+    // A loaded 2-core machine has taken over 3 minutes.
+    timeout: 600_000,
   });
   if (result.status !== 0) {
-    throw new Error(`build failed (use --no-build to run from src/ through tsx):\n${result.stdout}${result.stderr}`);
+    const why = result.error ? `${result.error.message}\n` : result.signal ? `stopped by ${result.signal}\n` : "";
+    throw new Error(`build failed (use --no-build to run from src/ through tsx):\n${why}${result.stdout}${result.stderr}`);
   }
 }
 

@@ -56,24 +56,29 @@ export async function leancloudImportStep(ctx: Context): Promise<string> {
 }
 
 async function runCli(env: Record<string, string>, file: string): Promise<{ summary: any; cpuSec: number }> {
+  const summary = await runImportCli(env, ["leancloud", file]);
+  return { summary, cpuSec: summary.cpuSeconds };
+}
+
+/** Runs `npm run import -- <args>` as an operator does (a child process); resolves with its JSON summary. */
+export async function runImportCli(env: Record<string, string>, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       process.execPath,
-      [TSX_CLI, "src/admin/import-main.ts", "leancloud", file],
+      [TSX_CLI, "src/admin/import-main.ts", ...args],
       { cwd: ROOT, env: { ...process.env, NODE_ENV: "development", LOG_LEVEL: "warn", ...env }, maxBuffer: 1 << 24 },
       (err, stdout, stderr) => {
         if (err) return reject(new Error(`import failed: ${stderr.slice(-2000)}`));
-        const summary = JSON.parse(stdout);
-        resolve({ summary, cpuSec: summary.cpuSeconds });
+        resolve(JSON.parse(stdout));
       },
     );
     onCleanUp(async () => void child.kill("SIGKILL"));
   });
 }
 
-async function benchDatabase(ctx: Context): Promise<string> {
+export async function benchDatabase(ctx: Context, purpose = "import"): Promise<string> {
   const base = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-  const name = `mgl_bench_import_${ctx.tag.replace(/[^a-z0-9]/gi, "").toLowerCase()}`;
+  const name = `mgl_bench_${purpose}_${ctx.tag.replace(/[^a-z0-9]/gi, "").toLowerCase()}`;
   const admin = new Client({ connectionString: base });
   await admin.connect();
   await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -91,7 +96,7 @@ async function benchDatabase(ctx: Context): Promise<string> {
 }
 
 /** Streams `count` LeanCloud `_User` rows to `file`; returns its size. */
-async function writeExport(file: string, count: number): Promise<number> {
+export async function writeExport(file: string, count: number): Promise<number> {
   const out = fs.createWriteStream(file);
   for (let i = 0; i < count; i++) {
     const row = {
