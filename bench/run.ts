@@ -24,6 +24,7 @@ import { scaleStep } from "./scenarios/scale";
 import { leaderboardsStep } from "./scenarios/leaderboards";
 import { savesStep } from "./scenarios/saves";
 import { serviceRun } from "./scenarios/service-run";
+import { douyinLiveStep } from "./scenarios/douyin-live";
 
 const HELP = `npm run bench [-- flags]
 
@@ -57,7 +58,9 @@ const HELP = `npm run bench [-- flags]
                           leancloud-class-import: npm run import -- leancloud-class, 100,000 rows, SQLite and PostgreSQL;
                           leaderboards: top-100, around-me and new bests on 1,000,000 records (PostgreSQL + Redis)
                           and 100,000 (SQLite), 50 concurrent callers in one process);
-                          saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite))
+                          saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite);
+                          douyin-live: 100 Douyin pushes/s for 60 s into two receivers, one killed with kill -9:
+                          push answer p99, every gift exactly once (Redis + PostgreSQL))
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -195,6 +198,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("leancloud-class-import") && !isAborting()) ctx.sections.push(await leancloudClassImportStep(ctx));
   if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
   if (flags.only.includes("saves") && !isAborting()) ctx.sections.push(await savesStep(ctx));
+  if (flags.only.includes("douyin-live") && !isAborting()) ctx.sections.push(await douyinLiveStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

@@ -15,6 +15,7 @@ import type { Metrics } from "../observability/metrics";
 import { LIVE_MSG_TYPES, type LiveMsgType } from "../platforms/douyin/douyin-live";
 import { DouyinLiveClient } from "../platforms/douyin/douyin-live-client";
 import { LiveIntake } from "../services/douyin-live/live-intake";
+import { DouyinLiveMonitor } from "../services/douyin-live/live-monitor";
 import type { LiveRoomDelivery, LiveRoomMessage } from "../services/douyin-live/live-ports";
 import { DouyinLiveSessions } from "../services/douyin-live/live-sessions";
 import type { PlatformTokenService } from "../services/platform-token-service";
@@ -22,6 +23,8 @@ import type { PlatformTokenService } from "../services/platform-token-service";
 export interface DouyinLiveServices {
   intake: LiveIntake;
   sessions: DouyinLiveSessions;
+  /** The console's view: live rooms, task status, counts, a round's ledger. */
+  monitor: DouyinLiveMonitor;
   pushPath: string;
   secrets: Partial<Record<LiveMsgType, string | undefined>>;
   /** Where room messages go: set by the game server once its presence is up. */
@@ -63,6 +66,10 @@ export async function buildDouyinLive(input: DouyinLiveWiringInput): Promise<Dou
     labelNames: ["reason", "type"] as const,
     registers: [input.metrics.registry],
   });
+  const deps = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: 0, logger };
+  const client = new DouyinLiveClient(deps, live.apiBaseUrl ?? input.simulatorUrl);
+  const withToken = <T>(call: (accessToken: string) => Promise<T>) => input.tokens.withPlatformToken("douyin", DEFAULT_APP, call);
+  const monitor = new DouyinLiveMonitor(cache, ledger, client, withToken, logger, input.now);
   const intake = new LiveIntake(ledger, cache, delivery, logger, {
     pendingMs: live.pendingMs,
     maxQueued: 20_000,
@@ -70,18 +77,17 @@ export async function buildDouyinLive(input: DouyinLiveWiringInput): Promise<Dou
     seenTtlMs: 600_000,
     now: input.now,
     dropped: (reason, type, n) => dropped.inc({ reason, type }, n),
+    counted: (liveRoomId, messages) => monitor.count(liveRoomId, messages),
   });
-  const deps = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: 0, logger };
-  const client = new DouyinLiveClient(deps, live.apiBaseUrl ?? input.simulatorUrl);
   const msgTypes = LIVE_MSG_TYPES.filter((t) => live.secrets[t]);
   const sessions = new DouyinLiveSessions(
     client,
-    (call) => input.tokens.withPlatformToken("douyin", DEFAULT_APP, call),
+    withToken,
     ledger,
     intake,
     cache,
     logger,
-    { msgTypes, topGiftIds: live.topGiftIds, bindingTtlMs: 30_000, failedDataPageSize: 100 },
+    { msgTypes, topGiftIds: live.topGiftIds, bindingTtlMs: 30_000, failedDataPageSize: 100, listing: monitor },
     input.now,
   );
   const watched = new Set<string>();
@@ -94,6 +100,7 @@ export async function buildDouyinLive(input: DouyinLiveWiringInput): Promise<Dou
   return {
     intake,
     sessions,
+    monitor,
     pushPath: live.pushPath,
     secrets: live.secrets,
     connectRooms: (fn) => void (publish = fn),

@@ -34,6 +34,14 @@ export interface EmitReport {
   lostLikes: number;
   /** msg_ids of gifts emitted (each once, duplicates not repeated). */
   giftIds: string[];
+  /** msg_ids of comments and likes pushed (lost likes left out). */
+  otherIds: string[];
+  /** Pushes not answered within Douyin's deadline (2 s, 3 s for gifts): failed too. */
+  late: number;
+  /** Gifts whose push failed (kept for the failed-data query). */
+  failedGifts: number;
+  /** How long answered pushes took, as Douyin's deadline counts it: from sending to the answer. */
+  answeredMs: { p50: number; p99: number; max: number };
 }
 
 export class DouyinLiveSimulator {
@@ -136,7 +144,8 @@ export class DouyinLiveSimulator {
     const rate = Math.max(1, n(o.ratePerSec ?? 100, 100));
     const dupRate = Math.min(1, Math.max(0, Number(o.duplicateRate) || 0));
     const lostLikeRate = Math.min(1, Math.max(0, Number(o.lostLikeRate) || 0));
-    const report: EmitReport = { sent: 0, failed: 0, duplicates: 0, lostLikes: 0, giftIds: [] };
+    const report: EmitReport = { sent: 0, failed: 0, duplicates: 0, lostLikes: 0, giftIds: [], otherIds: [], late: 0, failedGifts: 0, answeredMs: { p50: 0, p99: 0, max: 0 } };
+    const took: number[] = [];
     const plan: Array<[LiveMsgType, Record<string, unknown>]> = [];
     for (let i = 0; i < n(o.gifts, 100_000); i++) plan.push(["live_gift", { sec_gift_id: `gift_${i % 3}`, gift_num: 1, gift_value: [10, 100, 5200][i % 3] }]);
     for (let i = 0; i < n(o.comments, 100_000); i++) plan.push(["live_comment", { content: String(1 + (i % 2)) }]);
@@ -154,26 +163,31 @@ export class DouyinLiveSimulator {
         report.lostLikes++;
         continue;
       }
-      pushes.push(this.push(room, type, payload, report, i));
+      if (type !== "live_gift") report.otherIds.push(payload.msg_id);
+      pushes.push(this.push(room, type, payload, report, i, took));
       if (Math.random() < dupRate) {
         report.duplicates++;
-        pushes.push(this.push(room, type, payload, report, i + 1));
+        pushes.push(this.push(room, type, payload, report, i + 1, took));
       }
       const due = started + ((i + 1) * 1000) / rate;
       const wait = due - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
     await Promise.all(pushes);
+    took.sort((a, b) => a - b);
+    const at = (q: number) => (took.length === 0 ? 0 : Math.round(took[Math.min(took.length - 1, Math.floor(q * took.length))]));
+    report.answeredMs = { p50: at(0.5), p99: at(0.99), max: at(1) };
     return report;
   }
 
-  private async push(room: Room, type: LiveMsgType, payload: Record<string, unknown>, report: EmitReport, turn: number): Promise<void> {
+  private async push(room: Room, type: LiveMsgType, payload: Record<string, unknown>, report: EmitReport, turn: number, took: number[]): Promise<void> {
     const reg = this.registration!;
     const url = reg.urls[turn % reg.urls.length];
     const secret = reg.secrets[type];
     const body = JSON.stringify([payload]);
     let delivered = false;
     if (secret && this.now() >= this.openUntil) {
+      const started = performance.now();
       try {
         const res = await fetch(url, {
           method: "POST",
@@ -183,7 +197,9 @@ export class DouyinLiveSimulator {
         });
         await res.arrayBuffer();
         delivered = res.ok;
-      } catch {
+        took.push(performance.now() - started);
+      } catch (err) {
+        if ((err as Error)?.name === "TimeoutError") report.late++;
         delivered = false;
       }
     }
@@ -194,6 +210,7 @@ export class DouyinLiveSimulator {
     }
     report.failed++;
     if (++this.consecutiveFailures >= 10) this.openUntil = this.now() + this.breakerMs;
+    if (type === "live_gift") report.failedGifts++;
     if (type === "live_gift" || type === "live_fansclub") {
       const list = room.failed.get(type) ?? [];
       list.push({ roomid: room.roomId, msg_type: type, payload: JSON.stringify(payload) });

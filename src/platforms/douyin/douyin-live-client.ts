@@ -2,18 +2,34 @@
  * Douyin's live-stream server APIs on webcast.bytedance.com (platform-apis-5.md §1), with the app
  * access token from the token service (the caller's withAccessToken heals a rejected one).
  *
- * Platform facts: `webcastmate/info` (header `X-Token`, body `{token}` → `data.info.room_id`,
- * `anchor_open_id`, `nick_name`, `avatar_url`); `live_data/task/start|stop` (header `access-token`,
- * body `{roomid, appid, msg_type}`), `task/get` (query, `data.status` 1 not found, 2 not started,
- * 3 running); idempotent per (room, app, type); `err_no` 2005003019 = room gone / capability off /
- * QPS limit. `task/fail_data/get` (query with `page_num` from 1, `page_size` ≤ 100; no ack).
+ * Platform facts, from Douyin's open-platform docs for live games (developer.open-douyin.com
+ * /docs/resource/zh-CN/interaction/develop/server/live-room-scope/…):
+ * - `webcastmate/info` (`audience-play/get-live-info`): header `X-Token`, body `{token}` (valid 30 min)
+ *   → `data.info.room_id` (int64), `anchor_open_id`, `nick_name`, `avatar_url`; errors 40001 bad
+ *   parameters, 40002 capability missing, 40007 too frequent, -1 internal.
+ * - `live_data/task/start|stop` (header `access-token`, body `{roomid, appid, msg_type}`), `task/get`
+ *   (query; `data.status` 1 not found, 2 not started, 3 running): idempotent per (room, app, type);
+ *   `err_no` 2005003019 = room gone / capability off / QPS limit (platform notes).
+ * - `task/fail_data/get` (`data-open/page-query-failure`): query `page_num` from 1, `page_size` ≤ 100;
+ *   reply `data.page_num`, `total_count`, `data_list[] {roomid, msg_type, payload}` with `payload` the
+ *   pushed payload as JSON text; no ack, "the developer keeps which page it reached" (so fetched items
+ *   stay, hence our cursor). Douyin keeps about the first 100,000 items for a day (`live/danmu`).
+ * - `gaming_con/round/sync_status` (`gift-effects/sync-game-state`): header `X-Token`; body
+ *   `anchor_open_id, app_id, room_id, round_id, start_time, end_time` (seconds), `status` 1 started /
+ *   2 ended (`unity-sdk/…/gift-interaction-upgrade`), `group_result_list [{group_id, result}]`
+ *   (1 win, 2 lose, 3 draw); 3 calls/s per app; 40004 = access token expired.
+ * - `live_data/ack` (`ack-data-report`): body `{room_id, app_id, ack_type 1 received | 2 handled,
+ *   data: JSON text of [{msg_id, msg_type, client_time}]}`.
+ * - A bad app access token: 40022 on `task/get`, `fail_data/get`, `fans_club/get_info`; 40004 on
+ *   `round/sync_status`.
+ * - `gift/top_gift` (the SKIT .NET SDK, fudiwei/DotNetCore.SKIT.FlurlHttpClient.ByteDance,
+ *   `ExtendedSDK/Webcast/Models/Gift/WebcastGiftTopGift*.cs`): header `X-Token`, body `{app_id, room_id,
+ *   sec_gift_id_list}` → `data.success_top_gift_id_list`, its error in `errcode`/`errmsg` (read too).
  *
- * Unconfirmed (medium confidence, from SDK code and partner docs): the fail_data reply's shape, the
- * `top_gift` body and reply, `round/sync_status`'s body and which header it takes (we send both
- * `X-Token` and `access-token`), `ack`'s reply, and the bad-token `err_no` on these hosts (we
- * treat 28001003/28001008 as on Douyin's other APIs, and 40004 as reported for webcast), and which
- * numbers webcastmate/info answers a bad or expired launch token with (any other positive one is read
- * as `live_token_invalid`).
+ * Unconfirmed (flagged here and in docs/douyin-live.md): `ack`'s reply,
+ * whether the task and ack calls also answer 28001003/28001008 for a bad token (kept from Douyin's
+ * other APIs), and which `err_no` webcastmate/info gives an expired launch token (the doc lists none:
+ * 40001 and any other positive number but 40002/40007 are read as `live_token_invalid`).
  */
 import { AppError, type ErrorCode } from "../../core/errors";
 import { callPlatformApi } from "../shared/http-json";
@@ -24,10 +40,12 @@ import type { LiveMsgType } from "./douyin-live";
 
 export const DOUYIN_LIVE_API_BASE_URL = "https://webcast.bytedance.com";
 export const ROOM_GONE = 2005003019;
-const BAD_TOKEN = new Set([28001003, 28001008, 40004]);
+const BAD_TOKEN = new Set([28001003, 28001008, 40004, 40022]);
 const ERRORS: ErrorTable = { [ROOM_GONE]: "live_room_unavailable" };
-/** webcastmate/info: any refusal but a system error is the launch token's (unconfirmed, see above). */
-const LAUNCH_TOKEN_ERRORS = (errNo: number): ErrorCode => ERRORS[errNo] ?? (errNo > 0 ? "live_token_invalid" : "platform_unavailable");
+/** webcastmate/info's own refusals that are not the launch token's: the capability is missing, too frequent. */
+const NOT_THE_TOKEN = new Set([40002, 40007]);
+/** webcastmate/info: any other refusal but a system error is the launch token's (unconfirmed, see above). */
+const LAUNCH_TOKEN_ERRORS = (errNo: number): ErrorCode => ERRORS[errNo] ?? (errNo > 0 && !NOT_THE_TOKEN.has(errNo) ? "live_token_invalid" : "platform_unavailable");
 
 export interface LiveRoomInfo {
   roomId: string;
@@ -51,7 +69,7 @@ export interface RoundStatus {
   roundId: number;
   startTime: number;
   endTime: number;
-  /** 1 running, 2 ended (partner doc). */
+  /** 1 started, 2 ended. */
   status: 1 | 2;
   groupResults: Array<{ groupId: string; result: 1 | 2 | 3 }>;
 }
@@ -83,7 +101,10 @@ export class DouyinLiveClient {
       path,
       query: req.query,
       body: req.body,
+      // webcastmate/info and round/sync_status take X-Token, the live_data calls access-token.
       headers: { "access-token": accessToken, "X-Token": accessToken },
+      // Live room ids are int64 (19 digits): as JSON numbers they would come out rounded.
+      exactIntegers: ["room_id", "roomid"],
       isBusy: () => false,
     });
     const errNo = errorNumber(reply.err_no ?? reply.errcode ?? 0);

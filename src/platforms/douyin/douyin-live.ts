@@ -10,9 +10,11 @@
  * - Duplicates happen: `msg_id` is the dedupe key. Gift values are in fen.
  *
  * Unconfirmed (flagged once here and in docs/douyin-live.md): the fan-club payload's fields
- * (`fansclub_reason_type`, `fansclub_level` — read when present, never required), that the console's
- * self-test pushes carry `test: true`, and whether headers other than the five named are ever sent
- * (every `x-*` header is signed, as the recipe says, so an extra one is covered either way).
+ * (`fansclub_reason_type`, `fansclub_level` — read when present, never required; independent
+ * integrations found by code search read them so, 1 upgrade / 2 joined / 16 left, but Douyin's own page
+ * was not found), that the console's self-test pushes carry `test: true` (the same integrations declare
+ * it), and whether headers other than the five named are ever sent (every `x-*` header is signed, as the
+ * recipe says, so an extra one is covered either way).
  */
 import crypto from "node:crypto";
 

@@ -13,6 +13,8 @@ export interface JsonRequest {
   headers?: Record<string, string>;
   /** Non-2xx statuses whose JSON body is still the platform's answer (Douyin may send its 401 body as HTTP 401). */
   answerStatuses?: readonly number[];
+  /** Keys whose integer values are kept as their digits: int64 ids past 2^53 (Douyin's live room_id) would lose them as numbers. */
+  exactIntegers?: readonly string[];
   timeoutMs: number;
 }
 
@@ -61,7 +63,12 @@ async function requestJson(platform: string, req: JsonRequest): Promise<Record<s
   if (!answered) throw unavailable(platform, `http_${status}`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    const exact = req.exactIntegers;
+    // Node 22's reviver sees each value's source text (its third argument).
+    parsed = exact?.length
+      ? JSON.parse(text, ((key: string, value: unknown, context?: { source?: string }) =>
+          typeof value === "number" && exact.includes(key) && context?.source && /^-?\d+$/.test(context.source) ? context.source : value) as (k: string, v: unknown) => unknown)
+      : JSON.parse(text);
   } catch (err) {
     throw unavailable(platform, "malformed_response", err);
   }
@@ -179,6 +186,8 @@ export interface PlatformCall {
   body?: unknown;
   headers?: Record<string, string>;
   answerStatuses?: readonly number[];
+  /** See JsonRequest.exactIntegers. */
+  exactIntegers?: readonly string[];
   /** Another host of the same platform (Douyin's antidirt lives on developer.toutiao.com); default the API base URL. */
   baseUrl?: string;
   /** Whether a reply says "system busy" (-1), the only answer worth retrying. */
@@ -188,10 +197,10 @@ export interface PlatformCall {
 /** One platform API call with the client's base URL, timeout, connections and busy retries. */
 export function callPlatformApi(platform: string, deps: PlatformClientDeps, call: PlatformCall): Promise<Record<string, unknown>> {
   const { settings, timeoutMs, busyRetries, retryDelayMs } = deps;
-  const { method, path, query, body, headers, answerStatuses } = call;
+  const { method, path, query, body, headers, answerStatuses, exactIntegers } = call;
   const baseUrl = call.baseUrl ?? settings.apiBaseUrl;
   return retryWhileBusy(
-    () => requestJson(platform, { method, baseUrl, path, query, body, headers, answerStatuses, timeoutMs }),
+    () => requestJson(platform, { method, baseUrl, path, query, body, headers, answerStatuses, exactIntegers, timeoutMs }),
     call.isBusy,
     busyRetries,
     retryDelayMs,

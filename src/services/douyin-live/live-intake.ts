@@ -29,6 +29,8 @@ export interface LiveIntakeOptions {
   now?: () => number;
   /** Counts what was dropped, by reason (metrics). */
   dropped?: (reason: "duplicate" | "no_room" | "queue_full", type: string, n: number) => void;
+  /** Hears each message once, when it is known to be new (the console's counts); must not throw. */
+  counted?: (liveRoomId: string, messages: LiveRoomMessage[]) => Promise<void>;
 }
 
 type Queued = { liveRoomId: string; message: LiveRoomMessage; ledger: boolean; since: number };
@@ -83,6 +85,7 @@ export class LiveIntake {
         if (outcome.recorded) fresh.push({ liveRoomId, message: roomMessageOf(m, roundId), ledger: true, since: this.now() });
         else this.options.dropped?.("duplicate", m.type, 1);
       }
+      if (fresh.length > 0) void this.options.counted?.(liveRoomId, fresh.map((q) => q.message));
       this.enqueue(fresh);
       return;
     }
@@ -196,6 +199,8 @@ export class LiveIntake {
       else this.options.dropped?.("duplicate", q.message.type, 1);
     }
     if (send.length === 0) return;
+    const firstSeen = send.filter((q) => !q.ledger).map((q) => q.message);
+    if (firstSeen.length > 0) void this.options.counted?.(liveRoomId, firstSeen);
     await this.delivery.deliver(liveRoomId, send.map((q) => q.message));
     for (const q of send) if (q.ledger) await this.ledger.markDelivered(q.message.msgId);
   }

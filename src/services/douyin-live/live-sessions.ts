@@ -20,6 +20,8 @@ export interface LiveSessionSettings {
   bindingTtlMs: number;
   /** Failed-data page size (≤ 100). */
   failedDataPageSize: number;
+  /** Keeps the list of live rooms the console shows (DouyinLiveMonitor). */
+  listing?: { opened(liveRoomId: string): Promise<void>; closed(liveRoomId: string): Promise<void> };
 }
 
 export interface LiveSession {
@@ -73,6 +75,7 @@ export class DouyinLiveSessions {
     }
     const session: LiveSession = { liveRoomId: info.roomId, anchorOpenId: info.anchorOpenId, nickName: info.nickName, avatarUrl: info.avatarUrl, tasks };
     await this.cache.set(liveKeys.session(info.roomId), JSON.stringify(session), SESSION_TTL_MS / 1000);
+    await this.settings.listing?.opened(info.roomId).catch((err: unknown) => this.logger.warn({ err, liveRoomId: info.roomId }, "douyin live: not listed on the console"));
     const ticket = crypto.randomBytes(18).toString("base64url");
     await this.cache.set(liveKeys.ticket(ticket), info.roomId, TICKET_TTL_SEC);
     return { ...session, ticket };
@@ -98,6 +101,7 @@ export class DouyinLiveSessions {
       );
     }
     await this.cache.delete(liveKeys.session(liveRoomId), liveKeys.round(liveRoomId));
+    await this.settings.listing?.closed(liveRoomId).catch(() => undefined);
   }
 
   /**
