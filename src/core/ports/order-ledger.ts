@@ -145,6 +145,14 @@ export interface OrderLedger {
    * player's login, must not hide newer ones).
    */
   listUnsettled(changedBefore: string, limit: number, after?: Pick<Order, "updatedAt" | "id">): Promise<Order[]>;
+  /**
+   * Orders a person may have to act on, most recently changed first (ties by id, descending): every
+   * `pending` or `paid` order last changed before `changedBefore` (the reconciler has had its turn
+   * and has not finished it), and every `failed` item purchase (the platform took the money, the
+   * catalog refused the push: nothing was delivered). Failed coin orders are not listed: nothing
+   * was taken.
+   */
+  listNeedingAttention(changedBefore: string, limit: number): Promise<Order[]>;
   /** Counts per (platform, kind, state), for the metrics. */
   countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>>;
   close(): Promise<void>;

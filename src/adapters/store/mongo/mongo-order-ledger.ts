@@ -205,6 +205,15 @@ export class MongoOrderLedger implements OrderLedger {
     return unsettled.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.id.localeCompare(b.id)).slice(0, limit);
   }
 
+  /** The unsettled orders (the sweep's read), and the item purchases a claim moved to `failed` that are still there. */
+  async listNeedingAttention(changedBefore: string, limit: number): Promise<Order[]> {
+    const unsettled = await this.listUnsettled(changedBefore, 10_000);
+    const refused = await this.states.find({ kind: "item_purchase", to: "failed" }).limit(10_000).toArray();
+    const docs = await this.orders.find({ _id: { $in: refused.map((c) => c.order) } }).toArray();
+    const failed = (await Promise.all(docs.map((d) => this.toOrder(d)))).filter((o) => o.state === "failed");
+    return [...unsettled, ...failed].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id)).slice(0, limit);
+  }
+
   /** In a state = began in it or entered it, and not left it: three counts, no per-order reads. */
   countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>> {
     return countOrdersByState(this.orders, this.states);
