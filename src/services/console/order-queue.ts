@@ -87,7 +87,8 @@ export class OrderQueue {
   /** A coin spend's refund through the platform's cancel, where the platform has one (Douyin has none). */
   async refund(userId: string, id: string): Promise<Order> {
     const order = await this.require(userId, id);
-    if (order.state !== "refunded" && !this.refundable(order)) {
+    if (order.state === "refunded") return order; // refunded before (here, on the player's orders, or recorded): the same answer
+    if (!this.refundable(order)) {
       throw new AppError("order_refund_unsupported", { data: { platform: order.platform, kind: order.kind, orderId: order.orderId } });
     }
     return this.deps.operations.refund(order.userId, order.orderId);
