@@ -4,7 +4,8 @@
  * queue with their reasons; the order is refunded from there (cancelled once: nothing happens; then
  * confirmed, the confirmation naming the player, coins and platform), checked through the player's
  * API and the platform; from the queue, the player's page shows their wallet and its ledger: the
- * operator's grant with its reason and who made it, in the browser's zone.
+ * operator's grant with its reason and who made it, in the browser's zone. With
+ * UPDATE_CONSOLE_SCREENSHOTS=1 the Chinese walk takes docs/console-zh-orders.png.
  */
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -16,6 +17,7 @@ import { addOperator, OPERATOR_PASSWORD } from "../support/console";
 import { simulatorPaymentEnv } from "../support/payments";
 import { launchChromium, requireChromium, RESULTS, unique, type Browser } from "./chromium";
 
+const DOCS = path.resolve(__dirname, "../../docs");
 const RAW_ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/;
 
 interface Walk {
@@ -138,6 +140,8 @@ describe("operator console: the orders that need a person and the player page, i
       assert.doesNotMatch((await page.textContent("main")) ?? "", RAW_ISO);
       assert.ok(((await page.textContent("main")) ?? "").includes(walk.zone), "times in the browser's zone");
 
+      // docs/console.md's picture of the Orders screen (the support day's walk leaves the queue empty).
+      if (walk.locale === "zh-CN" && process.env.UPDATE_CONSOLE_SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, "console-zh-orders.png"), fullPage: true });
       // Cancelled first: nothing happens; then confirmed: refunded through the platform.
       await page.getByRole("button", { name: walk.refundOf(orderId) }).click();
       await page.locator("#confirm-text", { hasText: walk.confirm }).waitFor();

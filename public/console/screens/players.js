@@ -1,8 +1,9 @@
 // Players: find by user id, openid/unionid, username or email; one page per player (#/players/<id>):
 // profile, identities per app, live sessions, and player-page.js's last login, wallet and ledger,
-// mail, leaderboard records and rooms; kick, disable with reason and end, enable, mute in rooms, export, erase with typed confirmation; the
-// player's orders with refund and re-delivery, and coin grants. Refund, disable, erase and grants are
-// confirmed first, naming the player and the amount; each result is shown beside its form or button.
+// mail, leaderboard records and rooms; kick, disable with reason and end, enable, mute in rooms,
+// export, erase with typed confirmation; the player's orders with refund and re-delivery, and coin
+// grants. Refund, disable, erase and grants are confirmed first, naming the player and the amount;
+// each result is shown beside its form or button.
 import { formatTime, t } from "../i18n.js";
 import "../texts/players.js";
 import { playerPage } from "./player-page.js";
