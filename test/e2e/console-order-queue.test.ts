@@ -120,8 +120,23 @@ for (const backend of storeBackends) describe(`console: orders that need a perso
     const after = (await client.call("GET", "/orders/queue")).body.data.filter((e: { order: { userId: string } }) => e.order.userId === userId);
     assert.deepEqual(after.map((e: { order: { id: string } }) => e.order.id), [douyin.id], "what was handled left the queue");
 
+    // Another refused push, delivered once the catalog lists its item at that price: once, however often retried.
+    const late = await h.services.payments.operations.recordItemPurchase("wechat", appIdOf("wechat"), { openid: login.openid, tradeNo: unique("trade"), itemId: "late-item", price: 600, env: 1 });
+    assert.equal(late.failure, "item_not_found");
+    const current = (await client.call("GET", "/economy/catalog?app=default")).body.data;
+    const sword = current.catalog.items.find((i: { itemId: string }) => i.itemId === "sword");
+    const catalog = { ...current.catalog, items: [...current.catalog.items, { ...sword, itemId: "late-item", name: "Late item", prices: { coins: 600 } }] };
+    const saved = await client.call("POST", "/economy/catalog", { app: "default", expectedVersion: current.version, catalog });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+    for (let i = 0; i < 2; i++) {
+      const delivered = await client.call("POST", path(late, "retry"));
+      assert.deepEqual([delivered.status, delivered.body.data.state, delivered.body.data.failure], [200, "delivered", null], JSON.stringify(delivered.body));
+    }
+    assert.equal(hookRuns.get(late.id), 1, "the refused push delivered once");
+    assert.equal((await h.services.economy.store.entries("default", userId)).filter((e) => e.source === "item_push" && e.sourceId === late.id).length, 1);
+
     const trail = async (action: string) => (await client.call("GET", `/audit?action=${action}&target=${userId}`)).body.data.map((e: any) => [e.outcome, e.detail.id ?? null, e.detail.code ?? null]).sort();
-    assert.deepEqual(await trail("order.retry"), [["ok", stuck.id, null], ["ok", stuck.id, null], ["refused", null, "order_still_refused"]].sort());
+    assert.deepEqual(await trail("order.retry"), [["ok", stuck.id, null], ["ok", stuck.id, null], ["ok", late.id, null], ["ok", late.id, null], ["refused", null, "order_still_refused"]].sort());
     assert.deepEqual((await trail("order.refund")).map((e: unknown[]) => [e[0], e[2]]), [["ok", null], ["refused", "order_refund_unsupported"], ["started", null], ["started", null]]);
     assert.deepEqual(await trail("order.record_refund"), [["ok", refused.id, null]]);
   });
