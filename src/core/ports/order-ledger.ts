@@ -12,7 +12,9 @@ export type OrderKind = (typeof ORDER_KINDS)[number];
 /**
  * `pending`: written before the platform is asked (its outcome may be unknown after a timeout);
  * `paid`: the platform took the coins or the money, delivery owed; `delivered`: the game's hook
- * returned; `failed`: the platform refused, nothing taken; `refunded`: given back after payment.
+ * returned; `failed`: the platform refused, nothing taken (for a pushed item purchase: the catalog
+ * refused it, the money was taken; an operator delivers it after all, failed → paid, or records it
+ * refunded on the platform, failed → refunded); `refunded`: given back after payment.
  */
 /**
  * The most coins one order may cost: the API's own bound of an order's `coins`, which the ledger's

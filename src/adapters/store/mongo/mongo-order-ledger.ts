@@ -11,8 +11,9 @@
  *                   purchase). Item purchases recorded before it claimed order_keys and order_numbers; those
  *                   claims are still read for them (legacyItemPurchase).
  *   order_states    `_id` = "<order id>:<state left>": the order left that state for `to`. States never
- *                   recur (pending → paid → delivered → refunded, pending → failed, paid → refunded), so
- *                   one claim per state left lets exactly one transition out of each state win.
+ *                   recur (pending → paid → delivered → refunded, pending → failed, paid → refunded; a
+ *                   refused push: pending → failed → paid → delivered, or failed → refunded), so one
+ *                   claim per state left lets exactly one transition out of each state win.
  *   order_attempts  `_id` = "<order id>:<n>": delivery attempt n, with its lease.
  *
  * The current state is the chain of claims from the initial state; reads are point reads by `_id`
