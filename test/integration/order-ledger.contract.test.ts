@@ -342,6 +342,18 @@ for (const impl of implementations) {
       assert.equal((await ledger.listNeedingAttention(at(-1_000_000), 1)).length, 1, "up to the limit");
     });
 
+    it("gives a refused push an operator delivers after all (failed → paid) back to the reconciler", async () => {
+      const appId = `app-${suffix()}`;
+      const { order } = await ledger.create(draft({ appId, kind: "item_purchase", createdAt: at(-9_000_000) }));
+      await ledger.transition(order.id, "pending", "failed", { at: at(-8_000_000), failure: "item_not_found" });
+      const reopened = await ledger.transition(order.id, "failed", "paid", { at: at(-2_000_000), failure: null });
+      assert.deepEqual([reopened?.state, reopened?.failure], ["paid", null]);
+      assert.deepEqual((await ledger.listUnsettled(at(-1_000_000), 10_000)).filter((o) => o.appId === appId).map((o) => o.id), [order.id]);
+      assert.deepEqual((await ledger.listNeedingAttention(at(-1_000_000), 10_000)).filter((o) => o.appId === appId).map((o) => o.state), ["paid"]);
+      await ledger.transition(order.id, "paid", "delivered", { at: at(-1_500_000) });
+      assert.deepEqual((await ledger.listNeedingAttention(at(-1_000_000), 10_000)).filter((o) => o.appId === appId), []);
+    });
+
     it("counts orders per platform, kind and state", async () => {
       const platform = `p${suffix()}`;
       await ledger.create(draft({ platform }));

@@ -18,7 +18,9 @@
  *
  * The current state is the chain of claims from the initial state; reads are point reads by `_id`
  * (FerretDB's SQLite backend pushes no other filter down). `settled` on the order is a hint for the
- * reconciler's sweep, only ever set to true, so a lost or repeated write of it changes no outcome.
+ * reconciler's sweep, set to true when the order settles (back to false only when an operator
+ * delivers a refused push after all): a lost write of it leaves at worst a reopened push to the
+ * console's queue, which finds those by their claims.
  */
 import { randomUUID } from "node:crypto";
 import type { Collection, Connection } from "mongoose";
@@ -181,6 +183,8 @@ export class MongoOrderLedger implements OrderLedger {
     const claim: StateClaim = { _id: `${id}:${from}`, order: id, platform: doc.platform, kind: doc.kind, from, to, at, ...(change.failure !== undefined ? { failure: change.failure } : {}), writer: randomUUID() };
     if ((await insertOrReadBack(this.states, claim, (stored) => stored.writer === claim.writer)).kind === "held") return null;
     if (TERMINAL.has(to)) await this.orders.updateOne({ _id: doc._id }, { $set: { settled: true } });
+    // A refused push an operator delivers after all (failed → paid) is the reconciler's again.
+    else if (doc.settled) await this.orders.updateOne({ _id: doc._id }, { $set: { settled: false } });
     return this.toOrder(doc);
   }
 
@@ -211,7 +215,10 @@ export class MongoOrderLedger implements OrderLedger {
     const unsettled = await this.listUnsettled(changedBefore, 10_000);
     const refused = await this.states.find({ kind: "item_purchase", to: "failed" }).limit(10_000).toArray();
     const docs = await this.orders.find({ _id: { $in: refused.map((c) => c.order) } }).toArray();
-    const failed = (await Promise.all(docs.map((d) => this.toOrder(d)))).filter((o) => o.state === "failed");
+    // Reopened ones too (failed → paid), should the write that gave them back to the sweep have been lost.
+    const reopened = (o: Order) => (o.state === "pending" || o.state === "paid") && o.updatedAt < changedBefore;
+    const seen = new Set(unsettled.map((o) => o.id));
+    const failed = (await Promise.all(docs.map((d) => this.toOrder(d)))).filter((o) => o.state === "failed" || (reopened(o) && !seen.has(o.id)));
     return [...unsettled, ...failed].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id)).slice(0, limit);
   }
 
