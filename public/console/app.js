@@ -228,9 +228,12 @@ async function start(session) {
   const load = (what, action) => attempt(what, action, true);
   const context = { api, h, say, table, attempt, load, keyValuePairs, idPattern: ID_PATTERN, operator: session.operator, screens, t, addTexts, formatTime, confirmAction, language };
   const title = (s) => (t(`screen.${s.id}`) === `screen.${s.id}` ? s.title : t(`screen.${s.id}`));
-  const show = async (id) => {
+  // `#/<screen>` or `#/<screen>/<what>` (a player's page: #/players/<user id>): the rest is the screen's `params`.
+  const show = async (address) => {
     statusBox.replaceChildren();
+    const [id, ...rest] = address.split("/");
     const screen = screens.find((s) => s.id === id) ?? screens[0];
+    context.params = screen.id === id && rest.length ? rest.join("/") : undefined;
     for (const b of nav.querySelectorAll("button")) {
       if (b.dataset.screen === screen.id) b.setAttribute("aria-current", "page");
       else b.removeAttribute("aria-current");

@@ -29,6 +29,8 @@ import { leaderboardsScreen } from "./console-leaderboards";
 import { savesScreen } from "./console-saves";
 import { analyticsScreen } from "./console-analytics";
 import { douyinLiveScreen } from "./console-douyin-live";
+import { orderQueueRoutes } from "./console-order-queue";
+import { playerPageRoutes } from "./console-player-page";
 
 /** Screens of other capabilities, each shown where its capability is wired (`available`). */
 const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen, douyinLiveScreen];
@@ -173,6 +175,9 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
     return { target: name, detail: { role }, result: await accounts.setRole(name, role) };
   }));
   for (const screen of screens) screen.routes?.(api, { services, guard, audit });
+  // The players and orders screens' own routes: the player page and the queue of orders needing a person.
+  if (screens.some((s) => s.id === "players")) playerPageRoutes(api, { services, guard, audit });
+  if (screens.some((s) => s.id === "orders")) orderQueueRoutes(api, { services, guard, audit });
 
   router.use("/console/api", api);
   router.use("/console", express.static(consoleDir(), { index: "index.html", fallthrough: true, redirect: false }));

@@ -234,4 +234,7 @@ export const consoleErrorFields = {
   boardId: z.string().optional(),
   currencies: z.array(z.string()).optional().describe("not_in_catalog: the currency ids the app's catalog does not list"),
   items: z.array(z.string()).optional().describe("not_in_catalog: the item ids the app's catalog does not list"),
+  kind: z.enum(ORDER_KINDS).optional().describe("order_refund_unsupported: the order's kind"),
+  reason: z.string().optional().describe("order_still_refused: why the catalog refuses the pushed purchase"),
+  itemId: z.string().optional(),
 };

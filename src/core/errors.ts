@@ -68,6 +68,8 @@ export const ERROR_CODES = {
   payments_disabled: { status: 404, message: "Payments are not set up for this app on this platform" },
   order_not_found: { status: 404, message: "No such order for this player" },
   order_conflict: { status: 409, message: "This orderId was already used for a different item or amount" },
+  order_refund_unsupported: { status: 409, message: "This order cannot be refunded from here: the platform has no refund for it (give coins back with a grant, or refund a pushed purchase on the platform and record it)" },
+  order_still_refused: { status: 409, message: "The catalog still refuses this pushed purchase (data.reason): fix the item or its price in the catalog first; nothing was delivered" },
   insufficient_balance: { status: 402, message: "The player does not have enough coins; nothing was deducted" },
   payment_login_required: {
     status: 502,

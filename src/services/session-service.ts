@@ -163,6 +163,16 @@ export class SessionService {
     return apps.filter((_app, i) => values[2 * i] !== null || values[2 * i + 1] !== null);
   }
 
+  /** When each live session of the user began (its login; kept across refreshes), by app: the console's "last login". */
+  async sessionStarts(userId: string): Promise<Array<{ app: string; at: string }>> {
+    const apps = this.apps();
+    const values = await this.keys.read(apps.flatMap((app) => [refresh(userId, app), access(userId, app)]));
+    return apps.flatMap((app, i) => {
+      const sec = loginTimeOf(values[2 * i]) ?? loginTimeOf(values[2 * i + 1]);
+      return sec === null ? [] : [{ app, at: new Date(sec * 1000).toISOString() }];
+    });
+  }
+
   /**
    * Rotates a refresh token: each one works once. A replay of the current session's rotated token
    * ends the session (it was probably stolen), except within the grace window, where the same
@@ -269,13 +279,25 @@ function toAuthContext(c: AccessClaims, user: User): AuthContext {
   };
 }
 
-/** Reads `sid` from a token this service wrote to the cache itself, so no verification is needed. */
-function sidOf(token: string | null): string | null {
+/** A token this service wrote to the cache itself: its claims need no verification. */
+function payloadOf(token: string | null): Record<string, unknown> | null {
   if (!token) return null;
   try {
-    const payload = JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as { sid?: unknown };
-    return typeof payload.sid === "string" ? payload.sid : null;
+    return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<string, unknown>;
   } catch {
     return null;
   }
+}
+
+/** A stored token's login time (authTime, else its issue time), in seconds. */
+function loginTimeOf(token: string | null): number | null {
+  const payload = payloadOf(token);
+  const sec = typeof payload?.authTime === "number" ? payload.authTime : payload?.iat;
+  return typeof sec === "number" ? sec : null;
+}
+
+/** The token's session id. */
+function sidOf(token: string | null): string | null {
+  const sid = payloadOf(token)?.sid;
+  return typeof sid === "string" ? sid : null;
 }

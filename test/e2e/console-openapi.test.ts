@@ -4,6 +4,7 @@
  * route is exercised with a success and a failure.
  */
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -82,7 +83,26 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?state=lost`)).status, 400);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=default`)).body.data.length, 1);
     assert.equal((await call(admin, "GET", "/players/{userId}/orders", `${p}/orders?app=no-such-game`)).status, 400);
-    assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/doc-1/refund`)).status, 200);
+    // The queue of orders that need a person: a paid order owed its delivery, a refused push, the coin spend above.
+    const queueAction = (action: string) => `/orders/queue/{userId}/{id}/${action}`;
+    const queued = (order: { id: string }, action: string) => `/orders/queue/${user.id}/${order.id}/${action}`;
+    const wechatApp = (await h.services.payments.ledger.findByOrderId(user.id, "doc-1"))!;
+    const owedId = crypto.randomUUID();
+    const { order: owed } = await h.services.payments.ledger.create({ id: owedId, platform: "wechat", appId: wechatApp.appId, userId: user.id, openid, orderId: unique("owed"), kind: "item_purchase", itemId: "gem", coins: 600, platformOrderId: unique("trade"), env: 1, state: "paid", createdAt: new Date(Date.now() - 600_000).toISOString() });
+    const refusedPush = await h.services.payments.operations.recordItemPurchase("wechat", wechatApp.appId, { openid, tradeNo: unique("trade"), itemId: "no-such-item", price: 600, env: 1 });
+    const queue = await call(viewer, "GET", "/orders/queue");
+    assert.deepEqual(queue.body.data.filter((e: { order: { userId: string } }) => e.order.userId === user.id).map((e: { reason: string }) => e.reason), ["push_refused", "delivery_waiting"], "a refused push whatever its age; a paid order past the settle time");
+    assert.equal((await call(anonymous, "GET", "/orders/queue")).status, 401);
+    assert.deepEqual((await call(admin, "POST", queueAction("retry"), queued(owed, "retry"))).body.data.state, "delivered");
+    assert.equal((await call(admin, "POST", queueAction("retry"), queued(refusedPush, "retry"))).status, 409);
+    assert.equal((await call(viewer, "POST", queueAction("record-refund"), queued(refusedPush, "record-refund"))).status, 403);
+    assert.equal((await call(admin, "POST", queueAction("refund"), queued(refusedPush, "refund"))).status, 409, "no refund of a pushed purchase from here");
+    assert.equal((await call(admin, "POST", queueAction("record-refund"), queued(owed, "record-refund"))).status, 400, "only a refused push");
+    assert.equal((await call(admin, "POST", queueAction("record-refund"), queued(refusedPush, "record-refund"))).body.data.state, "refunded");
+    assert.equal((await call(admin, "POST", queueAction("refund"), queued(wechatApp, "refund"))).body.data.state, "refunded");
+    assert.equal((await call(admin, "GET", "/players/{userId}/page", `${p}/page?app=default`)).body.data.orders.length, 3);
+    assert.equal((await call(admin, "GET", "/players/{userId}/page", `${none}/page`)).status, 404);
+    assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/doc-1/refund`)).status, 200, "refunded already: the same answer");
     assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/refund", `${p}/orders/nope/refund`)).status, 404);
     assert.equal((await call(admin, "POST", "/players/{userId}/orders/{orderId}/redeliver", `${p}/orders/doc-1/redeliver`)).status, 400, "a refunded order is not redelivered");
     assert.equal((await call(admin, "POST", "/players/{userId}/grants", `${p}/grants`, { platform: "wechat", coins: 3, grantId: "doc-grant" })).status, 200);

@@ -316,6 +316,44 @@ for (const impl of implementations) {
       assert.deepEqual(rest.map((o) => o.id), ids.slice(2));
     });
 
+    it("lists the orders needing a person: unsettled past the cutoff and refused item purchases, newest change first", async () => {
+      const appId = `app-${suffix()}`;
+      const mine = async () => (await ledger.listNeedingAttention(at(-1_000_000), 10_000)).filter((o) => o.appId === appId).map((o) => o.id);
+      const pending = await ledger.create(draft({ appId, createdAt: at(-3_000_000) }));
+      const paid = await ledger.create(draft({ appId, createdAt: at(-4_000_000) }));
+      await ledger.transition(paid.order.id, "pending", "paid", { at: at(-2_000_000) });
+      const refusedSpend = await ledger.create(draft({ appId, createdAt: at(-5_000_000) }));
+      await ledger.transition(refusedSpend.order.id, "pending", "failed", { at: at(-5_000_000), failure: "insufficient_balance" });
+      const delivered = await ledger.create(draft({ appId, createdAt: at(-5_000_000), state: "paid", kind: "item_purchase" }));
+      await ledger.transition(delivered.order.id, "paid", "delivered", { at: at(-5_000_000) });
+      await ledger.create(draft({ appId, createdAt: at(0) }));
+      // A push the catalog refused, long ago and just now: the platform took the money, so either needs a person.
+      const refusedPush = await ledger.create(draft({ appId, kind: "item_purchase", createdAt: at(-9_000_000) }));
+      await ledger.transition(refusedPush.order.id, "pending", "failed", { at: at(-8_000_000), failure: "item_not_found" });
+      const freshPush = await ledger.create(draft({ appId, kind: "item_purchase", createdAt: at(0) }));
+      await ledger.transition(freshPush.order.id, "pending", "failed", { at: at(1000), failure: "price_below_catalog" });
+      assert.deepEqual(await mine(), [freshPush.order.id, paid.order.id, pending.order.id, refusedPush.order.id]);
+      const listed = (await ledger.listNeedingAttention(at(-1_000_000), 10_000)).find((o) => o.id === refusedPush.order.id);
+      assert.equal(listed?.failure, "item_not_found", "with its reason");
+      // Handled: delivered after all, or recorded refunded: off the list.
+      await ledger.transition(refusedPush.order.id, "failed", "refunded", { at: at(-500_000) });
+      await ledger.transition(paid.order.id, "paid", "delivered", { at: at(-500_000) });
+      assert.deepEqual(await mine(), [freshPush.order.id, pending.order.id]);
+      assert.equal((await ledger.listNeedingAttention(at(-1_000_000), 1)).length, 1, "up to the limit");
+    });
+
+    it("gives a refused push an operator delivers after all (failed → paid) back to the reconciler", async () => {
+      const appId = `app-${suffix()}`;
+      const { order } = await ledger.create(draft({ appId, kind: "item_purchase", createdAt: at(-9_000_000) }));
+      await ledger.transition(order.id, "pending", "failed", { at: at(-8_000_000), failure: "item_not_found" });
+      const reopened = await ledger.transition(order.id, "failed", "paid", { at: at(-2_000_000), failure: null });
+      assert.deepEqual([reopened?.state, reopened?.failure], ["paid", null]);
+      assert.deepEqual((await ledger.listUnsettled(at(-1_000_000), 10_000)).filter((o) => o.appId === appId).map((o) => o.id), [order.id]);
+      assert.deepEqual((await ledger.listNeedingAttention(at(-1_000_000), 10_000)).filter((o) => o.appId === appId).map((o) => o.state), ["paid"]);
+      await ledger.transition(order.id, "paid", "delivered", { at: at(-1_500_000) });
+      assert.deepEqual((await ledger.listNeedingAttention(at(-1_000_000), 10_000)).filter((o) => o.appId === appId), []);
+    });
+
     it("counts orders per platform, kind and state", async () => {
       const platform = `p${suffix()}`;
       await ledger.create(draft({ platform }));

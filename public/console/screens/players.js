@@ -1,9 +1,12 @@
-// Players: find by user id, openid/unionid, username or email; profile, identities per app, live
-// sessions and rooms; kick, disable with reason and end, enable, mute in rooms, export, erase with typed confirmation; the
-// player's orders with refund and re-delivery, and coin grants. Refund, disable, erase and grants are
-// confirmed first, naming the player and the amount; each result is shown beside its form or button.
+// Players: find by user id, openid/unionid, username or email; one page per player (#/players/<id>):
+// profile, identities per app, live sessions, and player-page.js's last login, wallet and ledger,
+// mail, leaderboard records and rooms; kick, disable with reason and end, enable, mute in rooms,
+// export, erase with typed confirmation; the player's orders with refund and re-delivery, and coin
+// grants. Refund, disable, erase and grants are confirmed first, naming the player and the amount;
+// each result is shown beside its form or button.
 import { formatTime, t } from "../i18n.js";
 import "../texts/players.js";
+import { playerPage } from "./player-page.js";
 
 const MUTE_DURATIONS = [600, 3600, 86400, 604800, 2592000];
 
@@ -48,6 +51,8 @@ export async function render(root, ctx) {
   );
   root.append(h("section", {}, h("h2", {}, t("players.title")), form, results), detail);
   form.querySelector("input").focus();
+  // Opened at a player's address (#/players/<id>: a link from the orders queue, a bookmark).
+  if (ctx.params) await show(decodeURIComponent(ctx.params));
 
   function statusTag(p) {
     if (!p.restriction) return h("span", { className: "tag" }, t("players.active"));
@@ -130,35 +135,9 @@ export async function render(root, ctx) {
       muteForm,
       eraseForm,
     );
-    detail.replaceChildren(profile, await roomsSection(userId), actions, await ordersSection(userId, p));
-    // The economy screen's wallet and inventory, where the economy is wired (its screen is listed).
-    if (ctx.screens?.some((s) => s.id === "economy")) {
-      const { walletSection } = await import("./economy.js");
-      detail.append(await walletSection(ctx, userId, p.sessionApps[0] ?? "default"));
-    }
-  }
-
-  async function roomsSection(userId) {
-    const section = h("section", { "aria-labelledby": "rooms-title" }, h("h2", { id: "rooms-title" }, t("players.rooms")));
-    const found = await load(t("players.roomsLoad"), () => api("GET", `/players/${encodeURIComponent(userId)}/rooms`));
-    if (!found) return section;
-    section.append(h("div", { id: "player-rooms" },
-      table(
-        [
-          { title: t("players.roomId"), cell: (r) => r.roomId },
-          { title: t("players.type"), cell: (r) => r.roomType },
-          { title: t("players.app"), cell: (r) => r.app ?? "" },
-          { title: t("players.process"), cell: (r) => r.processId },
-          { title: t("players.host"), cell: (r) => `${r.host} (pid ${r.pid})` },
-          { title: t("players.seat"), cell: (r) => t(r.connected ? "players.connected" : "players.held") },
-          { title: t("players.players"), cell: (r) => String(r.clients) },
-        ],
-        found.rooms,
-        t("players.rooms"),
-      ),
-    ));
-    if (found.unanswered) section.append(h("p", { className: "tag bad" }, t("players.unanswered", { count: found.unanswered })));
-    return section;
+    // The player's own address (#/players/<id>), without redrawing the screen.
+    history.replaceState(null, "", `#/players/${encodeURIComponent(userId)}`);
+    detail.replaceChildren(profile, ...(await playerPage(ctx, userId, p.sessionApps[0] ?? "default")), actions, await ordersSection(userId, p));
   }
 
   /** The coin platforms, the player's own first (the platform of the id they were found by, else of any identity). */

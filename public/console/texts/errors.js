@@ -42,6 +42,8 @@ const ERRORS = {
   order_not_found: ["No such order for this player", "该玩家没有这个订单"],
   order_too_large: ["The price times the quantity is more than one order may cost; nothing was recorded or deducted", "单价乘以数量超过了单笔订单的上限，未记录也未扣款"],
   order_conflict: ["This order id was already used for another item or amount", "该订单号已用于其他商品或金额"],
+  order_refund_unsupported: ["This platform has no refund for this order: give coins back with a grant, or refund a pushed purchase on the platform and record it here", "该平台不支持此订单退款：请用发放游戏币补偿，或在平台后台退款后在此登记"],
+  order_still_refused: ["The catalog still refuses this purchase ({reason}): fix the item or its price first; nothing was delivered", "商品目录仍拒绝此购买（{reason}）：请先修正商品或价格；未发货"],
   insufficient_balance: ["The player does not have enough coins; nothing was deducted", "玩家游戏币余额不足，未扣除"],
   payment_login_required: ["The platform no longer accepts the player's session for payments; nothing was deducted", "平台不再接受玩家的支付会话，未扣款"],
   payment_refused: ["The platform refused the payment; nothing was deducted", "平台拒绝了支付，未扣款"],

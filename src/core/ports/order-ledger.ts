@@ -12,7 +12,9 @@ export type OrderKind = (typeof ORDER_KINDS)[number];
 /**
  * `pending`: written before the platform is asked (its outcome may be unknown after a timeout);
  * `paid`: the platform took the coins or the money, delivery owed; `delivered`: the game's hook
- * returned; `failed`: the platform refused, nothing taken; `refunded`: given back after payment.
+ * returned; `failed`: the platform refused, nothing taken (for a pushed item purchase: the catalog
+ * refused it, the money was taken; an operator delivers it after all, failed → paid, or records it
+ * refunded on the platform, failed → refunded); `refunded`: given back after payment.
  */
 /**
  * The most coins one order may cost: the API's own bound of an order's `coins`, which the ledger's
@@ -145,6 +147,14 @@ export interface OrderLedger {
    * player's login, must not hide newer ones).
    */
   listUnsettled(changedBefore: string, limit: number, after?: Pick<Order, "updatedAt" | "id">): Promise<Order[]>;
+  /**
+   * Orders a person may have to act on, most recently changed first (ties by id, descending): every
+   * `pending` or `paid` order last changed before `changedBefore` (the reconciler has had its turn
+   * and has not finished it), and every `failed` item purchase (the platform took the money, the
+   * catalog refused the push: nothing was delivered). Failed coin orders are not listed: nothing
+   * was taken.
+   */
+  listNeedingAttention(changedBefore: string, limit: number): Promise<Order[]>;
   /** Counts per (platform, kind, state), for the metrics. */
   countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>>;
   close(): Promise<void>;

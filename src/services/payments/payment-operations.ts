@@ -151,6 +151,25 @@ export class PaymentOperations {
     return order;
   }
 
+  /**
+   * Delivers a pushed purchase the catalog refused, once the catalog takes it (an operator added the
+   * item or corrected its price): the same check as the push's, then `failed` → `paid` and the
+   * delivery every paid order gets (keyed by the order's id: granted once). Still refused: 409
+   * order_still_refused with the reason, nothing changed.
+   */
+  async deliverRefusedPurchase(order: Order): Promise<Order> {
+    if (order.kind !== "item_purchase" || order.state !== "failed") {
+      throw new AppError("invalid_request", { message: `Only a refused item purchase is delivered this way; this order is a ${order.kind} in state ${order.state}` });
+    }
+    const refusal = this.deps.refuseItemPurchase?.(order.platform, order.appId, order.itemId, order.coins) ?? null;
+    if (refusal) throw new AppError("order_still_refused", { data: { reason: refusal, itemId: order.itemId } });
+    const paid = await this.deps.ledger.transition(order.id, "failed", "paid", { at: new Date(this.now()).toISOString(), failure: null });
+    if (paid) (this.deps.events ?? NO_PAYMENT_EVENTS).orderChanged(paid);
+    const current = paid ?? (await this.deps.ledger.findById(order.id)) ?? order;
+    const delivered = await this.payments.delivery.deliver(current);
+    return (await this.payments.delivery.settled(delivered.id)) ?? delivered;
+  }
+
   /** Records a pushed purchase the catalog refuses as failed (a repeated push finishes one a crash left pending). */
   private async refuseItemPurchase(order: Order, reason: string): Promise<Order> {
     this.deps.logger.warn(

@@ -11,13 +11,16 @@
  *                   purchase). Item purchases recorded before it claimed order_keys and order_numbers; those
  *                   claims are still read for them (legacyItemPurchase).
  *   order_states    `_id` = "<order id>:<state left>": the order left that state for `to`. States never
- *                   recur (pending → paid → delivered → refunded, pending → failed, paid → refunded), so
- *                   one claim per state left lets exactly one transition out of each state win.
+ *                   recur (pending → paid → delivered → refunded, pending → failed, paid → refunded; a
+ *                   refused push: pending → failed → paid → delivered, or failed → refunded), so one
+ *                   claim per state left lets exactly one transition out of each state win.
  *   order_attempts  `_id` = "<order id>:<n>": delivery attempt n, with its lease.
  *
  * The current state is the chain of claims from the initial state; reads are point reads by `_id`
  * (FerretDB's SQLite backend pushes no other filter down). `settled` on the order is a hint for the
- * reconciler's sweep, only ever set to true, so a lost or repeated write of it changes no outcome.
+ * reconciler's sweep, set to true when the order settles (back to false only when an operator
+ * delivers a refused push after all): a lost write of it leaves at worst a reopened push to the
+ * console's queue, which finds those by their claims.
  */
 import { randomUUID } from "node:crypto";
 import type { Collection, Connection } from "mongoose";
@@ -180,6 +183,8 @@ export class MongoOrderLedger implements OrderLedger {
     const claim: StateClaim = { _id: `${id}:${from}`, order: id, platform: doc.platform, kind: doc.kind, from, to, at, ...(change.failure !== undefined ? { failure: change.failure } : {}), writer: randomUUID() };
     if ((await insertOrReadBack(this.states, claim, (stored) => stored.writer === claim.writer)).kind === "held") return null;
     if (TERMINAL.has(to)) await this.orders.updateOne({ _id: doc._id }, { $set: { settled: true } });
+    // A refused push an operator delivers after all (failed → paid) is the reconciler's again.
+    else if (doc.settled) await this.orders.updateOne({ _id: doc._id }, { $set: { settled: false } });
     return this.toOrder(doc);
   }
 
@@ -203,6 +208,18 @@ export class MongoOrderLedger implements OrderLedger {
     const stale = orders.filter((o) => TERMINAL.has(o.state)).map((o) => o.id);
     if (stale.length > 0) await this.orders.updateMany({ _id: { $in: stale } }, { $set: { settled: true } });
     return unsettled.sort((a, b) => a.updatedAt.localeCompare(b.updatedAt) || a.id.localeCompare(b.id)).slice(0, limit);
+  }
+
+  /** The unsettled orders (the sweep's read), and the item purchases a claim moved to `failed` that are still there. */
+  async listNeedingAttention(changedBefore: string, limit: number): Promise<Order[]> {
+    const unsettled = await this.listUnsettled(changedBefore, 10_000);
+    const refused = await this.states.find({ kind: "item_purchase", to: "failed" }).limit(10_000).toArray();
+    const docs = await this.orders.find({ _id: { $in: refused.map((c) => c.order) } }).toArray();
+    // Reopened ones too (failed → paid), should the write that gave them back to the sweep have been lost.
+    const reopened = (o: Order) => (o.state === "pending" || o.state === "paid") && o.updatedAt < changedBefore;
+    const seen = new Set(unsettled.map((o) => o.id));
+    const failed = (await Promise.all(docs.map((d) => this.toOrder(d)))).filter((o) => o.state === "failed" || (reopened(o) && !seen.has(o.id)));
+    return [...unsettled, ...failed].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt) || b.id.localeCompare(a.id)).slice(0, limit);
   }
 
   /** In a state = began in it or entered it, and not left it: three counts, no per-order reads. */

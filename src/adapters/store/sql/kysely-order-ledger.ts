@@ -185,6 +185,23 @@ export class KyselyOrderLedger implements OrderLedger {
     return rows.map(toOrder);
   }
 
+  async listNeedingAttention(changedBefore: string, limit: number): Promise<Order[]> {
+    const rows = await this.db
+      .selectFrom("orders")
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          eb.and([eb("state", "in", ["pending", "paid"]), eb("updated_at", "<", changedBefore)]),
+          eb.and([eb("state", "=", "failed"), eb("kind", "=", "item_purchase")]),
+        ]),
+      )
+      .orderBy("updated_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+    return rows.map(toOrder);
+  }
+
   async countByState(): Promise<Array<{ platform: string; kind: OrderKind; state: OrderState; count: number }>> {
     const rows = await this.db
       .selectFrom("orders")
