@@ -2,7 +2,8 @@
  * The reward sources' platform callbacks, mounted at `/minigame` before the JSON parser (each reads
  * its own body and answers in its platform's shape, not our envelope):
  *   GET|POST /wechat/ad-reward   WeChat's rewarded-ad server-side verification (wechat-ad-reward.ts)
- *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts)
+ *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts) and customer-service
+ *                                messages (wechat-support.ts; the console's one message-push URL serves both)
  *   POST     /douyin/gift-push   Douyin's message push: gift packs by gift code (douyin-gift.ts)
  * The app is the one whose Token verifies the signature, so one URL serves every app. A refusal
  * (forged, stale, another app's, malformed, a WeChat gift push in plain mode, a replayed query) records
@@ -19,6 +20,7 @@ import { parseJsonObject } from "../platforms/shared/json-object";
 import type { AdRewards } from "../services/rewards/ad-rewards";
 import type { GiftRewards } from "../services/rewards/gift-rewards";
 import type { PushNonces } from "../services/push-nonces";
+import type { SupportDesk } from "../services/growth/support-desk";
 
 /** One app's keys for the reward callbacks of one platform. */
 export interface RewardApp {
@@ -35,6 +37,8 @@ export interface RewardPushDeps {
   rewardApps(platform: string): RewardApp[];
   ads: AdRewards;
   gifts: GiftRewards;
+  /** Customer-service messages arriving on WeChat's message push; absent: acknowledged, not kept. */
+  support?: Pick<SupportDesk, "received">;
   /** The (timestamp, nonce) pairs seen on WeChat's message push, across processes. */
   nonces: PushNonces;
   logger: Logger;
@@ -124,6 +128,15 @@ function mountWechatGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
     } catch (err) {
       deps.logger.error({ err, event: "gift_not_granted", platform: "wechat", app: app.app }, "a gift push could not be checked against replays; WeChat will push it again");
       return reply(res, 1, "internal_error");
+    }
+    if (outcome.kind === "support") {
+      try {
+        await deps.support?.received("wechat", app.app, outcome.message);
+        return reply(res, 0, "Success");
+      } catch (err) {
+        deps.logger.error({ err, event: "support_message_not_recorded", platform: "wechat", app: app.app }, "a customer-service message could not be kept; WeChat will push it again");
+        return reply(res, 1, "internal_error");
+      }
     }
     if (outcome.kind === "other" || outcome.delivery.preview) return reply(res, 0, "Success");
     const { delivery } = outcome;
