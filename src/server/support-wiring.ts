@@ -1,6 +1,6 @@
 /**
  * The customer-service desk's part of the composition root (container.ts): its store, the player
- * lookups by openid, and the platforms' send calls (WeChat's custom/send; docs/growth.md).
+ * lookups by openid, and the platforms' send calls (WeChat's custom/send, Douyin's reply_user_text; docs/growth.md).
  */
 import type { AppConfig } from "../config/config";
 import type { AppSettings } from "../config/settings/apps";
@@ -9,6 +9,7 @@ import { AppError } from "../core/errors";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import { sendCustomerServiceText } from "../platforms/wechat/wechat-support";
+import { sendDouyinSupportText } from "../platforms/douyin/douyin-support";
 import { SupportDesk } from "../services/growth/support-desk";
 import type { PlatformApps } from "../services/platform-apps";
 import type { SessionKeyCustody } from "../services/session-key-custody";
@@ -33,7 +34,6 @@ export async function buildSupportDesk(input: SupportWiringInput): Promise<Suppo
     return entry && platformApps.namespaceOf(entry);
   };
   const openids = new StoredPlayerOpenids(input.store, input.custody, namespaceOf);
-  const wechatSettings = new Map(input.apps.flatMap((app) => (app.platforms.wechat ? [[app.key, app.platforms.wechat] as const] : [])));
   return new SupportDesk({
     store: await createSupportStore(config.store),
     userIdFor: async (platform, app, openid) => {
@@ -42,12 +42,18 @@ export async function buildSupportDesk(input: SupportWiringInput): Promise<Suppo
       return user?.id;
     },
     openidOf: async (platform, app, userId) => (namespaceOf(platform, app) ? ((await openids.openidOf(platform, app, userId)) ?? "") : ""),
-    send: async (platform, app, openid, text) => {
-      const settings = wechatSettings.get(app);
-      // Douyin's reply API (reply_user_text) is not wired: its push is not read yet (docs/growth.md).
-      if (platform !== "wechat" || !settings) throw new AppError("growth_unsupported", { data: { reason: `no_${platform}_support_reply` } });
+    send: async (platform, app, openid, text, reply) => {
+      const settings = input.apps.find((a) => a.key === app)?.platforms[platform];
+      if (!settings || (platform !== "wechat" && platform !== "douyin")) throw new AppError("growth_unsupported", { data: { reason: `no_${platform}_support_reply` } });
       const deps = { settings, timeoutMs: config.platformTimeoutMs, busyRetries: config.platformBusyRetries, logger };
-      await input.tokens.withPlatformToken("wechat", app, (accessToken) => sendCustomerServiceText(deps, { accessToken, openid, text }));
+      if (platform === "wechat") {
+        await input.tokens.withPlatformToken("wechat", app, (accessToken) => sendCustomerServiceText(deps, { accessToken, openid, text }));
+        return;
+      }
+      const conversationId = reply.to.conversationId;
+      if (!conversationId) throw new AppError("support_conversation_not_found");
+      const nowSec = Math.floor((input.now ?? Date.now)() / 1000);
+      await input.tokens.withPlatformToken("douyin", app, (accessToken) => sendDouyinSupportText(deps, { accessToken, conversationId, messageId: reply.messageId, text, nowSec }));
     },
     logger,
     now: input.now,

@@ -20,6 +20,8 @@ export interface SimActivity {
 export interface SimSupportWindow {
   lastInMs: number;
   repliesLeft: number;
+  /** Douyin's windows are keyed by conversation: whose it is. */
+  openid?: string;
 }
 
 export interface SimSupportReply {
@@ -32,7 +34,7 @@ export interface SimSupportReply {
 
 export class GrowthSimState {
   readonly activities = new Map<string, SimActivity>();
-  /** Keyed "<appId>\0<openid>": set when the simulator pushes a player's customer-service message. */
+  /** Keyed "<appId>\0<openid>" (Douyin: "<appId>\0<conversation_id>"): set when the simulator pushes a player's message. */
   readonly supportWindows = new Map<string, SimSupportWindow>();
   /** Every customer-service message custom/send accepted, oldest first. */
   readonly supportReplies: SimSupportReply[] = [];

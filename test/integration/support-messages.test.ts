@@ -23,6 +23,8 @@ import { createLogger } from "../../src/logging/logger";
 import { MemoryCache } from "../../src/adapters/cache/memory-cache";
 import { pushSignature, PUSH_MAX_SKEW_SEC, sealPush } from "../../src/platforms/wechat/wechat-push";
 import { sendCustomerServiceText } from "../../src/platforms/wechat/wechat-support";
+import { sendDouyinSupportText } from "../../src/platforms/douyin/douyin-support";
+import { signDouyinPush } from "../../src/platforms/douyin/douyin-gift";
 import { PushNonces } from "../../src/services/push-nonces";
 import { SupportDesk } from "../../src/services/growth/support-desk";
 import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
@@ -50,6 +52,7 @@ if (testMongoUrl) {
 }
 
 const WX = defaultSimulatorApps().find((a) => a.platform === "wechat")!;
+const DY = defaultSimulatorApps().find((a) => a.platform === "douyin")!;
 const APP = "default";
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -71,6 +74,7 @@ for (const impl of implementations) {
     let sim: RunningSimulator;
     let desk: SupportDesk;
     let token: string;
+    let douyinToken: string;
     const players = new Map<string, string>();
     const userFor = (openid: string) => {
       if (!players.has(openid)) players.set(openid, crypto.randomUUID());
@@ -85,22 +89,29 @@ for (const impl of implementations) {
       sim = await startSimulator({ port: 0 });
       const tokenReply = await fetch(`${simulatorBaseUrl(sim.url, "wechat")}/cgi-bin/stable_token`, { method: "POST", body: JSON.stringify({ grant_type: "client_credential", appid: WX.appId, secret: WX.appSecret }) });
       token = ((await tokenReply.json()) as { access_token: string }).access_token;
+      const dyReply = await fetch(`${simulatorBaseUrl(sim.url, "douyin")}/mgplatform/api/apps/v2/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "client_credential", appid: DY.appId, secret: DY.appSecret }) });
+      const dyBody = (await dyReply.json()) as { data?: { access_token: string }; access_token?: string };
+      douyinToken = dyBody.data?.access_token ?? dyBody.access_token ?? "";
       const logger = createLogger({ level: "silent" });
       const settings = { appId: WX.appId, appSecret: WX.appSecret, apiBaseUrl: simulatorBaseUrl(sim.url, "wechat"), extra: {} };
       desk = new SupportDesk({
         store,
         userIdFor: async (_platform, _app, openid) => (openid.startsWith("stranger") ? undefined : userFor(openid)),
         openidOf: async (_platform, _app, userId) => [...players].find(([, id]) => id === userId)?.[0] ?? "",
-        send: (_platform, _app, openid, text) => sendCustomerServiceText({ settings, timeoutMs: 2000, busyRetries: 0, logger }, { accessToken: token, openid, text }),
+        send: (platform, _app, openid, text, reply) =>
+          platform === "wechat"
+            ? sendCustomerServiceText({ settings, timeoutMs: 2000, busyRetries: 0, logger }, { accessToken: token, openid, text })
+            : sendDouyinSupportText({ settings: { appId: DY.appId, appSecret: DY.appSecret, apiBaseUrl: simulatorBaseUrl(sim.url, "douyin"), extra: {} }, timeoutMs: 2000, busyRetries: 0, logger }, { accessToken: douyinToken, conversationId: reply.to.conversationId, messageId: reply.messageId, text, nowSec: Math.floor(Date.now() / 1000) }),
         logger,
       });
       const app = express();
       const rewardApp: RewardApp = { app: APP, appId: WX.appId, giftPush: { token: keys.giftPushToken, encodingAesKey: keys.giftPushAesKey } };
-      app.use("/api/minigame", rewardPushRoutes({ platforms: [{ name: "wechat" }], rewardApps: () => [rewardApp], ads: {} as never, gifts: {} as never, support: desk, nonces: new PushNonces(new MemoryCache(), PUSH_MAX_SKEW_SEC), logger }));
+      const douyinApp: RewardApp = { app: APP, appId: DY.appId, giftPush: { token: simulatorRewardKeys("douyin", DY.appId).giftPushToken } };
+      app.use("/api/minigame", rewardPushRoutes({ platforms: [{ name: "wechat" }, { name: "douyin" }], rewardApps: (p) => (p === "wechat" ? [rewardApp] : [douyinApp]), ads: {} as never, gifts: {} as never, support: desk, nonces: new PushNonces(new MemoryCache(), PUSH_MAX_SKEW_SEC), logger }));
       server = http.createServer(app);
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      sim.payments.setDefaultNotifyUrl(() => `${base}/api/minigame/wechat/push`);
+      sim.payments.setDefaultNotifyUrl((platform) => `${base}/api/minigame/${platform}/push`);
     });
     after(async () => {
       await new Promise((resolve) => server?.close(resolve));
@@ -180,6 +191,27 @@ for (const impl of implementations) {
       await assert.rejects(desk.reply(APP, userId, { text: "sixth", replyId: "r6", operator: "ann" }), (err: unknown) => err instanceof AppError && err.code === "support_reply_window_closed");
       assert.equal((await replies()).length, 5);
       assert.equal((await desk.conversation(APP, userId)).length, 6, "a refused reply is not kept");
+    });
+
+    it("Douyin: its IM push kept once per msg_id (64-bit ids intact), forged and malformed refused, a reply through reply_user_text", async () => {
+      const openid = `dy-${crypto.randomUUID()}`;
+      const userId = userFor(openid);
+      const pushed = await fetch(`${sim.url}/__simulator/support-message`, { method: "POST", body: JSON.stringify({ platform: "douyin", openid, text: "充值没到账" }) });
+      const { msgId, conversationId } = (await pushed.json()) as { msgId: string; conversationId: string };
+      await until(async () => (await desk.conversation(APP, userId)).length === 1);
+      const [kept] = await desk.conversation(APP, userId);
+      assert.deepEqual([kept.platform, kept.messageId, kept.text, kept.detail.conversationId], ["douyin", msgId, "充值没到账", conversationId]);
+      const dyKey = simulatorRewardKeys("douyin", DY.appId).giftPushToken;
+      const raw = `{"app_id":"${DY.appId}","conversation_id":${conversationId},"msg_id":${msgId},"create_time":${Date.now()},"msg_type":"text","open_id":"${openid}","content":"{\\"text\\":\\"again\\"}"}`;
+      const send = (body: string, token = dyKey) => fetch(`${base}/api/minigame/douyin/gift-push`, { method: "POST", headers: { "content-type": "application/json", ...signDouyinPush(token, DY.appId, "douyin_microgame_im", body, Date.now()) }, body });
+      assert.deepEqual(await Promise.all(Array.from({ length: 5 }, async () => (await send(raw)).status)), [200, 200, 200, 200, 200]);
+      assert.equal((await send(raw.replace(msgId, `${msgId}1`), "forged-token")).status, 401);
+      assert.equal((await send(`{"app_id":"${DY.appId}","msg_id":1,"open_id":"${openid}","msg_type":"text","content":"x","create_time":1}`)).status, 400, "no conversation_id");
+      assert.deepEqual((await desk.conversation(APP, userId)).map((m) => m.text), ["充值没到账"], "the repeats and the refused are not kept");
+      const sent = await desk.reply(APP, userId, { text: "已补发", replyId: "dy1", operator: "ann" });
+      assert.equal(sent.sent, true);
+      const replies = ((await (await fetch(`${sim.url}/__simulator/support-replies?openid=${openid}`)).json()) as { replies: Array<{ content: string }> }).replies;
+      assert.deepEqual(replies.map((r) => r.content), ["已补发"]);
     });
   });
 }

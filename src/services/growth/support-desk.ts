@@ -2,8 +2,8 @@
  * Customer-service conversations (docs/growth.md#customer-service-messages): players' messages the
  * platforms push are kept per player (a repeated push of one message lands once: the store's key),
  * and an operator's reply goes out through the platform the player wrote from, then is kept beside
- * them. Douyin's review requires customer service of in-app-purchase games; WeChat's is read here,
- * Douyin's IM push is not yet (see the docs).
+ * them. Douyin's review requires customer service of in-app-purchase games; WeChat's and Douyin's
+ * pushes are read (wechat-support.ts, douyin-support.ts).
  */
 import { AppError } from "../../core/errors";
 import type { SupportConversation, SupportMessage, SupportMessageKind, SupportMessageStore } from "../../core/ports/support-messages";
@@ -24,8 +24,11 @@ export interface SupportDeskDeps {
   userIdFor(platform: string, app: string, openid: string): Promise<string | undefined>;
   /** The player's openid on the platform and app ("" without a login there). */
   openidOf(platform: string, app: string, userId: string): Promise<string>;
-  /** Sends the text through the platform's customer-service API; throws the platform's refusal as an AppError. */
-  send(platform: string, app: string, openid: string, text: string): Promise<void>;
+  /**
+   * Sends the text through the platform's customer-service API; throws the platform's refusal as an
+   * AppError. `reply` names our message id and the player's last message's fields (Douyin's conversation).
+   */
+  send(platform: string, app: string, openid: string, text: string, reply: { messageId: string; to: Record<string, string> }): Promise<void>;
   logger: Logger;
   now?: () => number;
 }
@@ -88,7 +91,7 @@ export class SupportDesk {
     if (!lastIn) throw new AppError("support_conversation_not_found");
     const openid = await this.deps.openidOf(lastIn.platform, app, userId);
     if (!openid) throw new AppError("growth_unsupported", { data: { reason: `no_${lastIn.platform}_login` } });
-    await this.deps.send(lastIn.platform, app, openid, input.text);
+    await this.deps.send(lastIn.platform, app, openid, input.text, { messageId, to: lastIn.detail });
     const message: SupportMessage = {
       appId: app,
       userId,

@@ -108,9 +108,9 @@ export class PaymentSimulator {
       return { status: 200, reply: this.rewards.giftCodes.redeem(headers, raw ?? "", (token) => douyin?.tokenStatus(token) ?? { status: "unknown" }) };
     }
     if (path === "/__simulator/support-message") {
-      const social = this.host.context("wechat")?.social;
-      const opened = (appId: string, openid: string) => {
-        if (social) growthStateOf(social).supportWindows.set(`${appId}\0${openid}`, { lastInMs: this.host.now(), repliesLeft: SUPPORT_REPLIES_PER_MESSAGE });
+      const opened = (platform: string, appId: string, windowKey: string, openid: string) => {
+        const social = this.host.context(platform)?.social;
+        if (social) growthStateOf(social).supportWindows.set(`${appId}\0${windowKey}`, { lastInMs: this.host.now(), repliesLeft: SUPPORT_REPLIES_PER_MESSAGE, openid });
       };
       const { status, body } = this.rewards.supportMessage(parseJsonObject(raw), opened);
       return json(status, body);

@@ -13,3 +13,11 @@ export function supportPushBody(appId: string, openid: string, msgId: string, in
   if (kind === "page") return { ...common, MsgType: "miniprogrampage", Title: text || "A game page", AppId: appId, PagePath: "pages/index?from=support", ThumbUrl: "", ThumbMediaId: "", MsgId: id };
   return 'kind is one of "text", "image", "page", "enter"';
 }
+
+/** Douyin's push text: the ids as bare 64-bit numbers, as Douyin writes them; `content` is JSON in a string. */
+export function douyinSupportPushText(appId: string, openid: string, conversationId: string, msgId: string, input: Record<string, unknown>, nowMs: number): string | undefined {
+  const text = typeof input.text === "string" ? input.text : "";
+  if (!text) return undefined;
+  const content = JSON.stringify(JSON.stringify({ text, action: {} }));
+  return `{"app_id":${JSON.stringify(appId)},"conversation_id":${conversationId},"msg_id":${/^\d+$/.test(msgId) ? msgId : JSON.stringify(msgId)},"create_time":${nowMs},"msg_type":"text","open_id":${JSON.stringify(openid)},"pic_url":null,"content":${content}}`;
+}
