@@ -13,7 +13,7 @@ import { addDays, DATE } from "../services/analytics/zoned-days";
 
 export const ANALYTICS_USAGE = `  analytics rollup [--from <YYYY-MM-DD>] [--to <YYYY-MM-DD>]
                                                recompute the daily and retention rollups of those days (default:
-                                               the last 3 days, in ANALYTICS_TIME_ZONE); safe beside the servers
+                                               the last 3 days, in STUDIO_TIME_ZONE); safe beside the servers
   analytics export --table daily|retention [--format csv|json] [--app <key>] [--platform <name>] [--from …] [--to …]
                                                the rollups (default: all apps and platforms, the last 30 days)`;
 

@@ -12,6 +12,7 @@ import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
 import { buildUserExport } from "../services/user-export";
+import { exportSupportMessages } from "./admin-support";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
 import { exportLeaderboards } from "./leaderboard-export";
 import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
@@ -100,6 +101,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     leaderboardRecords: (id) => exportLeaderboards(config, id),
     rewards: openRewards,
     saves: openSaves,
+    supportMessages: async (userId) => (await exportSupportMessages(config, userId)).map(({ userId: _user, ...message }) => message),
   });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),

@@ -26,6 +26,7 @@ import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
 import { ANALYTICS_USAGE, eraseAnalyticsEvents, runAnalyticsCommand } from "./admin-analytics";
 import { LIVEOPS_USAGE, runLiveOpsCommand } from "./admin-liveops";
 import { eraseLeaderboardRecords } from "./leaderboard-export";
+import { eraseSupportMessages } from "./admin-support";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
   <user> is a user id, a username, an email, or <platform>:<platform id> (e.g. wechat:oGZUI0eg…)
@@ -187,6 +188,7 @@ async function main(argv: string[]): Promise<number> {
         context.onErase((userId) => eraseLeaderboardRecords(config, logger, userId));
         context.onErase(async (userId) => (await context.saves()).erase(userId));
         context.onErase((userId) => eraseAnalyticsEvents(config, userId));
+        context.onErase((userId) => eraseSupportMessages(config, userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

@@ -40,7 +40,7 @@ export const eventsAcceptedSchema = z.object({
 });
 
 export const dailyDaySchema = z.object({
-  date: z.string().meta({ description: "The studio's day (ANALYTICS_TIME_ZONE)", example: "2026-03-01" }),
+  date: z.string().meta({ description: "The studio's day (STUDIO_TIME_ZONE)", example: "2026-03-01" }),
   dau: count("Players with any event that day", 1200),
   wau: count("Players with any event in the 7 days ending that day", 5100),
   mau: count("Players with any event in the 30 days ending that day", 16000),

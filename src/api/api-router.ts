@@ -46,7 +46,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   // So are the reward sources' callbacks (rewarded ads, gift pushes): their own bodies, their platform's answers.
   api.use(
     "/minigame",
-    rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts }),
+    rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts, support: services.support }),
   );
   // Douyin live pushes too: the signature covers the raw body (douyin-live-routes.ts).
   const live = services.douyinLive;

@@ -2,8 +2,10 @@
  * The reward sources' platform callbacks, mounted at `/minigame` before the JSON parser (each reads
  * its own body and answers in its platform's shape, not our envelope):
  *   GET|POST /wechat/ad-reward   WeChat's rewarded-ad server-side verification (wechat-ad-reward.ts)
- *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts)
- *   POST     /douyin/gift-push   Douyin's message push: gift packs by gift code (douyin-gift.ts)
+ *   GET|POST /wechat/gift-push   WeChat's message push: gift packs (wechat-gift-push.ts) and customer-service
+ *                                messages (wechat-support.ts; the console's one message-push URL serves both)
+ *   POST     /douyin/gift-push   Douyin's message push: gift packs by gift code (douyin-gift.ts) and
+ *                                customer-service messages (douyin-support.ts)
  * The app is the one whose Token verifies the signature, so one URL serves every app. A refusal
  * (forged, stale, another app's, malformed, a WeChat gift push in plain mode, a replayed query) records
  * nothing; each is logged and counted.
@@ -19,6 +21,8 @@ import { parseJsonObject } from "../platforms/shared/json-object";
 import type { AdRewards } from "../services/rewards/ad-rewards";
 import type { GiftRewards } from "../services/rewards/gift-rewards";
 import type { PushNonces } from "../services/push-nonces";
+import type { SupportDesk } from "../services/growth/support-desk";
+import { DOUYIN_SUPPORT_MSG_TYPE, readDouyinSupportPush } from "../platforms/douyin/douyin-support";
 
 /** One app's keys for the reward callbacks of one platform. */
 export interface RewardApp {
@@ -35,6 +39,8 @@ export interface RewardPushDeps {
   rewardApps(platform: string): RewardApp[];
   ads: AdRewards;
   gifts: GiftRewards;
+  /** Customer-service messages arriving on WeChat's message push; absent: acknowledged, not kept. */
+  support?: Pick<SupportDesk, "received">;
   /** The (timestamp, nonce) pairs seen on WeChat's message push, across processes. */
   nonces: PushNonces;
   logger: Logger;
@@ -125,6 +131,15 @@ function mountWechatGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
       deps.logger.error({ err, event: "gift_not_granted", platform: "wechat", app: app.app }, "a gift push could not be checked against replays; WeChat will push it again");
       return reply(res, 1, "internal_error");
     }
+    if (outcome.kind === "support") {
+      try {
+        await deps.support?.received("wechat", app.app, outcome.message);
+        return reply(res, 0, "Success");
+      } catch (err) {
+        deps.logger.error({ err, event: "support_message_not_recorded", platform: "wechat", app: app.app }, "a customer-service message could not be kept; WeChat will push it again");
+        return reply(res, 1, "internal_error");
+      }
+    }
     if (outcome.kind === "other" || outcome.delivery.preview) return reply(res, 0, "Success");
     const { delivery } = outcome;
     try {
@@ -160,6 +175,17 @@ function mountDouyinGifts(router: Router, deps: RewardPushDeps, nowMs: () => num
     if (!app) return refuse("bad_signature");
     const outcome = readDouyinPush(app.appId, app.giftPush!.token, headers, raw, nowMs());
     if (outcome.kind === "refused") return refuse(outcome.reason, app.app);
+    if (outcome.kind === "other" && outcome.msgType === DOUYIN_SUPPORT_MSG_TYPE) {
+      const message = readDouyinSupportPush(raw);
+      if (!message) return refuse("malformed", app.app);
+      try {
+        await deps.support?.received("douyin", app.app, message);
+        return reply(res, 200, 0, "success");
+      } catch (err) {
+        deps.logger.error({ err, event: "support_message_not_recorded", platform: "douyin", app: app.app }, "a customer-service message could not be kept; Douyin will push it again");
+        return reply(res, 500, 1, "internal_error");
+      }
+    }
     if (outcome.kind !== "gift" || outcome.gift.test) return reply(res, 200, 0, "success");
     const { gift } = outcome;
     try {

@@ -62,6 +62,9 @@ function crossFieldRules(s: Settings, ctx: z.RefinementCtx): void {
     // Shared Redis means rooms may be listed by other hosts: a seat for a room here must name this host.
     problem("PUBLIC_ADDRESS", "required in production with shared Redis (e.g. game.example.com/a or game.example.com/a/{port}) so seats reach the host holding the room");
   }
+  if (s.STUDIO_TIME_ZONE && s.ANALYTICS_TIME_ZONE && s.STUDIO_TIME_ZONE !== s.ANALYTICS_TIME_ZONE) {
+    problem("ANALYTICS_TIME_ZONE", `is the deprecated name of STUDIO_TIME_ZONE and differs from it (${s.ANALYTICS_TIME_ZONE} vs ${s.STUDIO_TIME_ZONE}): set only STUDIO_TIME_ZONE`);
+  }
   if (s.REFRESH_TOKEN_TTL_SEC <= s.ACCESS_TOKEN_TTL_SEC) problem("REFRESH_TOKEN_TTL_SEC", "must be longer than ACCESS_TOKEN_TTL_SEC");
   for (const { key, message } of platformCredentialProblems(s)) problem(key, message);
   const embedded = simulatorMode(s) === "embedded";

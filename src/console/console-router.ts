@@ -31,9 +31,10 @@ import { analyticsScreen } from "./console-analytics";
 import { douyinLiveScreen } from "./console-douyin-live";
 import { orderQueueRoutes } from "./console-order-queue";
 import { playerPageRoutes } from "./console-player-page";
+import { supportScreen } from "./console-support";
 
 /** Screens of other capabilities, each shown where its capability is wired (`available`). */
-const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen, douyinLiveScreen];
+const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen, douyinLiveScreen, supportScreen];
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -198,6 +199,7 @@ function serverUserExport(services: Services): UserExport {
     },
     rewards: async () => services.rewardSources.stores,
     saves: async () => services.saves,
+    supportMessages: async (userId) => (await services.support.recordsOf(userId)).map(({ userId: _user, ...message }) => message),
   });
 }
 

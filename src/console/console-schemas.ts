@@ -112,6 +112,7 @@ export const playerExportSchema = z
     mailClaims: exportRows("The player's claims of mail"),
     adViews: exportRows("Rewarded ad views"),
     saves: exportRows("The player's cloud-saved objects in every app (docs/saves.md)"),
+    supportMessages: exportRows("The player's customer-service messages and the operators' replies, every app (docs/growth.md)"),
   })
   .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({

@@ -95,6 +95,8 @@ export const ERROR_CODES = {
   open_data_expired: { status: 422, message: "The encrypted data was sealed too long ago (or in the future); fetch it again" },
   share_not_found: { status: 404, message: "No such share for this app (unknown, another app's, or expired)" },
   risky_player: { status: 403, message: "The platform rates this player too risky for this reward; nothing was granted" },
+  support_conversation_not_found: { status: 404, message: "This player has sent no customer-service message on this app; there is nobody to reply to" },
+  support_reply_window_closed: { status: 409, message: "The platform refuses replies now: the player's last message is too old (WeChat: 48 hours) or the replies allowed to it are used up; nothing was sent" },
   item_not_found: { status: 404, message: "No such item on sale in this app's catalog" },
   price_mismatch: { status: 409, message: "The coins sent differ from the catalog's price times the quantity; nothing was deducted" },
   order_too_large: { status: 422, message: "The catalog's price times the quantity is more than one order may cost (data.maxCoins); nothing was recorded or deducted" },

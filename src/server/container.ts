@@ -40,6 +40,7 @@ import { buildRewardServices, catalogRewards, type RewardServices } from "./rewa
 import { buildSaves } from "./save-wiring";
 import { buildAnalytics, eraseMarkedEvents } from "./analytics-wiring";
 import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
+import { buildSupportDesk } from "./support-wiring";
 
 import type { Services } from "./services";
 export type { Services };
@@ -152,6 +153,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     });
     cleanups.push(() => rewardSources.close());
     const growth = buildGrowthServices({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
+    const support = await buildSupportDesk({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, now: overrides.now });
+    cleanups.push(() => support.close());
     const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, logger, now: overrides.now });
     cleanups.push(() => liveops.close());
     const boards = await buildLeaderboards({
@@ -194,6 +197,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     eraseSweep.start();
     cleanups.push(() => eraseSweep.stop());
     accounts.onErase((userId) => saves.saves.erase(userId));
+    accounts.onErase(async (userId) => void (await support.eraseUser(userId)));
 
     return {
       config,
@@ -219,6 +223,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       economy,
       rewardSources,
       growth,
+      support,
       liveops: liveops.liveops,
       metrics,
       leaderboards: boards.leaderboards,

@@ -31,6 +31,7 @@ import type { RewardServices } from "./reward-wiring";
 import type { SaveService } from "../services/saves/save-service";
 import type { AnalyticsServices } from "./analytics-wiring";
 import type { GrowthServices } from "./growth-wiring";
+import type { SupportDesk } from "../services/growth/support-desk";
 
 export interface Services {
   config: AppConfig;
@@ -68,6 +69,8 @@ export interface Services {
   /** Rewarded ads, gift packs and codes, mail (docs/economy-rewards.md), granted through `economy.rewards`. */
   rewardSources: RewardServices;
   growth: GrowthServices;
+  /** Customer-service conversations: players' messages the platforms push, operators' replies (docs/growth.md). */
+  support: SupportDesk;
   /** Flags, audiences, experiments, live events (docs/liveops.md): what each player gets, decided here. */
   liveops: LiveOpsService;
   metrics: Metrics;

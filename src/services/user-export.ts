@@ -7,6 +7,7 @@
  * `test/unit/user-export-coverage.test.ts` fails when a port in src/core/ports is neither covered by
  * a section nor listed below as holding nothing per user.
  */
+import type { SupportMessage } from "../core/ports/support-messages";
 import { AppError } from "../core/errors";
 import type { EconomyStore } from "../core/ports/economy-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
@@ -102,6 +103,8 @@ export interface UserExportSources {
   rewards?(): Promise<{ recordsOf(userId: string): Promise<{ mail: unknown[]; claims: unknown[]; adViews: unknown[] }> }>;
   /** The cloud saves' store (docs/saves.md), opened on first use; absent: the section is empty. */
   saves?(): Promise<Pick<SaveStore, "listByOwner">>;
+  /** The player's customer-service messages and the replies to them (docs/growth.md); absent: the section is empty. */
+  supportMessages?(userId: string): Promise<Omit<SupportMessage, "userId">[]>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -155,5 +158,10 @@ export function buildUserExport(sources: UserExportSources): UserExport {
         const objects = await (await sources.saves()).listByOwner(id);
         return { saves: objects.map(({ ownerId: _owner, ...object }) => object) };
       },
+    })
+    .add({
+      name: "support",
+      ports: ["support-messages"],
+      collect: async (id) => (sources.supportMessages ? { supportMessages: await sources.supportMessages(id) } : {}),
     });
 }

@@ -7,13 +7,15 @@
  *   default) and how often getuserriskrank was asked for the player.
  * - `GET /__simulator/updatable-msg?activityId=` → the share message as WeChat holds it: `{appId, openid,
  *   state, parameters, updates}` (404 when unknown).
+ * - `GET /__simulator/support-replies?openid=` → `{"replies": [{appId, openid, msgtype, content, atMs}]}`: the
+ *   customer-service messages custom/send accepted for the player (every player without `openid`).
  * Bad input is 400 `{errcode: 400}`.
  */
 import { MALFORMED_BODY, param, type SimRequest } from "./platform-simulator";
 import type { SocialSimState } from "./social-state";
 import { growthStateOf } from "./growth-state";
 
-export const GROWTH_CONTROL_ROUTES = ["POST /__simulator/risk-rank", "GET /__simulator/risk-rank", "GET /__simulator/updatable-msg"] as const;
+export const GROWTH_CONTROL_ROUTES = ["POST /__simulator/risk-rank", "GET /__simulator/risk-rank", "GET /__simulator/updatable-msg", "GET /__simulator/support-replies"] as const;
 export type GrowthControlRoute = (typeof GROWTH_CONTROL_ROUTES)[number];
 
 export function isGrowthControl(routeKey: string): routeKey is GrowthControlRoute {
@@ -26,6 +28,10 @@ export function growthControl(route: GrowthControlRoute, query: URLSearchParams,
   if (route === "GET /__simulator/updatable-msg") {
     const found = state.activities.get(param(query, "activityId"));
     return found ? { status: 200, body: found } : { status: 404, body: { errcode: 404, errmsg: "no such activity id" } };
+  }
+  if (route === "GET /__simulator/support-replies") {
+    const openid = param(query, "openid");
+    return { status: 200, body: { replies: state.supportReplies.filter((r) => !openid || r.openid === openid) } };
   }
   if (route === "GET /__simulator/risk-rank") {
     const platform = param(query, "platform");

@@ -16,8 +16,28 @@ export interface SimActivity {
   updates: number;
 }
 
+/** A player's customer-service conversation as WeChat holds it: when they last wrote, replies left to them. */
+export interface SimSupportWindow {
+  lastInMs: number;
+  repliesLeft: number;
+  /** Douyin's windows are keyed by conversation: whose it is. */
+  openid?: string;
+}
+
+export interface SimSupportReply {
+  appId: string;
+  openid: string;
+  msgtype: string;
+  content: string;
+  atMs: number;
+}
+
 export class GrowthSimState {
   readonly activities = new Map<string, SimActivity>();
+  /** Keyed "<appId>\0<openid>" (Douyin: "<appId>\0<conversation_id>"): set when the simulator pushes a player's message. */
+  readonly supportWindows = new Map<string, SimSupportWindow>();
+  /** Every customer-service message custom/send accepted, oldest first. */
+  readonly supportReplies: SimSupportReply[] = [];
 
   private readonly ranks = new Map<string, number | { errcode: number; errmsg: string }>();
   private readonly asked = new Map<string, number>();

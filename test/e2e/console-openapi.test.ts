@@ -13,6 +13,7 @@ import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { Conformance } from "../support/openapi-conformance";
 import { simulatorPaymentEnv } from "../support/payments";
+import { simulatorRewardEnv } from "../support/rewards";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -26,7 +27,7 @@ describe("console routes in the API description", function () {
     const simulator = await startSimulator({ port: 0 });
     const boards = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "console-boards-")), "leaderboards.json");
     fs.writeFileSync(boards, JSON.stringify({ default: [{ id: "highscores", order: "desc", operator: "best", clientSubmit: true, minScore: 0, maxScore: 1000 }] }));
-    h = await startHarness({ simulator, env: { ...simulatorPaymentEnv(simulator.url), LEADERBOARDS_FILE: boards } });
+    h = await startHarness({ simulator, env: { ...simulatorPaymentEnv(simulator.url), ...simulatorRewardEnv(), LEADERBOARDS_FILE: boards } });
     conformance = new Conformance((await h.get("/api-docs.json")).body);
   });
   after(async () => {
@@ -259,6 +260,20 @@ describe("console routes in the API description", function () {
     assert.equal((await call(admin, "POST", saveAction("delete"), `/saves/players/${user.id}/progress/none/delete`, { version: 1 })).status, 404);
     assert.equal((await call(admin, "POST", saveAction("delete"), slot("delete"), { version: 2 })).body.data.deleted, true);
     assert.equal((await admin.call("GET", "/audit?action=save.edit&outcome=ok")).body.data[0].target, user.id);
+    // Customer service: the player's message pushed in by the simulator, the conversation, a reply.
+    await fetch(`${h.simulator.url}/__simulator/support-message`, { method: "POST", body: JSON.stringify({ platform: "wechat", openid, text: "where are my gems", notifyUrl: `${h.baseUrl}/api/minigame/wechat/gift-push` }) });
+    const waitingFor = async () => (await reader.call("GET", "/support/conversations")).body.data.conversations.some((c: { userId: string }) => c.userId === user.id);
+    for (let i = 0; i < 100 && !(await waitingFor()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await call(reader, "GET", "/support/conversations", "/support/conversations?app=default")).body.data.conversations[0].userId, user.id);
+    assert.equal((await call(reader, "GET", "/support/conversations", "/support/conversations?app=nope")).status, 400);
+    const conversation = await call(reader, "GET", "/support/players/{userId}", `/support/players/${user.id}`);
+    assert.deepEqual(conversation.body.data.messages.map((m: { text: string }) => m.text), ["where are my gems"]);
+    assert.equal((await call(reader, "GET", "/support/players/{userId}", `/support/players/${user.id}?app=nope`)).status, 400);
+    const replyRoute = "/support/players/{userId}/reply";
+    assert.equal((await call(reader, "POST", replyRoute, `/support/players/${user.id}/reply`, { text: "hi", replyId: "r-doc" })).status, 403);
+    const replied = await call(admin, "POST", replyRoute, `/support/players/${user.id}/reply`, { text: "Back in a minute", replyId: "r-doc" });
+    assert.deepEqual([replied.status, replied.body.data.sent], [200, true]);
+    assert.equal((await admin.call("GET", "/audit?action=support.reply&outcome=ok")).body.data[0].target, user.id);
     const unbanTrail = await admin.call("GET", `/audit?action=board.unban&target=${user.id}`);
     assert.deepEqual(unbanTrail.body.data.map((e: { outcome: string }) => e.outcome).sort(), ["ok", "refused", "refused"]);
     // A board reset from the console: the period ends now, the player's record stays with it.

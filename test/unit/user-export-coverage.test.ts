@@ -58,6 +58,12 @@ describe("user export: one section per store port", () => {
     assert.deepEqual(exported.sessionApps, ["default"]);
   });
 
+  it("exports the player's customer-service messages and the replies to them", async () => {
+    const message = { platform: "wechat", messageId: "9001", direction: "in" as const, kind: "text" as const, text: "help", detail: {}, operator: null, at: "t2", appId: "default" };
+    const withSupport = buildUserExport({ ...sources, supportMessages: async (id: string) => (id === "u1" ? [message] : []) });
+    assert.deepEqual((await withSupport.collect("u1")).supportMessages, [message]);
+  });
+
   it("refuses an unknown user before reading the other ports", async () => {
     let ledgerOpened = false;
     const strict = buildUserExport({ ...sources, ledger: async () => ((ledgerOpened = true), sources.ledger()) });

@@ -106,6 +106,8 @@ const ERRORS = {
   open_data_unexpected: ["The decrypted data has an unexpected shape; nothing was recorded", "解密后的数据格式不符，未记录"],
   open_data_expired: ["The encrypted data is too old; fetch it again", "加密数据已过期，请重新获取"],
   share_not_found: ["No such share (unknown, another app's, or expired)", "分享不存在（未知、属于其他应用或已过期）"],
+  support_conversation_not_found: ["This player has sent no customer-service message on this app: there is nobody to reply to", "该玩家未在此应用发过客服消息，无法回复"],
+  support_reply_window_closed: ["The platform refuses replies now (the player's last message is over 48 hours old, or the replies allowed are used up); nothing was sent", "平台当前不允许回复（玩家最后一条消息已超过 48 小时，或回复次数已用完），未发送"],
   risky_player: ["The platform rates this player too risky for this reward", "平台判定该玩家风险过高，不发放此奖励"],
   liveops_invalid: ["The LiveOps definitions have problems; nothing was changed", "运营配置有问题，未做任何更改"],
   liveops_version_not_found: ["No such LiveOps version", "没有该运营配置版本"],

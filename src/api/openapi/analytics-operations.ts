@@ -6,7 +6,7 @@ import { AUTH_ERRORS, type OperationSpec } from "./operation-spec";
 
 export function registerAnalyticsComponents(register: (id: string, schema: z.ZodType) => void): void {
   register("EventsAcceptedResponse", s.okEnvelope(a.eventsAcceptedSchema));
-  const timeZone = z.string().meta({ description: "The studio's time zone the days are counted in (ANALYTICS_TIME_ZONE)", example: "Asia/Shanghai" });
+  const timeZone = z.string().meta({ description: "The studio's time zone the days are counted in (STUDIO_TIME_ZONE)", example: "Asia/Shanghai" });
   register("ConsoleAnalyticsDailyResponse", s.okEnvelope(z.object({ timeZone, days: a.dailyDaySchema.array() })));
   register("ConsoleAnalyticsRetentionResponse", s.okEnvelope(z.object({ timeZone, cohorts: a.retentionCohortSchema.array() })));
 }

@@ -150,7 +150,7 @@ function wechatGiftPush(): OperationSpec[] {
       path: "/api/minigame/wechat/gift-push",
       operationId: "wechatGiftPush",
       tag: "Rewards",
-      summary: "WeChat gift-pack delivery (minigame_deliver_goods)",
+      summary: "WeChat message push: gift-pack delivery (minigame_deliver_goods) and customer-service messages",
       description:
         `${note} Only safe mode is read (\`encrypt_type=aes\`, \`msg_signature\` = sha1 of the sorted Token, timestamp, nonce ` +
         "and `Encrypt`; the event AES-encrypted with the EncodingAESKey, the app id inside): in plain mode the signature does " +
@@ -160,7 +160,9 @@ function wechatGiftPush(): OperationSpec[] {
         "Refused with a non-zero ErrCode and nothing granted: 40001 signature or msg_signature, 40002 timestamp (over 300 s), " +
         "40003 malformed, 40004 another app, 40009 a (timestamp, nonce) already seen with another body, 40010 a pack the " +
         "catalog lacks (WeChat pushes again: add it), 40011 plain mode; an unknown player: ErrCode 1 with SubErrCode 172935494. " +
-        "Previews (IsPreview) and other events answer success and grant nothing.",
+        "Previews (IsPreview) and other events answer success and grant nothing. The same push carries players' customer-service " +
+        "messages (MsgType text, image, miniprogrampage; the user_enter_tempsession event): each kept once per MsgId for the " +
+        "console's Customer service screen (docs/growth.md), ErrCode 0; malformed → 40003, nothing kept.",
       body: { schema: z.object({ ToUserName: z.string(), Encrypt: z.string() }), examples: {} },
       success: { status: 200, component: "WeChatPushReply", description: "ErrCode 0: granted (or nothing to grant); non-zero: refused" },
       errors: [],
@@ -180,7 +182,8 @@ function douyinGiftPush(): OperationSpec {
       "x-nonce-str, x-timestamp (ms), x-signature (base64 md5 of the sorted headers, the body and the Token). A " +
       "`gift_delivery` grants the catalog's pack named by `gift_id` once per `gift_code`: HTTP 200 `{\"success\":true, \"err_no\":0}`, the " +
       "same push again too; `verify_request`, test pushes (env_type development) and other types answer 200 and grant " +
-      "nothing. Refused, nothing granted: 401 a bad signature, 400 another app, a stale (over 10 min) or malformed push, " +
+      "nothing. `douyin_microgame_im` (a player's customer-service message) is kept once per `msg_id` for the console " +
+      "(docs/growth.md): 200; malformed → 400, nothing kept. Refused, nothing granted: 401 a bad signature, 400 another app, a stale (over 10 min) or malformed push, " +
       "409 a pack the catalog lacks or an unknown player; 500 not granted (Douyin pushes again).",
     body: { schema: z.object({ gift_id: z.string().optional(), gift_code: z.string(), open_id: z.string() }), examples: {} },
     success: { status: 200, component: "DouyinGiftPushReply", description: "success: granted (or nothing to grant)" },

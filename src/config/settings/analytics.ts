@@ -1,6 +1,7 @@
 /** Settings of analytics (docs/analytics.md): the studio's day, the event writer's bounds, client events. */
 import { z } from "zod";
 import { int } from "../config-types";
+import { studioTimeZone } from "./growth";
 
 const timeZone = z.string().refine((zone) => {
   try {
@@ -12,7 +13,8 @@ const timeZone = z.string().refine((zone) => {
 }, "is not an IANA time zone (e.g. Asia/Shanghai, UTC)");
 
 export const analyticsShape = {
-  ANALYTICS_TIME_ZONE: timeZone.default("Asia/Shanghai"),
+  /** Deprecated alias of STUDIO_TIME_ZONE (growth.ts), read when that is not set; both set and different is refused. */
+  ANALYTICS_TIME_ZONE: timeZone.optional(),
   ANALYTICS_BUFFER_MAX: int(100, 10_000_000).default(100_000),
   ANALYTICS_FLUSH_MS: int(50, 60_000).default(1000),
   ANALYTICS_ROLLUP_MINUTES: int(0, 1440).default(10),
@@ -22,11 +24,11 @@ export const analyticsShape = {
 
 type AnalyticsSettings = z.output<z.ZodObject<typeof analyticsShape>>;
 
-export function analyticsConfig(s: AnalyticsSettings) {
+export function analyticsConfig(s: AnalyticsSettings & { STUDIO_TIME_ZONE?: string }) {
   return {
     analytics: {
       /** The studio's day: rollups count days from midnight to midnight here. */
-      timeZone: s.ANALYTICS_TIME_ZONE,
+      timeZone: studioTimeZone(s),
       /** The most events one process holds while the store is slow or out; beyond it new ones are dropped and counted. */
       bufferMax: s.ANALYTICS_BUFFER_MAX,
       /** How often buffered events are written. */

@@ -20,8 +20,8 @@ function isTimeZone(value: string): boolean {
 }
 
 export const growthShape = {
-  /** The IANA time zone a "day" of the daily growth rewards is counted in. */
-  STUDIO_TIME_ZONE: z.string().trim().refine(isTimeZone, "must be an IANA time zone, e.g. Asia/Shanghai").default("Asia/Shanghai"),
+  /** The studio's IANA time zone: the day of the daily growth rewards and of analytics' rollups (default Asia/Shanghai). */
+  STUDIO_TIME_ZONE: z.string().trim().refine(isTimeZone, "must be an IANA time zone, e.g. Asia/Shanghai").optional(),
   /** Comma-separated grants to check the player's WeChat risk rank before: ad_reward, gift_pack, sidebar, game_club. Empty: none. */
   RISK_RANK_CHECKS: z
     .string()
@@ -39,10 +39,20 @@ export const growthShape = {
 
 type GrowthSettings = z.output<z.ZodObject<typeof growthShape>>;
 
-export function growthConfig(s: GrowthSettings) {
+export const DEFAULT_STUDIO_TIME_ZONE = "Asia/Shanghai";
+
+/**
+ * The studio's one time zone: STUDIO_TIME_ZONE, or ANALYTICS_TIME_ZONE, its deprecated alias (the name
+ * analytics shipped with), so a deployment that set only the old name keeps its days.
+ */
+export function studioTimeZone(s: { STUDIO_TIME_ZONE?: string; ANALYTICS_TIME_ZONE?: string }): string {
+  return s.STUDIO_TIME_ZONE ?? s.ANALYTICS_TIME_ZONE ?? DEFAULT_STUDIO_TIME_ZONE;
+}
+
+export function growthConfig(s: GrowthSettings & { ANALYTICS_TIME_ZONE?: string }) {
   return {
     growth: {
-      timeZone: s.STUDIO_TIME_ZONE,
+      timeZone: studioTimeZone(s),
       riskRank: {
         checks: splitList(s.RISK_RANK_CHECKS) as RiskCheckedGrant[],
         threshold: s.RISK_RANK_THRESHOLD,

@@ -65,7 +65,7 @@ export interface DailyMetrics {
 export interface DailyRow extends DailyMetrics {
   app: string;
   platform: string;
-  /** The studio's calendar day (ANALYTICS_TIME_ZONE), `YYYY-MM-DD`. */
+  /** The studio's calendar day (STUDIO_TIME_ZONE), `YYYY-MM-DD`. */
   date: string;
 }
 

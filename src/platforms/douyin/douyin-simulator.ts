@@ -23,6 +23,7 @@
  * `{hit, prob, model_name: "short_content_antidirt", target: null}`: `simulator-risky` hits; Douyin
  * has no "review", so `simulator-review` passes. No limit is simulated (Douyin documents none).
  */
+import { douyinSupportRoutes } from "./douyin-support-simulator";
 import crypto from "node:crypto";
 import { loginStateSignature } from "../../core/open-data-crypto";
 import { idDigest, judgeCode, newRid, newSessionKey, uuidShaped, type CodeKind } from "../../simulator/codes";
@@ -179,6 +180,7 @@ export const douyinSimulator: PlatformSimulator = {
     { method: "POST", path: "/api/v2/tags/text/antidirt", counts: "contentCheck", handle: antidirt },
     // Player storage and subscribe notifications: douyin-social-simulator.ts.
     ...douyinSocialRoutes,
+    ...douyinSupportRoutes,
   ],
   answersAs: { blocked: "invalid", ratelimited: "busy" },
   // Douyin tokens are observed as hex starting with 0801121.

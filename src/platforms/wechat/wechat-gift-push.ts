@@ -26,6 +26,7 @@
 import { parseJsonObject } from "../shared/json-object";
 import { decryptPush, PUSH_MAX_SKEW_SEC, verifiesUrl, pushSignature, type PushKeys } from "./wechat-push";
 import crypto from "node:crypto";
+import { isSupportPush, readSupportPush, type IncomingSupportMessage } from "./wechat-support";
 
 export const GIFT_EVENT = "minigame_deliver_goods";
 /** The guide's SubErrCode for "this player has no account here": WeChat stops retrying it. */
@@ -45,6 +46,8 @@ export interface GiftDelivery {
 
 export type GiftPushOutcome =
   | { kind: "gift"; delivery: GiftDelivery }
+  /** A player's customer-service message (wechat-support.ts), on the same push. */
+  | { kind: "support"; message: IncomingSupportMessage }
   /** Another event on the message push: acknowledged, nothing recorded. */
   | { kind: "other"; event: string }
   | { kind: "refused"; reason: GiftRefusal };
@@ -77,6 +80,10 @@ export function readGiftPush(appId: string, push: PushKeys, query: URLSearchPara
   if (opened.appId !== appId) return refused("wrong_app");
   const body = parseJsonObject(opened.message);
   if (!body) return refused("malformed");
+  if (isSupportPush(body)) {
+    const message = readSupportPush(body);
+    return message ? { kind: "support", message } : refused("malformed");
+  }
   if (body.MsgType !== "event" || typeof body.Event !== "string") return refused("malformed");
   if (body.Event !== GIFT_EVENT) return { kind: "other", event: body.Event };
   const game = body.MiniGame as Record<string, unknown> | undefined;

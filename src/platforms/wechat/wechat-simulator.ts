@@ -27,6 +27,7 @@ import { MALFORMED_BODY, param, type PlatformSimContext, type SimReply, type Sim
 import { opaqueTokenPolicy } from "../../simulator/tokens";
 import { wechatSocialRoutes } from "./wechat-social-simulator";
 import { wechatGrowthRoutes } from "./wechat-growth-simulator";
+import { wechatSupportRoutes } from "./wechat-support-simulator";
 
 const credentialErrors: CredentialErrors = {
   missingAppid: [41002, "appid missing"],
@@ -142,6 +143,6 @@ export const wechatSimulator = errcodeSimulator({
       invalidOpenid: [40003, "invalid openid"],
       invalidSignature: [87009, "invalid signature"],
     },
-    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers), ...wechatSocialRoutes(helpers), ...wechatGrowthRoutes(helpers)],
+    routes: (helpers) => [phoneNumberRoute(helpers), msgSecCheckRoute(helpers), ...wechatSocialRoutes(helpers), ...wechatGrowthRoutes(helpers), ...wechatSupportRoutes(helpers)],
   },
 });

@@ -1,5 +1,5 @@
 /**
- * Calendar days in the studio's time zone (ANALYTICS_TIME_ZONE): which day an instant falls on, and
+ * Calendar days in the studio's time zone (STUDIO_TIME_ZONE): which day an instant falls on, and
  * the instant a day starts. Intl knows the zone's rules, summer time included.
  */
 

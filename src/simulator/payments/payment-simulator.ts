@@ -24,6 +24,8 @@ import type { PlatformSimContext, SimReply } from "../platform-simulator";
 import { parseJsonObject } from "../../platforms/shared/json-object";
 import { readRawBody } from "../request-body";
 import { RewardSim } from "../rewards/reward-sim";
+import { growthStateOf } from "../growth-state";
+import { SUPPORT_REPLIES_PER_MESSAGE } from "../../platforms/wechat/wechat-support-simulator";
 import { DOUYIN_GIFT_CODE_PATH } from "../../platforms/douyin/douyin-gift-code";
 
 export interface PaymentSimulatorOptions {
@@ -84,7 +86,7 @@ export class PaymentSimulator {
   owns(method: string, path: string): boolean {
     const apis = [...WECHAT_COIN_SIM_PATHS, ...DOUYIN_WALLET_SIM_PATHS, ...ITEM_ORDER_QUERY_SIM_PATHS];
     if (method === "POST" && apis.includes(path)) return true;
-    if (method === "POST" && (path === "/__simulator/ad-reward" || path === "/__simulator/gift" || path === DOUYIN_GIFT_CODE_PATH)) return true;
+    if (method === "POST" && (path === "/__simulator/ad-reward" || path === "/__simulator/gift" || path === "/__simulator/support-message" || path === DOUYIN_GIFT_CODE_PATH)) return true;
     return path === "/__simulator/coins" || (method === "POST" && path === "/__simulator/item-purchase");
   }
 
@@ -104,6 +106,14 @@ export class PaymentSimulator {
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[0] : (v ?? "")]));
       const douyin = this.host.context("douyin");
       return { status: 200, reply: this.rewards.giftCodes.redeem(headers, raw ?? "", (token) => douyin?.tokenStatus(token) ?? { status: "unknown" }) };
+    }
+    if (path === "/__simulator/support-message") {
+      const opened = (platform: string, appId: string, windowKey: string, openid: string) => {
+        const social = this.host.context(platform)?.social;
+        if (social) growthStateOf(social).supportWindows.set(`${appId}\0${windowKey}`, { lastInMs: this.host.now(), repliesLeft: SUPPORT_REPLIES_PER_MESSAGE, openid });
+      };
+      const { status, body } = this.rewards.supportMessage(parseJsonObject(raw), opened);
+      return json(status, body);
     }
     if (path === "/__simulator/ad-reward" || path === "/__simulator/gift") {
       const { status, body } = path === "/__simulator/gift" ? this.rewards.gift(parseJsonObject(raw)) : this.rewards.adReward(parseJsonObject(raw));

@@ -11,6 +11,11 @@
  *   integration quotes it (2^n minutes, 2 to 1024), Douyin's as its payment callback's. Douyin with
  *   `delivery: "code"` pushes nothing: it issues a gift code for the player (gift-code-sim.ts), which
  *   the server redeems at `/mgplatform/api/gift/receive_reward`; `orderId` picks the code.
+ * - `POST /__simulator/support-message {platform, app?, openid, text?, kind?, msgId?, notifyUrl?}`: a player
+ *   wrote in the game's customer-service conversation; WeChat sends it on the message push (the gift
+ *   push's URL and keys, safe mode) with the gift push's schedule, Douyin as `douyin_microgame_im` on
+ *   its message push (x-signature); either opens the reply window the send API checks
+ *   (wechat-support-simulator.ts, douyin-support-simulator.ts). `kind` (WeChat): text, image, page, enter.
  * Schedules are multiplied by `retryScale` so tests can compress them. `app` is the platform's app
  * id (default: the platform's simulator app); keys are simulatorRewardKeys(platform, app).
  */
@@ -22,6 +27,8 @@ import { signDouyinPush } from "../../platforms/douyin/douyin-gift";
 import { DOUYIN_CALLBACK_RETRY_MS } from "../payments/item-purchase-sim";
 import { GiftCodeSim } from "./gift-code-sim";
 import { simulatorRewardKeys } from "./reward-keys";
+import { douyinSupportPushText, supportPushBody } from "./support-push";
+import { DOUYIN_SUPPORT_MSG_TYPE } from "../../platforms/douyin/douyin-support";
 
 export const WECHAT_AD_RETRY_MS: readonly number[] = [15_000, 22_500, 33_750];
 export const WECHAT_AD_TIMEOUT_MS = 1_000;
@@ -38,7 +45,7 @@ export interface RewardSimOptions {
 
 /** One simulated delivery: how many times it was sent and whether one was answered success. */
 export interface RewardDelivery {
-  kind: "ad" | "gift";
+  kind: "ad" | "gift" | "support";
   platform: string;
   appId: string;
   id: string;
@@ -149,7 +156,52 @@ export class RewardSim {
     return { status: 200, body: platform === "wechat" ? { orderId: id } : { giftCode: id } };
   }
 
-  delivery(kind: "ad" | "gift", id: string, platform = "wechat"): RewardDelivery | undefined {
+  /** A player's customer-service message pushed as WeChat does; `opened` notes the reply window it opens. */
+  supportMessage(body: Record<string, unknown> | undefined, opened: (platform: string, appId: string, windowKey: string, openid: string) => void): Reply {
+    const bad = (errmsg: string): Reply => ({ status: 400, body: { errcode: 400, errmsg } });
+    if (!body) return bad("expected a JSON object");
+    const { openid, platform } = body;
+    if (platform !== "wechat" && platform !== "douyin") return bad("customer-service pushes are simulated for wechat and douyin");
+    if (typeof openid !== "string" || !openid) return bad("openid is a required string");
+    const target = this.target(body, platform, "gift-push");
+    if (typeof target === "string") return bad(target);
+    // Douyin's ids are 64-bit numbers (beyond a JS number: the server reads them from the raw text).
+    const msgId = typeof body.msgId === "string" && ID.test(body.msgId) ? body.msgId : platform === "douyin" ? `74944${crypto.randomInt(1e13, 9e13)}` : String(crypto.randomInt(1e12, 9e12));
+    const keys = simulatorRewardKeys(platform, target.appId);
+    const delivery: RewardDelivery = { kind: "support", platform, appId: target.appId, id: msgId, attempts: 0, acknowledged: false };
+    if (platform === "douyin") {
+      const conversationId = `749${BigInt(`0x${crypto.createHash("sha256").update(`${target.appId}:${openid}`).digest("hex").slice(0, 14)}`)}`;
+      const raw = douyinSupportPushText(target.appId, openid, conversationId, msgId, body, this.now());
+      if (raw === undefined) return bad("text is required");
+      this.deliveries.set(`support:${msgId}`, delivery);
+      opened("douyin", target.appId, conversationId, openid);
+      const sendDouyin = async (): Promise<Sent> => {
+        const headers = signDouyinPush(keys.giftPushToken, target.appId, DOUYIN_SUPPORT_MSG_TYPE, raw, this.now());
+        const response = await fetch(target.url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: raw, signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+        await response.arrayBuffer().catch(() => undefined);
+        return { ok: response.status === 200 };
+      };
+      void this.deliver(delivery, sendDouyin, DOUYIN_CALLBACK_RETRY_MS, 0);
+      return { status: 200, body: { msgId, conversationId } };
+    }
+    const message = supportPushBody(target.appId, openid, msgId, body, Math.floor(this.now() / 1000));
+    if (typeof message === "string") return bad(message);
+    this.deliveries.set(`support:${msgId}`, delivery);
+    opened("wechat", target.appId, openid, openid);
+    const send = async (): Promise<Sent> => {
+      const url = new URL(target.url);
+      const sealed = sealPush({ token: keys.giftPushToken, encodingAesKey: keys.giftPushAesKey }, target.appId, JSON.stringify(message), String(Math.floor(this.now() / 1000)), crypto.randomBytes(6).toString("hex"));
+      for (const [name, value] of sealed.query) url.searchParams.set(name, value);
+      const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: sealed.body, signal: AbortSignal.timeout(PUSH_TIMEOUT_MS) });
+      const answer = (await response.json().catch(() => undefined)) as { ErrCode?: unknown } | undefined;
+      return { ok: response.ok && answer?.ErrCode === 0 };
+    };
+    void this.deliver(delivery, send, WECHAT_GIFT_RETRY_MS, 0);
+    return { status: 200, body: { msgId } };
+  }
+
+  delivery(kind: "ad" | "gift" | "support", id: string, platform = "wechat"): RewardDelivery | undefined {
+    if (kind === "support") return this.deliveries.get(`support:${id}`);
     return this.deliveries.get(kind === "ad" ? `ad:${id}` : `gift:${platform}:${id}`);
   }
 

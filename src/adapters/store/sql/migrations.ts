@@ -8,6 +8,7 @@ import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
 import { createLiveGiftTables } from "./live-gift-schema";
 import { createLiveOpsTables } from "./liveops-schema";
+import { createSupportTables } from "./support-schema";
 import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
@@ -140,6 +141,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // LiveOps definitions' versions and players' experiment assignments (liveops-schema.ts).
     "0015_liveops": {
       up: (db: Kysely<any>) => createLiveOpsTables(db, dialect),
+    },
+    // Customer-service messages and replies (support-schema.ts).
+    "0017_support_messages": {
+      up: (db: Kysely<any>) => createSupportTables(db, dialect),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
