@@ -10,9 +10,9 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { projectRoot } from "../config/settings-files";
 import { AppError } from "../core/errors";
 import { OPERATOR_ROLES, type OperatorStore } from "../core/ports/operator-store";
-import { sendOk } from "../api/envelope";
-import { parseInput } from "../api/validate";
-import type { Services } from "../server/container";
+import { sendOk } from "../http/envelope";
+import { parseInput } from "../http/validate";
+import type { Services } from "../services/services";
 import { AuditLog, auditCsv } from "../services/console/audit-log";
 import { ConsolePlayers } from "../services/console/console-players";
 import { ConsoleSessions } from "../services/console/console-sessions";

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AUDIT_OUTCOMES, OPERATOR_ROLES } from "../core/ports/operator-store";
 import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
-import { userSchema } from "../api/schemas";
+import { userSchema } from "../http/user-schema";
 import { MUTE_MAX_SEC } from "../services/mute-service";
 
 const iso = () => z.string().meta({ description: "ISO 8601 UTC", example: "2026-01-31T08:00:00.000Z" });
