@@ -21,6 +21,7 @@ import { buildUserExport, type UserExport } from "../services/user-export";
 import { clearedCookie, ConsoleGuard, cookieToken, sessionCookie, type CookieRules } from "./console-guard";
 import { consoleApps, consoleHealth } from "./console-health";
 import { consolePlayerRoutes } from "./console-player-routes";
+import { consoleOperatorRoutes } from "./console-operators";
 import { auditQuery, operatorParam, passwordBody, roleBody, signInBody } from "./console-schemas";
 import { BUILT_IN_SCREENS, type ConsoleScreen } from "./console-screens";
 import { rewardsScreen } from "./console-rewards";
@@ -171,6 +172,7 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
     const { role } = parseInput(roleBody, req.body ?? {});
     return { target: name, detail: { role }, result: await accounts.setRole(name, role) };
   }));
+  api.use(consoleOperatorRoutes(accounts, sessions, guard));
   for (const screen of screens) screen.routes?.(api, { services, guard, audit });
 
   router.use("/console/api", api);

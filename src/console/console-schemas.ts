@@ -51,6 +51,13 @@ export const auditQuery = z.object({
   format: z.enum(["json", "csv"]).optional().describe("csv: the same entries as a CSV download"),
 });
 export const roleBody = z.object({ role: z.enum(OPERATOR_ROLES) });
+export const addOperatorBody = z.object({
+  name: z.string().min(1).max(64).meta({ example: "dana" }),
+  role: z.enum(OPERATOR_ROLES),
+  totp: z.boolean().optional().describe("Set up a second factor (always for an admin in production)"),
+});
+export const resetOperatorBody = z.object({ totp: z.boolean().optional().describe("A new second factor too (a lost phone)") });
+export const totpCodeBody = z.object({ code: z.string().trim().regex(/^\d{6}$/, "must be the 6 digits the authenticator shows") });
 
 // Answers
 export const operatorViewSchema = z.strictObject({
