@@ -70,6 +70,13 @@ export const operatorViewSchema = z.strictObject({
   createdAt: iso(),
   updatedAt: iso(),
 });
+export const oneTimeCredentialsSchema = z.strictObject({
+  operator: operatorViewSchema,
+  initialPassword: z.string().describe("Shown once; replaced at the operator's first sign-in"),
+  totpUri: z.string().optional().describe("The otpauth:// link of a new second factor, shown once"),
+  totpQr: z.string().optional().describe("The same link as a QR code: a PNG data URL"),
+});
+export const totpConfirmedSchema = z.strictObject({ confirmed: z.literal(true) });
 export const consoleSessionSchema = z.strictObject({
   operator: operatorViewSchema,
   csrfToken: z.string().describe("Send it as X-CSRF-Token on every change"),

@@ -39,16 +39,17 @@ describe("operators added and enrolled in the console (Chromium)", function () {
 
   /** The text of the QR code the page shows, read from the image's pixels as a camera would. */
   async function readQr(page: Page): Promise<string | undefined> {
-    const image = await page.locator("img.totp-qr").evaluate(async (img: HTMLImageElement) => {
+    // Browser objects, typed loosely: the tests compile without the DOM library.
+    const image = await page.locator("img.totp-qr").evaluate(async (img: any) => {
       await img.decode();
-      const canvas = document.createElement("canvas");
+      const canvas = (globalThis as any).document.createElement("canvas");
       canvas.width = img.naturalWidth;
       canvas.height = img.naturalHeight;
-      const ctx = canvas.getContext("2d")!;
+      const ctx = canvas.getContext("2d");
       ctx.drawImage(img, 0, 0);
-      return { width: canvas.width, height: canvas.height, data: Array.from(ctx.getImageData(0, 0, canvas.width, canvas.height).data) };
+      return { width: canvas.width, height: canvas.height, data: Array.from(ctx.getImageData(0, 0, canvas.width, canvas.height).data as ArrayLike<number>) };
     });
-    return jsQR(Uint8ClampedArray.from(image.data), image.width, image.height)?.data;
+    return jsQR(Uint8ClampedArray.from(image.data as number[]), image.width as number, image.height as number)?.data;
   }
 
   it("adds an operator, shows its QR code, confirms a code and the operator signs in with TOTP", async () => {
