@@ -3,7 +3,7 @@
  * this one accessor, set once at boot by app.config.ts.
  */
 import type { AppConfig } from "../src/config/config";
-import type { HoldTimer } from "../src/server/container";
+import type { HoldTimer } from "../src/services/services";
 import type { Logger } from "../src/logging/logger";
 import type { ModerationService } from "../src/services/moderation-service";
 import type { MuteService } from "../src/services/mute-service";

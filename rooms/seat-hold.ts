@@ -6,7 +6,7 @@
  * waiting for it.
  */
 import type { Client, Deferred, Room } from "@colyseus/core";
-import type { HoldTimer } from "../src/server/container";
+import type { HoldTimer } from "../src/services/services";
 
 const processTimer: HoldTimer = {
   setTimeout: (callback, ms) => setTimeout(callback, ms),

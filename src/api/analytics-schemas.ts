@@ -22,14 +22,7 @@ export const clientEventsBody = z.strictObject({
   events: z.array(z.unknown()).min(1, "must list at least one event").max(MAX_EVENTS_PER_REQUEST, `must list at most ${MAX_EVENTS_PER_REQUEST} events`),
 });
 
-const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a day, YYYY-MM-DD").refine((d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)), "is not a calendar day");
-const label = z.string().regex(/^[A-Za-z0-9_.@-]{1,64}$/, "is not an app key or platform name");
-
-/** `?app&platform&from&to` of the console's analytics reads: at most 400 days. */
-export const analyticsRangeQuery = z
-  .object({ app: label.optional(), platform: label.optional(), from: day, to: day })
-  .refine((q) => q.from <= q.to, { message: "must not be after to", path: ["from"] })
-  .refine((q) => Date.parse(q.to) - Date.parse(q.from) <= 400 * 86_400_000, { message: "a range is at most 400 days", path: ["from"] });
+export { analyticsRangeQuery } from "../http/analytics-range";
 
 /** A count in a response: bounded and with an example, as every integer of the API description. */
 const count = (description: string, example: number) => z.int().min(0).max(2_000_000_000).meta({ description, example });

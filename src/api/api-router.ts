@@ -1,6 +1,6 @@
 import { liveopsRoutes } from "./liveops-routes";
 import express, { Router, type Request } from "express";
-import type { Services } from "../server/container";
+import type { Services } from "../services/services";
 import { AppError } from "../core/errors";
 import { allowedMethods } from "./allowed-methods";
 import { authRoutes, userRoutes, type AccountRouteDeps } from "./account-routes";

@@ -1,18 +1,14 @@
 import express, { Router, type ErrorRequestHandler, type Request, type Response } from "express";
 import { AppError } from "../core/errors";
-import type { PaymentKeys } from "../core/ports/coin-wallet";
 import type { Logger } from "../logging/logger";
-import { readPush, verifiesUrl, type PushKeys } from "../platforms/wechat/wechat-push";
+import { readPush, verifiesUrl } from "../platforms/wechat/wechat-push";
+import type { PushApp } from "../services/payments/payment-deps";
 import type { PaymentOperations } from "../services/payments/payment-operations";
 import type { PushNonces } from "../services/push-nonces";
 import { mountDouyinPush } from "./push-routes-douyin";
 
-/** An app that accepts item-purchase pushes: its platform app id, push (or callback) Token (and AES key), and payment keys. */
-export interface PushApp {
-  appId: string;
-  push: PushKeys;
-  keys: PaymentKeys;
-}
+export type { PushApp };
+
 
 export interface PushRouteDeps {
   /** The served platforms (PLATFORMS): each platform's push route exists only where it is served. */

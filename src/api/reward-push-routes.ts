@@ -13,26 +13,19 @@
 import express, { Router, type Request, type Response } from "express";
 import { AppError } from "../core/errors";
 import type { Logger } from "../logging/logger";
-import { adCallbackFields, readAdCallback, verifiesAdUrl, signedAdCallback, type AdCallbackKeys } from "../platforms/wechat/wechat-ad-reward";
+import { adCallbackFields, readAdCallback, verifiesAdUrl, signedAdCallback } from "../platforms/wechat/wechat-ad-reward";
 import { GIFT_UNKNOWN_PLAYER_SUBCODE, readGiftPush } from "../platforms/wechat/wechat-gift-push";
-import { verifiesUrl, type PushKeys } from "../platforms/wechat/wechat-push";
+import { verifiesUrl } from "../platforms/wechat/wechat-push";
 import { pushHeaders, readDouyinPush, signedPush } from "../platforms/douyin/douyin-gift";
 import { parseJsonObject } from "../platforms/shared/json-object";
-import type { AdRewards } from "../services/rewards/ad-rewards";
+import type { AdRewards, RewardApp } from "../services/rewards/ad-rewards";
 import type { GiftRewards } from "../services/rewards/gift-rewards";
 import type { PushNonces } from "../services/push-nonces";
 import type { SupportDesk } from "../services/growth/support-desk";
 import { DOUYIN_SUPPORT_MSG_TYPE, readDouyinSupportPush } from "../platforms/douyin/douyin-support";
 
-/** One app's keys for the reward callbacks of one platform. */
-export interface RewardApp {
-  /** Our app's key. */
-  app: string;
-  /** The platform's app id. */
-  appId: string;
-  ad?: AdCallbackKeys;
-  giftPush?: PushKeys;
-}
+export type { RewardApp };
+
 
 export interface RewardPushDeps {
   platforms: readonly { name: string }[];

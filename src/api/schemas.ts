@@ -4,11 +4,10 @@
 import { z } from "zod";
 import { AVATAR_MAX_LENGTH, AVATAR_URL_MESSAGE, FORBIDDEN_TEXT_MESSAGE, isCleanText, isSafeAvatarUrl, NICKNAME_MAX_LENGTH } from "../core/text-rules";
 
-/**
- * Realistic bounds, so the API description shows them instead of zod's ±2^53 defaults. Versions
- * are stored as 32-bit integers; platform error numbers are 32-bit on every platform seen.
- */
-const MAX_INT32 = 2_147_483_647;
+import { MAX_INT32, userSchema } from "../http/user-schema";
+
+export { userSchema };
+
 /** WeChat and Douyin issue tokens for 2 hours, Kuaishou for 48; a week leaves room for more. */
 const MAX_PLATFORM_TOKEN_SEC = 7 * 24 * 3600;
 const platformNumber = () => z.int().min(-MAX_INT32 - 1).max(MAX_INT32).meta({ example: 0 });
@@ -90,26 +89,6 @@ export const passwordChangeBody = z.object({
  * do that); they are the source of the API description, and the conformance test holds the real
  * responses to them, so the description cannot drift from the code.
  */
-
-/** The local user (spec 2.3), as `data` of GET /users/me and `data.user` of every login. */
-export const userSchema = z.strictObject({
-  id: z.uuid().meta({ description: "Primary key (a version 7 UUID: it sorts by creation time), and the JWT's `userId` claim. Not the platform openid.", example: "019ab4f1-2c3d-7e4f-8a5b-6c7d8e9f0a1b" }),
-  username: z.string().meta({ description: "`mg_<platform>_<suffix>` for a mini-game user, the chosen name for an account", example: "mg_wechat_k3j9x2ab" }),
-  // Examples matter for fields with a pattern: Swagger UI would otherwise sample noise from it.
-  email: z.email().meta({ description: "A generated placeholder for a mini-game user", example: "wechat_k3j9x2ab@players.invalid" }),
-  nickname: z.string().nullable(),
-  avatar: z.string().nullable().describe("An https URL, or null"),
-  openid: z.string().nullable().meta({ description: "The platform key the user was found or created by, as the token's game knows it (a player of several games has one openid in each); null for registered accounts", example: "oGZUI0egBJY1zhBYw2KhdUfwVJJE" }),
-  guildId: z.string().nullable(),
-  status: z
-    .int()
-    .min(0)
-    .max(99)
-    .meta({ description: "1 = active; 2 = disabled or banned by an operator. Any value but 1: every login and session is refused", example: 1 }),
-  createdAt: z.iso.datetime().meta({ description: "ISO 8601 UTC, milliseconds", example: "2025-01-31T08:00:00.000Z" }),
-  updatedAt: z.iso.datetime().meta({ example: "2025-01-31T08:00:00.000Z" }),
-  version: z.int().min(1).max(MAX_INT32).meta({ description: "Starts at 1, +1 on every change; send it back in PATCH /api/users/me", example: 1 }),
-});
 
 /** GET /users/me: the user, and the app of the token's session. */
 export const meSchema = userSchema.extend({

@@ -1,11 +1,11 @@
 /** Building blocks of the settings schemas (config.ts, simulator-config.ts). */
 import { z } from "zod";
+import { bool } from "../core/setting-values";
+
+/** Declared below the platforms, which declare settings too (core/setting-values.ts). */
+export { bool };
 
 export type Env = Record<string, string | undefined>;
-
-export const bool = z
-  .enum(["true", "false", "1", "0", "yes", "no"])
-  .transform((v) => v === "true" || v === "1" || v === "yes");
 
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 

@@ -3,8 +3,8 @@
  * all) over a range of the studio's days, read from the rollups (docs/analytics.md). Read-only.
  */
 import type { Router } from "express";
-import { analyticsRangeQuery } from "../api/analytics-schemas";
-import { parseInput } from "../api/validate";
+import { analyticsRangeQuery } from "../http/analytics-range";
+import { parseInput } from "../http/validate";
 import type { ConsoleScreen } from "./console-screens";
 
 export const analyticsScreen: ConsoleScreen = {

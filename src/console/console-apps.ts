@@ -1,7 +1,7 @@
 /** The `app` every per-app console route takes and its check against the apps this server serves; the player check of the routes that name one. */
 import { z } from "zod";
 import { AppError } from "../core/errors";
-import type { Services } from "../server/container";
+import type { Services } from "../services/services";
 
 export const appQuery = z.object({ app: z.string().min(1).max(64).default("default") });
 

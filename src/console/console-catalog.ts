@@ -6,8 +6,8 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
-import type { Services } from "../server/container";
+import { parseInput } from "../http/validate";
+import type { Services } from "../services/services";
 import { appQuery, knownApp } from "./console-apps";
 import type { ScreenContext } from "./console-screens";
 

@@ -8,7 +8,7 @@
 import type { Router } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import { appQuery, knownApp, knownPlayer } from "./console-apps";
 import { catalogHistoryRoutes } from "./console-catalog";
 import type { ConsoleScreen } from "./console-screens";

@@ -5,7 +5,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError } from "../core/errors";
 import type { OperatorRole } from "../core/ports/operator-store";
-import { sendOk } from "../api/envelope";
+import { sendOk } from "../http/envelope";
 import type { AuditLog } from "../services/console/audit-log";
 import { csrfMatches, type ConsoleSession, type ConsoleSessions } from "../services/console/console-sessions";
 

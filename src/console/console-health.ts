@@ -5,7 +5,7 @@
  */
 import os from "node:os";
 import { matchMaker } from "@colyseus/core";
-import type { Services } from "../server/container";
+import type { Services } from "../services/services";
 
 interface MetricValue {
   labels: Record<string, string | number>;

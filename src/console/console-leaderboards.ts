@@ -6,7 +6,7 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import { appQuery, knownApp, knownPlayer } from "./console-apps";
 import type { ConsoleScreen } from "./console-screens";
 import { userIdParam } from "./console-schemas";

@@ -1,7 +1,7 @@
 /** The players and orders screens' JSON routes (under /console/api). */
 import { Router } from "express";
 import { AppError } from "../core/errors";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import type { ConsolePlayers } from "../services/console/console-players";
 import type { AuditLog } from "../services/console/audit-log";
 import type { ConsoleGuard } from "./console-guard";

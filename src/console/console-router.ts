@@ -10,9 +10,9 @@ import express, { Router, type NextFunction, type Request, type Response } from 
 import { projectRoot } from "../config/settings-files";
 import { AppError } from "../core/errors";
 import { OPERATOR_ROLES, type OperatorStore } from "../core/ports/operator-store";
-import { sendOk } from "../api/envelope";
-import { parseInput } from "../api/validate";
-import type { Services } from "../server/container";
+import { sendOk } from "../http/envelope";
+import { parseInput } from "../http/validate";
+import type { Services } from "../services/services";
 import { AuditLog, auditCsv } from "../services/console/audit-log";
 import { ConsolePlayers } from "../services/console/console-players";
 import { ConsoleSessions } from "../services/console/console-sessions";
@@ -21,6 +21,7 @@ import { buildUserExport, type UserExport } from "../services/user-export";
 import { clearedCookie, ConsoleGuard, cookieToken, sessionCookie, type CookieRules } from "./console-guard";
 import { consoleApps, consoleHealth } from "./console-health";
 import { consolePlayerRoutes } from "./console-player-routes";
+import { consoleOperatorRoutes } from "./console-operators";
 import { auditQuery, operatorParam, passwordBody, roleBody, signInBody } from "./console-schemas";
 import { BUILT_IN_SCREENS, type ConsoleScreen } from "./console-screens";
 import { rewardsScreen } from "./console-rewards";
@@ -175,6 +176,7 @@ export function consoleRoutes(services: Services, operators: OperatorStore, scre
     const { role } = parseInput(roleBody, req.body ?? {});
     return { target: name, detail: { role }, result: await accounts.setRole(name, role) };
   }));
+  api.use(consoleOperatorRoutes(accounts, sessions, guard));
   for (const screen of screens) screen.routes?.(api, { services, guard, audit });
   // The players and orders screens' own routes: the player page and the queue of orders needing a person.
   if (screens.some((s) => s.id === "players")) playerPageRoutes(api, { services, guard, audit });

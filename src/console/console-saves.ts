@@ -6,7 +6,7 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import { AppError } from "../core/errors";
 import type { SaveObject } from "../core/ports/save-store";
 import { appQuery, knownApp, knownPlayer } from "./console-apps";

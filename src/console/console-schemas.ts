@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { AUDIT_OUTCOMES, OPERATOR_ROLES } from "../core/ports/operator-store";
 import { ORDER_KINDS, ORDER_STATES } from "../core/ports/order-ledger";
-import { userSchema } from "../api/schemas";
+import { userSchema } from "../http/user-schema";
 import { MUTE_MAX_SEC } from "../services/mute-service";
 
 const iso = () => z.string().meta({ description: "ISO 8601 UTC", example: "2026-01-31T08:00:00.000Z" });
@@ -51,6 +51,13 @@ export const auditQuery = z.object({
   format: z.enum(["json", "csv"]).optional().describe("csv: the same entries as a CSV download"),
 });
 export const roleBody = z.object({ role: z.enum(OPERATOR_ROLES) });
+export const addOperatorBody = z.object({
+  name: z.string().min(1).max(64).meta({ example: "dana" }),
+  role: z.enum(OPERATOR_ROLES),
+  totp: z.boolean().optional().describe("Set up a second factor (always for an admin in production)"),
+});
+export const resetOperatorBody = z.object({ totp: z.boolean().optional().describe("A new second factor too (a lost phone)") });
+export const totpCodeBody = z.object({ code: z.string().trim().regex(/^\d{6}$/, "must be the 6 digits the authenticator shows") });
 
 // Answers
 export const operatorViewSchema = z.strictObject({
@@ -63,6 +70,13 @@ export const operatorViewSchema = z.strictObject({
   createdAt: iso(),
   updatedAt: iso(),
 });
+export const oneTimeCredentialsSchema = z.strictObject({
+  operator: operatorViewSchema,
+  initialPassword: z.string().describe("Shown once; replaced at the operator's first sign-in"),
+  totpUri: z.string().optional().describe("The otpauth:// link of a new second factor, shown once"),
+  totpQr: z.string().optional().describe("The same link as a QR code: a PNG data URL"),
+});
+export const totpConfirmedSchema = z.strictObject({ confirmed: z.literal(true) });
 export const consoleSessionSchema = z.strictObject({
   operator: operatorViewSchema,
   csrfToken: z.string().describe("Send it as X-CSRF-Token on every change"),

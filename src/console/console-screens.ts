@@ -5,7 +5,7 @@
  */
 import type { Router } from "express";
 import type { OperatorRole } from "../core/ports/operator-store";
-import type { Services } from "../server/container";
+import type { Services } from "../services/services";
 import type { ConsoleGuard } from "./console-guard";
 import type { AuditLog } from "../services/console/audit-log";
 

@@ -5,14 +5,15 @@
  * operator add <name> --role admin).
  */
 import type express from "express";
-import { openOperatorStore } from "../server/operator-wiring";
-import type { Services } from "../server/container";
+import type { OperatorStore } from "../core/ports/operator-store";
+import type { Services } from "../services/services";
 import { AuditRetention } from "../services/console/audit-retention";
 import { consoleRoutes } from "./console-router";
 
-export async function mountConsole(app: express.Express, services: Services): Promise<() => Promise<void>> {
+/** `openOperators` opens the store (server/operator-wiring.ts): the server knows the adapters, the console does not. */
+export async function mountConsole(app: express.Express, services: Services, openOperators: () => Promise<OperatorStore>): Promise<() => Promise<void>> {
   const { config } = services;
-  const operators = await openOperatorStore(config, services.logger, { shareSqlite: true });
+  const operators = await openOperators();
   try {
     if (config.env === "production" && !(await operators.list()).some((op) => !op.disabled)) {
       throw new Error("CONSOLE_ENABLED=true but no operator can sign in: create one with npm run admin -- operator add <name> --role admin");

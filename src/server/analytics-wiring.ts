@@ -12,8 +12,7 @@ import type { ErasureMarks } from "../core/ports/erasure-marks";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import { analyticsMetrics } from "../observability/analytics-metrics";
-import type { AnalyticsCounters } from "../services/analytics/analytics-events";
+import { analyticsMetrics } from "./analytics-metrics";
 import { AnalyticsReports } from "../services/analytics/analytics-reports";
 import { ClientEvents } from "../services/analytics/client-events";
 import { EventWriter } from "../services/analytics/event-writer";
@@ -21,22 +20,8 @@ import { RollupService } from "../services/analytics/rollup-service";
 import { addDays } from "../services/analytics/zoned-days";
 import { RoomSessions } from "../services/analytics/room-sessions";
 
-export interface AnalyticsServices {
-  store: AnalyticsStore;
-  /** Where every service records its facts (an AnalyticsRecorder). */
-  writer: EventWriter;
-  rollups: RollupService;
-  reports: AnalyticsReports;
-  /** POST /api/events: the players' own events, judged one by one. */
-  clientEvents: ClientEvents;
-  counters: AnalyticsCounters;
-  /** Room sessions (seated → gone) reported by the rooms. */
-  roomSessions: RoomSessions;
-  /** Starts writing and the periodic rollup. */
-  start(): void;
-  /** Writes what is buffered (within a budget), stops the timers, closes the store. */
-  close(): Promise<void>;
-}
+import type { AnalyticsServices } from "../services/service-groups";
+export type { AnalyticsServices };
 
 /** Days before today the periodic rollup redoes at least: late events of these days are counted. */
 const RECENT_DAYS = 2;

@@ -39,6 +39,7 @@ import { deliverItem } from "../../rooms/deliver-item";
 import { PlayerNotices } from "../../rooms/player-notices";
 import { publicOrder } from "../services/payments/payment-service";
 import { mountConsole } from "../console/console-wiring";
+import { openOperatorStore } from "./operator-wiring";
 
 /** WebSocket messages above this size are refused by the transport. */
 export const MAX_WS_PAYLOAD_BYTES = 16 * 1024;
@@ -136,7 +137,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         app.use(playgroundRoutes(ready.platformDefinitions, ready.platformApps));
       }
       // The operator console (docs/console.md): its own accounts, sessions and audit trail.
-      if (settings.console.enabled) closeConsole = await mountConsole(app, ready);
+      if (settings.console.enabled) closeConsole = await mountConsole(app, ready, () => openOperatorStore(ready.config, ready.logger, { shareSqlite: true }));
       answerTheRestWithEnvelope(app, logger);
       logger.info(`ready: ${describeStartup(ready)}`);
     },

@@ -6,11 +6,9 @@ import fs from "node:fs";
 import { createCache } from "../adapters/cache/create-cache";
 import { createUserStore } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
-import type { Cache } from "../core/ports/cache";
-import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import { Metrics } from "../observability/metrics";
-import type { PlatformDefinition, PlatformSettings } from "../platforms/platform";
+import type { PlatformSettings } from "../platforms/platform";
 import { platformDefinitions } from "../platforms/registry";
 import { EraseSweep } from "../services/erase-sweep";
 import { AccountService } from "../services/account-service";
@@ -19,37 +17,30 @@ import { ModerationService } from "../services/moderation-service";
 import { MuteService } from "../services/mute-service";
 import { RateLimiter } from "../services/rate-limiter";
 import { PlatformTokenService } from "../services/platform-token-service";
-import type { PlatformApps } from "../services/platform-apps";
 import { PlayerDataService } from "../services/player-data-service";
 import { SessionKeyCustody } from "../services/session-key-custody";
 import { AppIdentities } from "../services/app-identity";
 import { RecentUsers } from "../services/recent-users";
 import { SessionService } from "../services/session-service";
 import { announceUserChanges, UserChangeFeed } from "../services/user-changes";
-import { buildDouyinLive, type DouyinLiveServices } from "./douyin-live-wiring";
+import { buildDouyinLive } from "./douyin-live-wiring";
 import { TokenSigner } from "../services/token-signer";
 import { parseWordListFile, WordList } from "../services/word-list";
-import { buildSocialServices, type SocialServices } from "./social-wiring";
+import { buildSocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
-import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
+import { buildPaymentServices } from "./payment-wiring";
 import { buildLiveOps } from "./liveops-wiring";
-import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
+import { buildEconomyServices, deliverThroughEconomy } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
-import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
+import { buildRewardServices, catalogRewards } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
 import { buildAnalytics, eraseMarkedEvents } from "./analytics-wiring";
-import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
+import { buildGrowthServices, buildRiskChecks } from "./growth-wiring";
 import { buildSupportDesk } from "./support-wiring";
 
-import type { Services } from "./services";
-export type { Services };
-
-/** setTimeout as rooms use it to hold a seat (rooms/seat-hold.ts). */
-export interface HoldTimer {
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+import type { HoldTimer, Services } from "../services/services";
+export type { HoldTimer, Services };
 
 export interface ServiceOverrides {
   now?: () => number;

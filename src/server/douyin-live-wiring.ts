@@ -12,7 +12,7 @@ import type { AppSettings } from "../config/settings/apps";
 import { DEFAULT_APP } from "../core/apps";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import { LIVE_MSG_TYPES, type LiveMsgType } from "../platforms/douyin/douyin-live";
+import { LIVE_MSG_TYPES } from "../platforms/douyin/douyin-live";
 import { DouyinLiveClient } from "../platforms/douyin/douyin-live-client";
 import { LiveIntake } from "../services/douyin-live/live-intake";
 import { DouyinLiveMonitor } from "../services/douyin-live/live-monitor";
@@ -20,20 +20,8 @@ import type { LiveRoomDelivery, LiveRoomMessage } from "../services/douyin-live/
 import { DouyinLiveSessions } from "../services/douyin-live/live-sessions";
 import type { PlatformTokenService } from "../services/platform-token-service";
 
-export interface DouyinLiveServices {
-  intake: LiveIntake;
-  sessions: DouyinLiveSessions;
-  /** The console's view: live rooms, task status, counts, a round's ledger. */
-  monitor: DouyinLiveMonitor;
-  pushPath: string;
-  secrets: Partial<Record<LiveMsgType, string | undefined>>;
-  /** Where room messages go: set by the game server once its presence is up. */
-  connectRooms(publish: (liveRoomId: string, messages: LiveRoomMessage[]) => Promise<void>): void;
-  /** Live rooms whose failed data this process reads (rooms it holds). */
-  watch(liveRoomId: string): void;
-  unwatch(liveRoomId: string): void;
-  close(): Promise<void>;
-}
+import type { DouyinLiveServices } from "../services/service-groups";
+export type { DouyinLiveServices };
 
 export interface DouyinLiveWiringInput {
   config: AppConfig;

@@ -8,7 +8,6 @@ import { createEconomyStore } from "../adapters/store/create-economy-store";
 import type { EconomyCrashHook } from "../adapters/store/economy-chain";
 import { sharedSqliteEconomy } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
-import type { EconomyStore } from "../core/ports/economy-store";
 import type { Order } from "../core/ports/order-ledger";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
@@ -20,20 +19,8 @@ import type { DeliverItem } from "../services/payments/payment-deps";
 import type { PlatformApps } from "../services/platform-apps";
 import type { PaymentServices } from "./payment-wiring";
 
-export interface EconomyServices {
-  store: EconomyStore;
-  /** The one RewardGranter: every grant of value passes here. */
-  rewards: EconomyRewards;
-  catalogs: CatalogService;
-  shop: ShopService;
-  /** Paid orders: their terms when priced, the per-player rules of coin spends, their delivery. */
-  orders: PaidOrders;
-  /** The catalog's check of pushed item purchases, counted in `economy_item_purchases_refused_total`. */
-  refuseItemPurchase(app: string, platform: string, itemId: string, price: number): string | null;
-  /** Reads the stored catalogs, then keeps polling them. */
-  start(): Promise<void>;
-  close(): Promise<void>;
-}
+import type { EconomyServices } from "../services/service-groups";
+export type { EconomyServices };
 
 export async function buildEconomyServices(config: AppConfig, logger: Logger, metrics: Metrics, now?: () => number): Promise<EconomyServices> {
   const shared = config.store.kind === "sqlite";

@@ -22,13 +22,8 @@ import type { PlatformApps } from "../services/platform-apps";
 import type { SessionKeyCustody } from "../services/session-key-custody";
 import { StoredPlayerOpenids } from "../services/social/player-openids";
 
-export interface GrowthServices {
-  daily: DailyGrowthRewards;
-  sidebar: SidebarRewards;
-  riskRanks: RiskRanks;
-  wechatOpenData: WechatOpenData;
-  shares: ShareMessages;
-}
+import type { GrowthServices } from "../services/service-groups";
+export type { GrowthServices };
 
 export interface RiskWiringInput {
   config: AppConfig;

@@ -4,7 +4,6 @@
  * looked up by the platform and the platform's app id the order or the player names.
  */
 import type { Cache } from "../core/ports/cache";
-import type { PushApp } from "../api/push-routes";
 import { createOrderLedger } from "../adapters/store/create-order-ledger";
 import { sharedSqliteLedger } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
@@ -14,11 +13,11 @@ import { DEFAULT_APP } from "../core/apps";
 import { AppError } from "../core/errors";
 import type { CoinWallet } from "../core/ports/coin-wallet";
 import type { ItemOrderQuery } from "../core/ports/item-order-query";
-import type { Order, OrderLedger } from "../core/ports/order-ledger";
+import type { Order } from "../core/ports/order-ledger";
 import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
-import { paymentMetrics } from "../observability/payment-metrics";
+import { paymentMetrics } from "./payment-metrics";
 import type { AnalyticsRecorder } from "../core/ports/analytics-store";
 import { recordingDeliveries } from "../services/analytics/server-facts";
 import { DouyinCoinWallet, DOUYIN_WALLET_BASE_URL } from "../platforms/douyin/douyin-coins";
@@ -27,35 +26,15 @@ import { WechatItemOrders } from "../platforms/wechat/wechat-item-orders";
 import { ItemOrderLookup } from "../services/payments/item-order-lookup";
 import { OrderQueryThrottle, SharedOrderQueryThrottle } from "../services/payments/order-query-throttle";
 import { OrderReconciler } from "../services/payments/order-reconciler";
-import type { DeliverItem, OrderRules, PaymentDeps, PaymentPlayer } from "../services/payments/payment-deps";
+import type { PaymentDeps } from "../services/payments/payment-deps";
 import { PaymentOperations } from "../services/payments/payment-operations";
 import { PaymentService } from "../services/payments/payment-service";
 import type { PlatformApps } from "../services/platform-apps";
 import type { PlatformTokenService } from "../services/platform-token-service";
 import type { SessionKeyCustody } from "../services/session-key-custody";
 
-export interface PaymentServices {
-  ledger: OrderLedger;
-  payments: PaymentService;
-  operations: PaymentOperations;
-  reconciler: OrderReconciler;
-  /** The catalog's rules for coin spends, from the economy (economy-wiring.ts). */
-  setOrderRules(rules: OrderRules): void;
-  /** The game's delivery hook, registered next to the rooms (app.config.ts). */
-  onDeliver(hook: DeliverItem): void;
-  /** How a delivered order reaches the player's room connections; set by the room edge. */
-  onNotify(notify: (order: Order) => void): void;
-  paymentsEnabled(app: string): boolean;
-  /** Whether the app takes payments on this platform (its wallet keys are set). */
-  paymentsOn(platform: string, app: string): boolean;
-  resolvePlayer(userId: string, app: string): Promise<PaymentPlayer>;
-  /** The game's (platform, app id)s where item purchases are recorded. */
-  itemPurchaseApps(app: string): Array<{ platform: string; appId: string }>;
-  pushApps(platform: string): PushApp[];
-  /** Starts the reconciler: one sweep now, then every PAYMENT_RECONCILE_INTERVAL_SEC. */
-  start(): void;
-  close(): Promise<void>;
-}
+import type { PaymentServices } from "../services/service-groups";
+export type { PaymentServices };
 
 export interface PaymentWiringInput {
   config: AppConfig;

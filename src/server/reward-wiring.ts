@@ -3,7 +3,7 @@
  * database, the ad, gift, gift-code and mail services over the economy's RewardGranter and catalog,
  * and each app's callback keys per platform (the settings', else the simulator's when it is embedded).
  */
-import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
+import { createRewardStores } from "../adapters/store/create-reward-stores";
 import type { AppConfig } from "../config/config";
 import type { AppSettings } from "../config/settings/apps";
 import type { AppRewardKeys, RewardCrashPoint } from "../config/settings/rewards";
@@ -27,15 +27,8 @@ import { StoredPlayerOpenids } from "../services/social/player-openids";
 import type { AppTokens } from "../services/social/social-ports";
 import { simulatorRewardKeys } from "../simulator/rewards/reward-keys";
 
-export interface RewardServices {
-  stores: RewardStores;
-  ads: AdRewards;
-  gifts: GiftRewards;
-  giftCodes: GiftCodes;
-  mail: MailService;
-  rewardApps(platform: string): RewardApp[];
-  close(): Promise<void>;
-}
+import type { RewardServices } from "../services/service-groups";
+export type { RewardServices };
 
 export interface RewardWiringInput {
   config: AppConfig;

@@ -29,10 +29,8 @@ export class AppSocialClients implements SocialClients {
   }
 }
 
-export interface SocialServices {
-  playerStorage: PlayerStorageService;
-  subscribeMessages: SubscribeMessageService;
-}
+import type { SocialServices } from "../services/service-groups";
+export type { SocialServices };
 
 export function buildSocialServices(input: {
   clients: AppSocialClients;

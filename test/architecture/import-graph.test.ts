@@ -99,6 +99,20 @@ describe("module graph", () => {
     assert.deepEqual(crossings, []);
   });
 
+  it("keeps the server on top: only the admin CLI imports src/server, and the console takes its HTTP helpers from src/http, not from the API", () => {
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter(
+          (t) =>
+            (t.startsWith("src/server/") && !file.startsWith("src/server/") && !file.startsWith("src/admin/")) ||
+            // The API description (src/api/openapi) describes the console's routes too: that arrow points down.
+            (file.startsWith("src/console/") && t.startsWith("src/api/")),
+        )
+        .map((t) => `${file} → ${t}`),
+    );
+    assert.deepEqual(upward, []);
+  });
+
   it("leaves src/ a list of areas: no loose source files at its root (the process's wiring lives in src/server/)", () => {
     const loose = fs.readdirSync(path.join(ROOT, "src"), { withFileTypes: true }).filter((e) => e.isFile() && /\.[cm]?[jt]s$/.test(e.name));
     assert.deepEqual(loose.map((e) => e.name), []);

@@ -5,12 +5,12 @@
  */
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
-import type { AdView, AdViewStore, NewAdView } from "../../core/ports/ad-views";
+import type { NewAdView } from "../../core/ports/ad-views";
 import type { ErasureMarks } from "../../core/ports/erasure-marks";
 import { fenced, type EraseFence } from "./erase-fence";
 import { MongoErasureMarks } from "./mongo/erasure-marks";
 import { SqlErasureMarks } from "./sql/erasure-marks";
-import type { Mail, MailClaim, MailStore } from "../../core/ports/mail-store";
+import type { Mail, MailClaim } from "../../core/ports/mail-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { MongoRewardStores } from "./mongo/mongo-reward-stores";
 import { sharedSqliteConnection } from "./create-user-store";
@@ -18,20 +18,8 @@ import { KyselyRewardStores, type RewardDatabase } from "./sql/kysely-reward-sto
 import { createPostgresPool } from "./sql/postgres-pool";
 import { openSqliteFile } from "./sql/sqlite-file";
 
-/** What the reward stores keep about one player, in every app (the operator's export). */
-export interface PlayerRewardRecords {
-  mail: Mail[];
-  claims: MailClaim[];
-  adViews: AdView[];
-}
-
-export type RewardStores = AdViewStore &
-  MailStore & {
-    /** The player's own mail, mail claims and ad views, in every app. */
-    recordsOf(userId: string): Promise<PlayerRewardRecords>;
-    /** Removes them (erase); mail to every player stays, it names no one. */
-    eraseUser(userId: string): Promise<void>;
-  };
+export type { PlayerRewardRecords, RewardStores } from "../../core/ports/mail-store";
+import type { RewardStores } from "../../core/ports/mail-store";
 
 export async function createRewardStores(config: AppConfig["store"]): Promise<RewardStores> {
   if (config.kind === "mongodb") {

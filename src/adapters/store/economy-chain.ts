@@ -20,6 +20,10 @@
 import { AppError } from "../../core/errors";
 import { emptyState, type ApplyResult, type EconomyChange, type EconomyState, type LedgerEntry, type RefusalReason } from "../../core/ports/economy-store";
 import { fenced, type EraseFence } from "./erase-fence";
+import { ECONOMY_CRASH_POINTS, type EconomyCrashPoint } from "../../core/ports/economy-store";
+
+/** Declared below config and the stores (core/ports/economy-store.ts); named here as before. */
+export { ECONOMY_CRASH_POINTS, type EconomyCrashPoint };
 
 export interface SourceClaim {
   key: string;
@@ -51,9 +55,6 @@ export interface ChainRecords {
 export const sourceKey = (appId: string, source: string, sourceId: string) => [appId, source, sourceId].map(encodeURIComponent).join(":");
 export const playerKey = (appId: string, userId: string) => [appId, userId].map(encodeURIComponent).join(":");
 
-/** Steps of a change a fault test can kill the process at (ECONOMY_CRASH_POINT). Test-only. */
-export const ECONOMY_CRASH_POINTS = ["after_claim", "after_entry"] as const;
-export type EconomyCrashPoint = (typeof ECONOMY_CRASH_POINTS)[number];
 /** Called at each step with the change's source; a fault test's hook kills the process there. */
 export type EconomyCrashHook = (step: EconomyCrashPoint, source: string) => void;
 

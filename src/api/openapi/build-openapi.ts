@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { ERROR_CODES, type ErrorCode } from "../../core/errors";
 import type { PlatformDefinition } from "../../platforms/platform";
-import { packageVersion } from "../../server/package-version";
+import { packageVersion } from "../../config/package-version";
 import * as s from "../schemas";
 import { accountOperations } from "./account-operations";
 import { API_DESCRIPTION } from "./descriptions";

@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { DEFAULT_APP } from "../../core/apps";
-import { ECONOMY_CRASH_POINTS } from "../../adapters/store/economy-chain";
+import { ECONOMY_CRASH_POINTS } from "../../core/ports/economy-store";
 import { checkCatalog, exampleCatalog, type Catalog } from "../../core/catalog";
 import { int } from "../config-types";
 

@@ -9,7 +9,7 @@
  */
 import { z } from "zod";
 import type { PaymentKeys } from "../../core/ports/coin-wallet";
-import { simulatorPaymentKeys } from "../../simulator/payments/payment-keys";
+import { simulatorPaymentKeys } from "./simulator-payment-keys";
 import { int, type SettingProblem } from "../config-types";
 
 /** Steps of a coin spend a test can crash the process at (SIGKILL fault tests). Test-only. */

@@ -128,3 +128,7 @@ export interface EconomyStore {
 }
 
 export const emptyState = (): EconomyState => ({ balances: {}, items: {}, purchased: {} });
+
+/** Steps of a change a fault test can kill the process at (ECONOMY_CRASH_POINT). Test-only. */
+export const ECONOMY_CRASH_POINTS = ["after_claim", "after_entry"] as const;
+export type EconomyCrashPoint = (typeof ECONOMY_CRASH_POINTS)[number];

@@ -4,6 +4,7 @@
  * player's claim is an insert keyed (mail, player), recorded after the grant (the grant itself is
  * keyed by the RewardGranter, so a claim interrupted between the two is finished by the next one).
  */
+import type { AdView, AdViewStore } from "./ad-views";
 import type { ItemCount } from "./reward-grants";
 
 export interface MailAttachments {
@@ -44,3 +45,18 @@ export interface MailStore {
   claimsOf(appId: string, userId: string, mailIds: string[]): Promise<MailClaim[]>;
   close(): Promise<void>;
 }
+
+/** What the reward stores keep about one player, in every app (the operator's export). */
+export interface PlayerRewardRecords {
+  mail: Mail[];
+  claims: MailClaim[];
+  adViews: AdView[];
+}
+
+export type RewardStores = AdViewStore &
+  MailStore & {
+    /** The player's own mail, mail claims and ad views, in every app. */
+    recordsOf(userId: string): Promise<PlayerRewardRecords>;
+    /** Removes them (erase); mail to every player stays, it names no one. */
+    eraseUser(userId: string): Promise<void>;
+  };

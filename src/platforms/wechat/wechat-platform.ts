@@ -5,7 +5,7 @@ import { callPlatformApi } from "../shared/http-json";
 import { errorNumber, loginCodeParam, str } from "../shared/login-code";
 import type { ErrorTable } from "../shared/platform-errors";
 import { isTextVerdict, type PhoneNumber, type PlatformClient, type PlatformClientDeps, type PlatformDefinition, type TextCheck, type TextScene, type TextVerdict } from "../platform";
-import { bool } from "../../config/config-types";
+import { bool } from "../../core/setting-values";
 import { checkGameChatText } from "./wechat-game-content";
 import { createWechatSocialClient } from "./wechat-social";
 import { wechatSimulator } from "./wechat-simulator";

@@ -1,5 +1,5 @@
 /**
- * What the event writer reports (observability/analytics-metrics.ts counts it): the service knows
+ * What the event writer reports (server/analytics-metrics.ts counts it): the service knows
  * nothing of prom-client.
  */
 export interface AnalyticsCounters {

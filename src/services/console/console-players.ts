@@ -8,7 +8,7 @@ import type { Order, OrderState } from "../../core/ports/order-ledger";
 import type { UserMute, UserRestriction, UserStore } from "../../core/ports/user-store";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { PlatformDefinition } from "../../platforms/platform";
-import type { PaymentServices } from "../../server/payment-wiring";
+import type { PaymentServices } from "../service-groups";
 import type { AccountService } from "../account-service";
 import type { MuteService } from "../mute-service";
 import type { PlatformApps } from "../platform-apps";

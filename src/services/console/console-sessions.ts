@@ -107,6 +107,17 @@ export class ConsoleSessions {
   }
 
   /**
+   * The enrolment check beside the QR code: a code from the operator's authenticator, against the seed
+   * stored for them. A good code is spent like a sign-in's (the next sign-in needs a later one).
+   */
+  async confirmTotp(operatorId: string, code: string): Promise<boolean> {
+    const op = await this.store.findById(operatorId);
+    if (!op?.totpSecret) return false;
+    const step = verifyTotp(op.totpSecret, code.trim(), this.now());
+    return step !== null && (await this.acceptTotpStep(op.id, step));
+  }
+
+  /**
    * Moves the operator's last accepted TOTP step forward to `step`, or refuses a step at or before it.
    * A compare-and-set on the shared cache, so two processes never both accept steps out of order.
    * The key outlives every step it could refuse: a step verifies for at most 90 s after it began.

@@ -6,8 +6,16 @@ import type { CoinWallet, PaymentKeys, WalletCall } from "../../core/ports/coin-
 import type { Order, OrderLedger } from "../../core/ports/order-ledger";
 import { AppError } from "../../core/errors";
 import type { Logger } from "../../logging/logger";
+import type { PushKeys } from "../../platforms/wechat/wechat-push";
 
 /** Who is paying: our user, on the platform and app their access token was issued for. */
+/** An app that accepts item-purchase pushes: its platform app id, push (or callback) Token (and AES key), and payment keys. */
+export interface PushApp {
+  appId: string;
+  push: PushKeys;
+  keys: PaymentKeys;
+}
+
 export interface PaymentPlayer {
   userId: string;
   platform: string;

@@ -9,12 +9,23 @@ import { boosted } from "../economy/offers";
 import type { AdView, AdViewStore } from "../../core/ports/ad-views";
 import type { RewardGrantResult, RewardGranter } from "../../core/ports/reward-grants";
 import type { Logger } from "../../logging/logger";
-import { readAdCustomData, type AdReward } from "../../platforms/wechat/wechat-ad-reward";
+import { readAdCustomData, type AdCallbackKeys, type AdReward } from "../../platforms/wechat/wechat-ad-reward";
+import type { PushKeys } from "../../platforms/wechat/wechat-push";
 import type { RewardCatalog, RewardGrants } from "./reward-catalog";
 
 /** Finds our user for a platform identity of an app. */
 import { NO_ANALYTICS, type AnalyticsRecorder } from "../../core/ports/analytics-store";
 import { SERVER_EVENTS } from "../analytics/event-names";
+
+/** One app's keys for the reward callbacks of one platform. */
+export interface RewardApp {
+  /** Our app's key. */
+  app: string;
+  /** The platform's app id. */
+  appId: string;
+  ad?: AdCallbackKeys;
+  giftPush?: PushKeys;
+}
 
 export type PlayerLookup = (platform: string, app: string, openid: string) => Promise<string | undefined>;
 

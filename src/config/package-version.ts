@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { projectRoot } from "../config/settings-files";
+import { projectRoot } from "./settings-files";
 
 /** The version in package.json: what the API description and the operators see. */
 export function packageVersion(): string {

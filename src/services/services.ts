@@ -1,6 +1,7 @@
 /**
- * What the composition root (container.ts) hands the edges: every service of one process. Its own
- * file so the type can be read (and one day moved below the edges) apart from the wiring.
+ * What the composition root (server/container.ts) hands the edges: every service of one process.
+ * It lives beside the services, below the edges (api, console, rooms), so each edge takes it without
+ * reaching up to the server that builds it.
  */
 import type { AppConfig } from "../config/config";
 import type { Cache } from "../core/ports/cache";
@@ -8,30 +9,30 @@ import type { UserStore } from "../core/ports/user-store";
 import type { Logger } from "../logging/logger";
 import type { Metrics } from "../observability/metrics";
 import type { PlatformDefinition } from "../platforms/platform";
-import type { AccountService } from "../services/account-service";
-import type { LoginService } from "../services/login-service";
-import type { ModerationService } from "../services/moderation-service";
-import type { MuteService } from "../services/mute-service";
-import type { RateLimiter } from "../services/rate-limiter";
-import type { PlatformTokenService } from "../services/platform-token-service";
-import type { PlatformApps } from "../services/platform-apps";
-import type { PlayerDataService } from "../services/player-data-service";
-import type { AppIdentities } from "../services/app-identity";
-import type { RecentUsers } from "../services/recent-users";
-import type { SessionService } from "../services/session-service";
-import type { UserChangeFeed } from "../services/user-changes";
-import type { DouyinLiveServices } from "./douyin-live-wiring";
-import type { SocialServices } from "./social-wiring";
+import type { AccountService } from "./account-service";
+import type { LoginService } from "./login-service";
+import type { ModerationService } from "./moderation-service";
+import type { MuteService } from "./mute-service";
+import type { RateLimiter } from "./rate-limiter";
+import type { PlatformTokenService } from "./platform-token-service";
+import type { PlatformApps } from "./platform-apps";
+import type { PlayerDataService } from "./player-data-service";
+import type { AppIdentities } from "./app-identity";
+import type { RecentUsers } from "./recent-users";
+import type { SessionService } from "./session-service";
+import type { UserChangeFeed } from "./user-changes";
+import type { AnalyticsServices, DouyinLiveServices, EconomyServices, GrowthServices, PaymentServices, RewardServices, SocialServices } from "./service-groups";
 import type { RunningSimulator } from "../simulator/simulator-server";
-import type { PaymentServices } from "./payment-wiring";
-import type { LiveOpsService } from "../services/liveops/liveops-service";
-import type { EconomyServices } from "./economy-wiring";
-import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
-import type { RewardServices } from "./reward-wiring";
-import type { SaveService } from "../services/saves/save-service";
-import type { AnalyticsServices } from "./analytics-wiring";
-import type { GrowthServices } from "./growth-wiring";
-import type { SupportDesk } from "../services/growth/support-desk";
+import type { LiveOpsService } from "./liveops/liveops-service";
+import type { LeaderboardService } from "./leaderboards/leaderboard-service";
+import type { SaveService } from "./saves/save-service";
+import type { SupportDesk } from "./growth/support-desk";
+
+/** setTimeout as rooms use it to hold a seat (rooms/seat-hold.ts). */
+export interface HoldTimer {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
 
 export interface Services {
   config: AppConfig;

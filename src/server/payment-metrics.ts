@@ -1,5 +1,5 @@
 /**
- * Payment metrics, on the server's registry (metrics.ts): orders by platform, kind and state (read
+ * Payment metrics, on the server's registry (observability/metrics.ts; here, beside the wiring, because it fills in the services' event interface): orders by platform, kind and state (read
  * from the ledger at scrape, so every process reports the same totals), state changes made by this
  * process, delivery latency (order created → delivered), failed deliveries and the reconciler's actions.
  */

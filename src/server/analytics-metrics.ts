@@ -1,4 +1,4 @@
-/** Analytics metrics on the server's registry (metrics.ts): the event writer's intake, writes, losses and backlog. */
+/** Analytics metrics on the server's registry (observability/metrics.ts; here, beside the wiring, because it fills in the services' event interface): the event writer's intake, writes, losses and backlog. */
 import client from "prom-client";
 import type { AnalyticsCounters } from "../services/analytics/analytics-events";
 
