@@ -19,6 +19,7 @@ import { leaveRooms } from "../support/rooms";
 import { declareBackend } from "../support/backend-report";
 import { testDatabaseUrl } from "../support/services";
 import { multihostSkipReason, Topology, waitFor, type Child, type Host } from "./topology";
+import { compiledEntry } from "../support/compiled-source";
 
 const skipReason = multihostSkipReason(testDatabaseUrl);
 declareBackend({ name: "two hosts in network namespaces behind nginx", titles: /several hosts behind nginx/, skipReason });
@@ -66,7 +67,7 @@ interface Reservation {
     redis = new Redis({ port: redisPort, host: "127.0.0.1" });
     const pgUrl = new URL(testDatabaseUrl!);
     const relayPort = await net.startDatabaseRelay({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
-    const simulator = net.start("simulator", process.execPath, ["--import", "tsx", "src/simulator/main.ts"], { SIMULATOR_HOST: net.bridgeAddress, SIMULATOR_PORT: "0" });
+    const simulator = net.start("simulator", process.execPath, ["--enable-source-maps", compiledEntry("src/simulator/main.ts")], { SIMULATOR_HOST: net.bridgeAddress, SIMULATOR_PORT: "0" });
     await waitFor(() => /listening at (http:\/\/\S+?) /.test(simulator.output), 20_000, () => `simulator did not start:\n${simulator.tail()}`);
     const simulatorUrl = /listening at (http:\/\/\S+?) /.exec(simulator.output)![1];
     const storeUrl = new URL(testDatabaseUrl!);
@@ -112,7 +113,7 @@ interface Reservation {
   });
 
   async function startHost(host: Host): Promise<void> {
-    const server = net.start(`host ${host.name}`, process.execPath, ["--import", "tsx", "src/server/index.ts"], { ...hostEnv, PUBLIC_ADDRESS: `${frontDoor}/${host.name}` }, host);
+    const server = net.start(`host ${host.name}`, process.execPath, ["--enable-source-maps", compiledEntry("src/server/index.ts")], { ...hostEnv, PUBLIC_ADDRESS: `${frontDoor}/${host.name}` }, host);
     servers.set(host, server);
     const ready = async () => (await fetch(`http://${host.address}:2567/readyz`).catch(() => undefined))?.status === 200;
     await waitFor(async () => !server.running || (await ready()), 40_000, () => `host ${host.name} was not ready:\n${server.tail()}`);

@@ -5,16 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { fork } from "node:child_process";
-import path from "node:path";
 import type { AppConfig } from "../../src/config/config";
 import { STORE_FACTORIES } from "../support/migrate-child";
 import { storeImplementations } from "../support/store-configs";
+import { compiledEntry } from "../support/compiled-source";
 
 const PROCESSES = 4;
 
 async function openAtOnce(config: AppConfig["store"]): Promise<string[]> {
   const children = Array.from({ length: PROCESSES }, () =>
-    fork(path.join(__dirname, "../support/migrate-child.ts"), [JSON.stringify(config)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
+    fork(compiledEntry("test/support/migrate-child.ts"), [JSON.stringify(config)], { execArgv: ["--enable-source-maps"], stdio: ["ignore", "inherit", "inherit", "ipc"] }),
   );
   const ready = children.map((c) => new Promise<void>((resolve) => c.once("message", () => resolve())));
   const answers = children.map(

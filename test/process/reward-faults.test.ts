@@ -20,6 +20,7 @@ import { createTestDatabase } from "../support/postgres";
 import { testDatabaseUrl, testMongoUrl } from "../support/services";
 import { CRASH_CHILD_APPS } from "../support/reward-crash-child";
 import { sealedGiftPush } from "../support/wechat-gift-pushes";
+import { compiledEntry } from "../support/compiled-source";
 
 
 interface Implementation {
@@ -58,8 +59,8 @@ interface Child {
 
 async function startChild(tmp: string, store: AppConfig["store"], crashPoint?: string): Promise<Child> {
   const portFile = path.join(tmp, `port-${Date.now()}-${Math.random()}`);
-  // The tsx loader in this very process (not tsx's CLI, which runs the script in a child of its own): the kill hits the server.
-  const child = spawn(process.execPath, ["--import", "tsx", "test/support/reward-crash-child.ts"], {
+  // node itself runs the compiled child (no CLI that runs the script in a child of its own): the kill hits the server.
+  const child = spawn(process.execPath, ["--enable-source-maps", compiledEntry("test/support/reward-crash-child.ts")], {
     cwd: ROOT,
     env: { ...process.env, REWARD_STORE: JSON.stringify(store), GRANTS_FILE: path.join(tmp, "grants.sqlite"), PORT_FILE: portFile, ...(crashPoint ? { REWARD_CRASH_POINT: crashPoint } : {}) },
     stdio: ["ignore", "ignore", "inherit"],

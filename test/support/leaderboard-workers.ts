@@ -1,7 +1,7 @@
 /** Starts leaderboard-worker.ts processes and talks to them (see there). */
 import { fork, type ChildProcess } from "node:child_process";
-import path from "node:path";
 import type { WorkerCommand, WorkerSettings } from "./leaderboard-worker";
+import { compiledEntry } from "./compiled-source";
 
 export interface LeaderboardWorker {
   child: ChildProcess;
@@ -12,7 +12,7 @@ export interface LeaderboardWorker {
 }
 
 export async function startLeaderboardWorker(settings: WorkerSettings): Promise<LeaderboardWorker> {
-  const child = fork(path.join(__dirname, "leaderboard-worker.ts"), [JSON.stringify(settings)], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(compiledEntry("test/support/leaderboard-worker.ts"), [JSON.stringify(settings)], { execArgv: ["--enable-source-maps"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let next = 0;
   let onPaused: (grants: number) => void = () => undefined;

@@ -1,11 +1,12 @@
 /**
- * The server as `npm start` runs it (src/server/index.ts under tsx), in a child process of its own, so a
- * test observes what only a real process shows: whether it exits, how long shutdown takes, and
- * what it writes to stdout and stderr.
+ * The server as `npm start` runs it (src/server/index.ts, the same esbuild transform tsx applies, compiled
+ * beforehand: compiled-source.ts), in a child process of its own, so a test observes what only a real
+ * process shows: whether it exits, how long shutdown takes, and what it writes to stdout and stderr.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { freePort } from "./app-harness";
+import { compiledEntry } from "./compiled-source";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -22,7 +23,7 @@ export interface ServerProcess {
 
 export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/server/index.ts"], {
+  const child = spawn(process.execPath, ["--enable-source-maps", compiledEntry("src/server/index.ts")], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { compiledEntry } from "../support/compiled-source";
 
 const ROOT = path.resolve(__dirname, "../..");
 
@@ -17,7 +18,7 @@ describe("request guard: errors escaping a request", function () {
   let exitCode: Promise<number | null>;
 
   before(async () => {
-    child = spawn(process.execPath, ["--import", "tsx", "test/fixtures/request-guard-server.ts"], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    child = spawn(process.execPath, ["--enable-source-maps", compiledEntry("test/fixtures/request-guard-server.ts")], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
     exitCode = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
     baseUrl = await new Promise((resolve, reject) => {
       let out = "";
