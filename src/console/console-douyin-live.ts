@@ -6,7 +6,7 @@
 import type { Router } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import type { ConsoleScreen } from "./console-screens";
 
 const liveRoomParam = z.object({ liveRoomId: z.string().regex(/^\d{1,20}$/).meta({ example: "7214015683695250235" }) });

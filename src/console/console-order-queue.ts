@@ -6,7 +6,7 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import { OrderQueue } from "../services/console/order-queue";
 import { consoleOrderSchema, userIdParam } from "./console-schemas";
 import type { ScreenContext } from "./console-screens";

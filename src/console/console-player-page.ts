@@ -5,7 +5,7 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import { ConsolePlayers } from "../services/console/console-players";
 import { PlayerPage } from "../services/console/player-page";
 import { appQuery, knownApp } from "./console-apps";

@@ -5,7 +5,7 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import type { SupportMessage } from "../core/ports/support-messages";
 import { REPLY_ID } from "../services/growth/support-desk";
 import { SUPPORT_TEXT_MAX } from "../platforms/wechat/wechat-support";
