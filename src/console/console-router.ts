@@ -28,9 +28,10 @@ import { economyScreen, mailScreen } from "./console-economy";
 import { leaderboardsScreen } from "./console-leaderboards";
 import { savesScreen } from "./console-saves";
 import { analyticsScreen } from "./console-analytics";
+import { liveopsScreen } from "./console-liveops";
 
 /** Screens of other capabilities, each shown where its capability is wired (`available`). */
-const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen];
+const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen, liveopsScreen];
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
