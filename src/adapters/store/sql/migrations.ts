@@ -8,7 +8,7 @@ import { createEconomyTables } from "./economy-schema";
 import { createErasureMarksTable } from "./erasure-marks";
 import { createLiveGiftTables } from "./live-gift-schema";
 import { createLiveOpsTables } from "./liveops-schema";
-import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
+import { addOrderLiveEvent, addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -140,6 +140,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // LiveOps definitions' versions and players' experiment assignments (liveops-schema.ts).
     "0015_liveops": {
       up: (db: Kysely<any>) => createLiveOpsTables(db, dialect),
+    },
+    // The live event whose sale priced a coin spend (order-ledger-schema.ts).
+    "0016_order_live_event": {
+      up: (db: Kysely<any>) => addOrderLiveEvent(db),
     },
     "0005_case_insensitive_accounts": {
       async up(db: Kysely<any>) {
