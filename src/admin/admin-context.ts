@@ -13,7 +13,7 @@ import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
 import { buildUserExport } from "../services/user-export";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
-import { exportLeaderboards } from "./leaderboard-export";
+import { exportLeaderboards, exportLiveOps } from "./leaderboard-export";
 import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
@@ -100,6 +100,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     leaderboardRecords: (id) => exportLeaderboards(config, id),
     rewards: openRewards,
     saves: openSaves,
+    liveops: (id) => exportLiveOps(config, id),
   });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),

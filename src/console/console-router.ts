@@ -193,6 +193,7 @@ function serverUserExport(services: Services): UserExport {
     },
     rewards: async () => services.rewardSources.stores,
     saves: async () => services.saves,
+    liveops: (userId) => services.liveops.recordsOf(userId),
   });
 }
 

@@ -113,6 +113,7 @@ export const playerExportSchema = z
     mailClaims: exportRows("The player's claims of mail"),
     adViews: exportRows("Rewarded ad views"),
     saves: exportRows("The player's cloud-saved objects in every app (docs/saves.md)"),
+    liveops: exportRows("Per app: the player's experiment variants and server-set properties (docs/liveops.md)"),
   })
   .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({

@@ -41,9 +41,8 @@ export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
   "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
   "erasure-marks": "an erase's own bookkeeping (the user id and when the erase began and ended), kept only while an erase runs and a day after",
   "live-gift-ledger": "gifts of a Douyin live stream's viewers, who are Douyin users known by sec_openid, not players of ours",
-  // Written decisions pending (issues 52 and 53 stay open for them): the stores have no read by player yet.
+  // A written decision pending (issue 53 stays open for it): the store has no read by player yet.
   "analytics-store": "NOT YET EXPORTED: a player's analytics events (erase removes them; docs/analytics.md); the store has no read by player yet",
-  "liveops-store": "NOT YET EXPORTED: a player's experiment assignments and server-set properties (docs/liveops.md)",
 };
 
 export class UserExport {
@@ -102,6 +101,8 @@ export interface UserExportSources {
   rewards?(): Promise<{ recordsOf(userId: string): Promise<{ mail: unknown[]; claims: unknown[]; adViews: unknown[] }> }>;
   /** The cloud saves' store (docs/saves.md), opened on first use; absent: the section is empty. */
   saves?(): Promise<Pick<SaveStore, "listByOwner">>;
+  /** The player's LiveOps assignments and properties per app (liveops-export.ts); absent: the section is empty. */
+  liveops?(userId: string): Promise<unknown[]>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -155,5 +156,10 @@ export function buildUserExport(sources: UserExportSources): UserExport {
         const objects = await (await sources.saves()).listByOwner(id);
         return { saves: objects.map(({ ownerId: _owner, ...object }) => object) };
       },
+    })
+    .add({
+      name: "liveops",
+      ports: ["liveops-store"],
+      collect: async (id) => (sources.liveops ? { liveops: await sources.liveops(id) } : {}),
     });
 }

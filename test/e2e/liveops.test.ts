@@ -72,6 +72,18 @@ for (const backend of backends) {
       assert.equal(entries.find((e) => e.source === "coin_order")?.liveEvent, "example-sale", "the coin order's delivery names the event");
     });
 
+    it("an audience on a leaderboard best: a player whose best on the board is in range gets the audience's value", async () => {
+      const defs = base();
+      defs.audiences.push({ audienceId: "champions", rule: { leaderboardBest: { leaderboardId: "highscores", gte: 500 } } });
+      defs.flags.find((f) => f.key === "welcome_text")!.audiences = [{ audienceId: "champions", value: "Hail, champion!" }];
+      await h.services.liveops.publish("default", defs, "test");
+      const [champion, other] = [await player(), await player()];
+      await h.services.leaderboards.submit("default", champion.userId, "highscores", 700);
+      await h.services.leaderboards.submit("default", other.userId, "highscores", 100);
+      const welcome = async (p: { headers: Record<string, string> }) => (await h.get("/api/config", p.headers)).body.data.flags.welcome_text;
+      assert.deepEqual([await welcome(champion), await welcome(other)], ["Hail, champion!", "Welcome to the arena!"]);
+    });
+
     it("the ad reward: the experiment's variant multiplies it on the server; a player's variant stays when the weights change", async () => {
       const running = base();
       delete running.experiments[0].startsAt;

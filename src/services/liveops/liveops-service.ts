@@ -14,6 +14,7 @@ import type { DefinitionsVersionInfo, LiveOpsStore } from "../../core/ports/live
 import type { Logger } from "../../logging/logger";
 import { TtlLru } from "../ttl-lru";
 import type { Offers } from "../economy/offers";
+import { liveOpsRecordsOf, type LiveOpsExportRow } from "./liveops-export";
 
 /** What the server knows of a player besides the request: read when their cached facts expire. */
 export type PlayerFactsSource = (app: string, userId: string) => Promise<Omit<PlayerFacts, "userId" | "app" | "appVersion">>;
@@ -202,6 +203,11 @@ export class LiveOpsService implements Offers {
 
   history(app: string, options: { limit: number; before?: number }): Promise<DefinitionsVersionInfo[]> {
     return this.store.listVersions(app, options);
+  }
+
+  /** The player's assignments and properties per app, for the export. */
+  recordsOf(userId: string): Promise<LiveOpsExportRow[]> {
+    return liveOpsRecordsOf(this.store, this.appKeys, userId);
   }
 
   /** Publishes an older version's content again as the next version: history is only added to. */
