@@ -2,6 +2,7 @@
 import { z } from "zod";
 import * as s from "../schemas";
 import * as cl from "../../console/console-liveops";
+import { consoleErrorFields } from "../../console/console-schemas";
 import type { ErrorCode } from "../../core/errors";
 import { AUTH_ERRORS, type OperationSpec } from "./operation-spec";
 
@@ -43,12 +44,12 @@ function version() {
 }
 
 const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request", "unknown_app"];
-const CHANGE: ErrorCode[] = [...SIGNED_IN, "console_csrf_invalid", "version_conflict"];
+const CHANGE: ErrorCode[] = [...SIGNED_IN, "console_csrf_invalid", "console_https_required", "version_conflict"];
 
 /** The console's LiveOps screen (src/console/console-liveops.ts). */
 export function consoleLiveOpsOperations(consoleTag: string): OperationSpec[] {
-  const read = { tag: consoleTag, security: "console" as const };
-  const change = { tag: consoleTag, security: "consoleChange" as const };
+  const read = { tag: consoleTag, security: "console" as const, errorFields: consoleErrorFields };
+  const change = { tag: consoleTag, security: "consoleChange" as const, errorFields: consoleErrorFields };
   const app = { schema: cl.liveopsChangeBody.pick({ app: true }), examples: { app: "default" } };
   return [
     { ...read, method: "get", path: "/console/api/liveops", operationId: "consoleLiveOps", summary: "An app's running LiveOps definitions, each event's running or next occurrence", description: "", query: app, success: { status: 200, component: "ConsoleLiveOpsResponse", description: "The version in use" }, errors: SIGNED_IN },
