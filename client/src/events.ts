@@ -1,5 +1,6 @@
 import type { Room } from "@colyseus/sdk";
 import type { RewardEvent } from "./economy";
+import type { PlayerConfig } from "./liveops";
 import type { Session } from "./session";
 
 export interface GameClientEvents extends Record<string, unknown> {
@@ -22,6 +23,11 @@ export interface GameClientEvents extends Record<string, unknown> {
   reconnectFailed: { room: Room; reason: ReconnectFailure; code: number };
   /** A grant reached the player while in a room (a room's `reward` message): what, from where, balances after. */
   reward: RewardEvent;
+  /**
+   * A newer LiveOps version reached this player: seen by `config()`, or announced by a room (its
+   * `configChanged` message), after which the client fetched the config itself. The payload is it.
+   */
+  configChanged: PlayerConfig;
 }
 
 /**

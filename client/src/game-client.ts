@@ -85,6 +85,7 @@ export class GameClient {
     });
     const keeper = new RoomKeeper(this.colyseus, this.sessions, this.events, runtime, options.reconnection, now, () => this.sessionAlive());
     this.rooms = new RoomConnector(this.colyseus, this.sessions, this.events, keeper);
+    this.rooms.onConfigChanged = () => this.liveConfig.announced();
     this.douyinLive = new DouyinLive((r) => this.api.call(r), (name, opts) => this.colyseus.joinOrCreate(name, opts));
   }
 
@@ -240,10 +241,21 @@ export class GameClient {
   }
 
   /** What the server decided for this player: `flag(key, default)`, experiment variants, live events (docs/liveops.md). */
-  async config(): Promise<liveops.PlayerConfig> {
-    return (this.lastConfig = await liveops.fetchConfig(this.authed, this.lastConfig));
+  config(): Promise<liveops.PlayerConfig> {
+    return this.liveConfig.fetch();
   }
-  private lastConfig: liveops.PlayerConfig | undefined;
+  private readonly liveConfig = new liveops.ConfigKeeper(
+    async (path, etag) => {
+      const token = await this.sessions.validToken();
+      try {
+        return await this.api.conditional({ method: "GET", path, token }, etag);
+      } catch (err) {
+        if (!(await this.sessions.recover(err, token))) throw err;
+        return this.api.conditional({ method: "GET", path, token: this.sessions.requireSession().token }, etag);
+      }
+    },
+    (config) => this.events.emit("configChanged", config),
+  );
   /** The game's catalog: items with their prices in coins or soft currency, ad units, gift packs. */
   catalog(): Promise<economy.Catalog> {
     return economy.catalog(this.authed);

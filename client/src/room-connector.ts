@@ -13,6 +13,9 @@ export type JoinMethod = "joinOrCreate" | "create" | "join" | "joinById";
 
 /** Seats taken with the session's access token; the server's closes of them become the client's events. */
 export class RoomConnector {
+  /** A room's `configChanged` message: a newer LiveOps version is out (the game client fetches it). */
+  onConfigChanged: (() => void) | undefined;
+
   constructor(
     private readonly colyseus: RuntimeColyseusClient,
     private readonly sessions: SessionKeeper,
@@ -64,6 +67,7 @@ export class RoomConnector {
   private watch<T>(room: Room<any, T>, generation: number, rootSchema: unknown): Room<any, T> {
     this.keeper.keep(room, rootSchema, generation);
     room.onMessage("reward", (message: RewardEvent) => this.events.emit("reward", message));
+    room.onMessage("configChanged", () => this.onConfigChanged?.());
     room.onLeave((code: number) => {
       if (code === SESSION_ENDED_CLOSE_CODE) {
         this.sessions.endedByRoomClose(generation);

@@ -24,6 +24,8 @@ export interface HttpResponse {
   status: number;
   /** Parsed JSON when the body was JSON, else the text. */
   data: unknown;
+  /** The response's headers, names in lower case (absent where a runtime gives none). */
+  headers?: Record<string, string>;
 }
 
 /** A network failure: no HTTP answer at all (offline, DNS, TLS, domain not allow-listed…). */

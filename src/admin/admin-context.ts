@@ -14,7 +14,7 @@ import { AdminService } from "../services/admin-service";
 import { buildUserExport } from "../services/user-export";
 import { exportSupportMessages } from "./admin-support";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
-import { exportLeaderboards } from "./leaderboard-export";
+import { exportLeaderboards, exportLiveOps } from "./leaderboard-export";
 import { createRewardStores, type RewardStores } from "../adapters/store/create-reward-stores";
 import { RateLimiter } from "../services/rate-limiter";
 import { SessionService } from "../services/session-service";
@@ -102,6 +102,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     rewards: openRewards,
     saves: openSaves,
     supportMessages: async (userId) => (await exportSupportMessages(config, userId)).map(({ userId: _user, ...message }) => message),
+    liveops: (id) => exportLiveOps(config, id),
   });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),

@@ -1,4 +1,6 @@
 import { createLeaderboardStore } from "../adapters/store/create-leaderboard-store";
+import { createLiveOpsStore } from "../adapters/store/create-liveops-store";
+import { liveOpsRecordsOf, type LiveOpsExportRow } from "../services/liveops/liveops-export";
 import { sharedSqliteConnection } from "../adapters/store/create-user-store";
 import type { AppConfig } from "../config/config";
 import { createCache } from "../adapters/cache/create-cache";
@@ -6,6 +8,16 @@ import type { Logger } from "../logging/logger";
 import { buildLeaderboards } from "../server/leaderboard-wiring";
 import type { UserStore } from "../core/ports/user-store";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
+
+/** The player's LiveOps assignments and properties in every app, for `export`. */
+export async function exportLiveOps(config: AppConfig, userId: string): Promise<LiveOpsExportRow[]> {
+  const store = await createLiveOpsStore(config.store);
+  try {
+    return await liveOpsRecordsOf(store, config.apps.map((a) => a.key), userId);
+  } finally {
+    await store.close();
+  }
+}
 
 /** The player's records on every board of every app, for `export` (the data-access right). */
 export async function exportLeaderboards(config: AppConfig, userId: string): Promise<Array<{ app: string; board: string; period: number; score: number; subscore: number; name: string; updatedAt: string; metadata: Record<string, unknown> | null }>> {

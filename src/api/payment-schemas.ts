@@ -45,6 +45,7 @@ export const orderSchema = z.strictObject({
   quantity: z.int().min(1).max(10_000).optional().meta({ description: "A coin spend: how many of the item it paid for, fixed when it was priced (absent on orders made before it was recorded)", example: 1 }),
   unitPrice: z.int().min(1).max(1_000_000_000).optional().meta({ description: "A coin spend: the catalog's coin price of one when it was priced; coins = unitPrice × quantity", example: 30 }),
   catalogVersion: z.int().min(0).max(2_000_000_000).optional().meta({ description: "A coin spend: the version of the app's catalog it was priced under; delivery grants the item as that version lists it", example: 0 }),
+  liveEvent: z.string().optional().meta({ description: "A coin spend priced by a live event's sale: the event's id (docs/liveops.md); its delivery's ledger entry names it too", example: "weekend-sale" }),
   state: z.enum(ORDER_STATES).describe("pending → paid → delivered, or failed, or refunded"),
   platform: z.string(),
   platformOrderId: z.string().describe("The platform's number for the order: our bill_no for coins, the trade number for an item purchase"),

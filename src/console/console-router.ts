@@ -30,12 +30,13 @@ import { leaderboardsScreen } from "./console-leaderboards";
 import { savesScreen } from "./console-saves";
 import { analyticsScreen } from "./console-analytics";
 import { douyinLiveScreen } from "./console-douyin-live";
+import { liveopsScreen } from "./console-liveops";
 import { orderQueueRoutes } from "./console-order-queue";
 import { playerPageRoutes } from "./console-player-page";
 import { supportScreen } from "./console-support";
 
 /** Screens of other capabilities, each shown where its capability is wired (`available`). */
-const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen, douyinLiveScreen, supportScreen];
+const PLUGGED_SCREENS: ConsoleScreen[] = [economyScreen, mailScreen, rewardsScreen, leaderboardsScreen, savesScreen, analyticsScreen, liveopsScreen, douyinLiveScreen, supportScreen];
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
@@ -202,6 +203,7 @@ function serverUserExport(services: Services): UserExport {
     rewards: async () => services.rewardSources.stores,
     saves: async () => services.saves,
     supportMessages: async (userId) => (await services.support.recordsOf(userId)).map(({ userId: _user, ...message }) => message),
+    liveops: (userId) => services.liveops.recordsOf(userId),
   });
 }
 

@@ -109,6 +109,7 @@ export const consoleOrderSchema = z.strictObject({
   quantity: z.int().min(1).max(10_000).meta({ description: "A coin spend's terms as priced: how many (null on older orders and other kinds)", example: 1 }).nullable().optional(),
   unitPrice: z.int().min(1).max(1_000_000_000).meta({ description: "A coin spend's terms: the catalog's coin price of one", example: 30 }).nullable().optional(),
   catalogVersion: z.int().min(0).max(2_000_000_000).meta({ description: "A coin spend's terms: the catalog version it was priced under and is delivered by", example: 0 }).nullable().optional(),
+  liveEvent: z.string().nullable().optional().meta({ description: "The live event whose sale priced the coin spend (docs/liveops.md); null at the catalog's price", example: "weekend-sale" }),
   createdAt: iso(),
   updatedAt: iso(),
 });
@@ -127,6 +128,7 @@ export const playerExportSchema = z
     adViews: exportRows("Rewarded ad views"),
     saves: exportRows("The player's cloud-saved objects in every app (docs/saves.md)"),
     supportMessages: exportRows("The player's customer-service messages and the operators' replies, every app (docs/growth.md)"),
+    liveops: exportRows("Per app: the player's experiment variants and server-set properties (docs/liveops.md)"),
   })
   .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({

@@ -53,6 +53,8 @@ export class CorsPolicy {
     if (!origin) return headers;
     headers["Access-Control-Allow-Origin"] = origin;
     headers["Access-Control-Allow-Credentials"] = "true";
+    // A web game on another origin reads GET /api/config's ETag to ask again with If-None-Match.
+    headers["Access-Control-Expose-Headers"] = "ETag";
     if (CorsPolicy.isPreflight(req)) {
       headers["Access-Control-Allow-Methods"] = methods;
       const requested = req.headers["access-control-request-headers"];

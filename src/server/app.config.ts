@@ -34,6 +34,7 @@ import { LobbyRoom } from "../../rooms/LobbyRoom";
 import { MatchRoom } from "../../rooms/MatchRoom";
 import { DOUYIN_LIVE_ROOM, DouyinLiveRoom, publishToLiveRoom, setDouyinLiveRoomServices } from "../../rooms/DouyinLiveRoom";
 import { setRoomServices } from "../../rooms/room-services";
+import { tellRoomsOfConfigChanges } from "../../rooms/config-changed";
 import { RoomSessionGuard } from "../../rooms/session-guard";
 import { deliverItem } from "../../rooms/deliver-item";
 import { PlayerNotices } from "../../rooms/player-notices";
@@ -62,6 +63,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let guard: RoomSessionGuard | undefined;
   let notices: PlayerNotices | undefined;
   let rewardNotices: PlayerNotices | undefined;
+  let stopConfigNotices: (() => void) | undefined;
   let httpServer: http.Server | undefined;
   let draining = false;
   let closeConsole: (() => Promise<void>) | undefined;
@@ -185,6 +187,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       ready.economy.rewards.onReward((n) =>
         rewardNotices?.announce({ userId: n.userId, app: n.appId, message: { source: n.source, sourceId: n.sourceId, currencies: n.currencies, items: n.items, balances: n.balances } }),
       );
+      // LiveOps: a `configChanged` message to the rooms' players of an app when a newer version is taken up.
+      stopConfigNotices = tellRoomsOfConfigChanges(ready.liveops, logger);
       ready.payments.start();
       gameServer.define("lobby", LobbyRoom).filterBy(APP_FILTER);
       // The example match: scores written to the players' platform storage at its end (friend rankings).
@@ -205,6 +209,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
         guard?.stop(); // while the presence connection is still open
         notices?.stop();
         rewardNotices?.stop();
+        stopConfigNotices?.();
         if (!drain) return; // it never listened
         logger.info({ inFlight: drain.inFlight }, "shutting down: draining HTTP requests");
         await drain.drain({ acceptWindowMs: settings.shutdownAcceptWindowMs, budgetMs: settings.shutdownTimeoutMs });

@@ -146,13 +146,13 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const growth = buildGrowthServices({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
     const support = await buildSupportDesk({ config, apps, platformApps, store, custody: sessionKeys, tokens: platformTokens, logger, now: overrides.now });
     cleanups.push(() => support.close());
-    const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, logger, now: overrides.now });
-    cleanups.push(() => liveops.close());
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
     });
     cleanups.push(() => boards.close());
+    const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, leaderboards: boards.leaderboards, logger, now: overrides.now });
+    cleanups.push(() => liveops.close());
     const saves = await opening("the cloud saves' store", storeSetting, () => buildSaves(config, overrides.now));
     cleanups.push(() => saves.close());
     const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, metrics, simulatorUrl: simulator?.url, now: overrides.now });

@@ -7,6 +7,7 @@ import { createLiveOpsStore } from "../adapters/store/create-liveops-store";
 import type { AppConfig } from "../config/config";
 import type { UserStore } from "../core/ports/user-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
+import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import type { Logger } from "../logging/logger";
 import { LiveOpsService, type PlayerFactsSource } from "../services/liveops/liveops-service";
 import type { PlatformApps } from "../services/platform-apps";
@@ -15,7 +16,7 @@ import type { RewardServices } from "./reward-wiring";
 
 export async function buildLiveOps(
   config: AppConfig,
-  deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps; economy: EconomyServices; rewardSources: RewardServices; logger: Logger; now?: () => number },
+  deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps; economy: EconomyServices; rewardSources: RewardServices; leaderboards: LeaderboardService; logger: Logger; now?: () => number },
 ): Promise<{ liveops: LiveOpsService; close(): Promise<void> }> {
   const store = await createLiveOpsStore(config.store);
   const liveops = new LiveOpsService(store, config.liveops.definitions, config.apps.map((a) => a.key), playerFacts(deps), (app) => deps.economy.catalogs.get(app).catalog, deps.logger, deps.now);
@@ -40,20 +41,38 @@ export async function buildLiveOps(
 
 /**
  * What the audiences read of a player: first login (the account's creation), platform (their first
- * identity's), payer and total paid (delivered coin spends and item purchases of the app). Server-set
- * properties are read by the service from its store; leaderboard bests are not gathered yet.
+ * identity's), payer and total paid (delivered coin spends and item purchases of the app), the best
+ * score on each of the app's boards over all its periods (the board's order says which is best).
+ * Server-set properties are read by the service from its store.
  */
-function playerFacts(deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps }): PlayerFactsSource {
+function playerFacts(deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps; leaderboards: LeaderboardService }): PlayerFactsSource {
   return async (app, userId) => {
-    const [user, identities, orders] = await Promise.all([deps.users.findById(userId), deps.users.listIdentities(userId), deps.orders.listByUser(userId, { state: "delivered", limit: 200 })]);
+    const [user, identities, orders, records] = await Promise.all([
+      deps.users.findById(userId),
+      deps.users.listIdentities(userId),
+      deps.orders.listByUser(userId, { state: "delivered", limit: 200 }),
+      deps.leaderboards.recordsOf(app, userId),
+    ]);
     const paid = orders.filter((o) => (o.kind === "coin_spend" || o.kind === "item_purchase") && deps.platformApps.appsOf(o.platform).some((a) => a.appId === o.appId && a.app === app));
     return {
       firstLoginAt: user?.createdAt,
       payer: paid.length > 0,
       totalPaid: paid.reduce((sum, o) => sum + o.coins, 0),
-      leaderboardBest: {},
+      leaderboardBest: bests(records, (board) => deps.leaderboards.boards(app).find((b) => b.id === board)?.order),
       properties: {},
       ...(identities[0] ? { platform: identities[0].platform } : {}),
     };
   };
+}
+
+/** Each board's best score of the records: the highest on a "desc" board, the lowest on an "asc" one. */
+export function bests(records: ReadonlyArray<{ board: string; score: number }>, orderOf: (board: string) => "asc" | "desc" | undefined): Record<string, number> {
+  const best: Record<string, number> = {};
+  for (const { board, score } of records) {
+    const order = orderOf(board);
+    if (!order) continue; // a board no longer defined
+    const kept = best[board];
+    if (kept === undefined || (order === "desc" ? score > kept : score < kept)) best[board] = score;
+  }
+  return best;
 }

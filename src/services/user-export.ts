@@ -42,9 +42,8 @@ export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
   "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
   "erasure-marks": "an erase's own bookkeeping (the user id and when the erase began and ended), kept only while an erase runs and a day after",
   "live-gift-ledger": "gifts of a Douyin live stream's viewers, who are Douyin users known by sec_openid, not players of ours",
-  // Written decisions pending (issues 52 and 53 stay open for them): the stores have no read by player yet.
+  // A written decision pending (issue 53 stays open for it): the store has no read by player yet.
   "analytics-store": "NOT YET EXPORTED: a player's analytics events (erase removes them; docs/analytics.md); the store has no read by player yet",
-  "liveops-store": "NOT YET EXPORTED: a player's experiment assignments and server-set properties (docs/liveops.md)",
 };
 
 export class UserExport {
@@ -105,6 +104,8 @@ export interface UserExportSources {
   saves?(): Promise<Pick<SaveStore, "listByOwner">>;
   /** The player's customer-service messages and the replies to them (docs/growth.md); absent: the section is empty. */
   supportMessages?(userId: string): Promise<Omit<SupportMessage, "userId">[]>;
+  /** The player's LiveOps assignments and properties per app (liveops-export.ts); absent: the section is empty. */
+  liveops?(userId: string): Promise<unknown[]>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -163,5 +164,10 @@ export function buildUserExport(sources: UserExportSources): UserExport {
       name: "support",
       ports: ["support-messages"],
       collect: async (id) => (sources.supportMessages ? { supportMessages: await sources.supportMessages(id) } : {}),
+    })
+    .add({
+      name: "liveops",
+      ports: ["liveops-store"],
+      collect: async (id) => (sources.liveops ? { liveops: await sources.liveops(id) } : {}),
     });
 }

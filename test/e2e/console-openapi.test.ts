@@ -296,6 +296,35 @@ describe("console routes in the API description", function () {
     assert.equal((await h.get("/api/leaderboards/highscores/me?period=previous", player)).body.data.score, 51);
     const resetTrail = await admin.call("GET", "/audit?action=board.reset&target=highscores");
     assert.deepEqual(resetTrail.body.data.map((e: any) => [e.outcome, e.detail.period]).filter((e: unknown[]) => e[0] === "ok"), [["ok", before + 1]]);
+    // LiveOps: the running definitions, a check, a publish, the history, a version, a rollback, an experiment started and stopped.
+    const lo = await call(reader, "GET", "/liveops", "/liveops?app=default");
+    assert.equal(lo.status, 200, JSON.stringify(lo.body));
+    assert.equal((await call(reader, "GET", "/liveops", "/liveops?app=nope")).status, 400);
+    // The catalog uploaded above has no sword or potion for the example sale to put on sale.
+    const defs = { ...lo.body.data.definitions, events: [] };
+    const checked = await call(reader, "POST", "/liveops/check", "/liveops/check", { app: "default", definitions: { flags: [{ key: "x", default: 1, audiences: [{ audienceId: "none", value: 2 }] }] } });
+    assert.deepEqual([checked.status, checked.body.data.problems.length], [200, 1]);
+    assert.equal((await call(reader, "POST", "/liveops/check", "/liveops/check", { app: "nope", definitions: {} })).status, 400);
+    assert.equal((await call(reader, "POST", "/liveops/publish", "/liveops/publish", { app: "default", definitions: defs })).status, 403);
+    const refusedPublish = await call(admin, "POST", "/liveops/publish", "/liveops/publish", { app: "default", definitions: { flags: [{ key: "welcome_text", default: 5 }] } });
+    assert.deepEqual([refusedPublish.status, refusedPublish.body.data.code], [422, "liveops_invalid"]);
+    const published = await call(admin, "POST", "/liveops/publish", "/liveops/publish", { app: "default", expectedVersion: lo.body.data.version, definitions: defs });
+    assert.deepEqual([published.status, published.body.data.version], [200, lo.body.data.version + 1], JSON.stringify(published.body));
+    const loHistory = await call(reader, "GET", "/liveops/versions", "/liveops/versions?app=default");
+    assert.equal(loHistory.body.data.current, published.body.data.version);
+    assert.equal((await call(reader, "GET", "/liveops/versions", "/liveops/versions?limit=0")).status, 400);
+    assert.equal((await call(reader, "GET", "/liveops/versions/{version}", "/liveops/versions/0?app=default")).status, 200);
+    assert.equal((await call(reader, "GET", "/liveops/versions/{version}", "/liveops/versions/999?app=default")).status, 404);
+    const rollback = "/liveops/versions/{version}/rollback";
+    assert.equal((await call(admin, "POST", rollback, "/liveops/versions/999/rollback", { app: "default" })).status, 404);
+    assert.equal((await call(admin, "POST", rollback, `/liveops/versions/${published.body.data.version}/rollback`, { app: "default" })).status, 200);
+    const experiment = (action: string) => `/liveops/experiments/{experimentId}/${action}`;
+    assert.equal((await call(admin, "POST", experiment("stop"), "/liveops/experiments/example-reward/stop", { app: "default" })).status, 400, "not running");
+    assert.equal((await call(admin, "POST", experiment("start"), "/liveops/experiments/nope/start", { app: "default" })).status, 400);
+    const started = await call(admin, "POST", experiment("start"), "/liveops/experiments/example-reward/start", { app: "default" });
+    assert.deepEqual([started.status, started.body.data.running], [200, true]);
+    assert.equal((await call(admin, "POST", experiment("stop"), "/liveops/experiments/example-reward/stop", { app: "default", expectedVersion: 0 })).status, 409);
+    assert.equal((await call(admin, "POST", experiment("stop"), "/liveops/experiments/example-reward/stop", { app: "default" })).status, 200);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: "no" })).status, 400);
     assert.equal((await call(admin, "POST", "/players/{userId}/erase", `${p}/erase`, { confirm: user.username })).status, 200);
     assert.equal((await call(admin, "DELETE", "/session", "/session", undefined, { csrf: false })).status, 403);

@@ -286,7 +286,7 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     assert.equal((await h.request("POST", `/api/mail/${small.body.data.mailId}/claim`, undefined, { authorization: `Bearer ${b.token}` })).status, 404, "one player's mail is theirs");
   });
 
-  it("export: the same record as npm run admin -- export, with orders, economy and ledger, leaderboards, mail and ad views", async () => {
+  it("export: the same record as npm run admin -- export, with orders, economy and ledger, leaderboards, mail and ad views, LiveOps properties", async () => {
     const { client } = await signedIn("support");
     const p = await player();
     const auth = { authorization: `Bearer ${p.token}` };
@@ -295,16 +295,18 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     const mail = await client.call("POST", "/mail", { userId: p.user.id, title: "export", currencies: { gems: 3 } });
     assert.equal((await h.request("POST", `/api/mail/${mail.body.data.mailId}/claim`, undefined, auth)).body.data.granted, true);
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 12 }, auth)).status, 200);
+    await h.services.liveops.setProperty("default", p.user.id, "vip", 2);
 
     const exported = await client.call("GET", `/players/${p.user.id}/export`);
     assert.equal(exported.status, 200, JSON.stringify(exported.body));
     const record = exported.body.data;
-    assert.deepEqual(Object.keys(record).sort(), ["adViews", "economy", "identities", "leaderboards", "mail", "mailClaims", "orders", "saves", "sessionApps", "sessionLive", "supportMessages", "user"]);
+    assert.deepEqual(Object.keys(record).sort(), ["adViews", "economy", "identities", "leaderboards", "liveops", "mail", "mailClaims", "orders", "saves", "sessionApps", "sessionLive", "supportMessages", "user"]);
     assert.deepEqual(record.orders.map((o: { orderId: string }) => o.orderId), ["exp-1"]);
     assert.deepEqual(record.economy.default.balances, { gems: 3 });
     assert.ok(record.economy.default.ledger.some((e: { source: string }) => e.source === "mail"));
     assert.deepEqual(record.leaderboards.map((r: { app: string; board: string; score: number }) => [r.app, r.board, r.score]), [["default", "highscores", 12]]);
     assert.deepEqual([record.mail.length, record.mailClaims.length, record.adViews], [1, 1, []]);
+    assert.deepEqual(record.liveops, [{ app: "default", assignments: {}, properties: { vip: 2 } }]);
 
     // The CLI's export of the same player, from another process: the same record (its sessions aside: it may not reach this process's cache).
     const cli = await runAdmin({ ...process.env, NODE_ENV: "development", JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: "warn", SQLITE_PATH: h.config.store.kind === "sqlite" ? h.config.store.path : "", ...simulatorPlatformEnv(h.simulator.url), ...backendEnv }, "export", p.user.id);

@@ -60,13 +60,28 @@ for (const backend of backends) {
       assert.equal((await h.request("POST", "/api/payments/orders", { orderId: unique("o"), itemId: "sword", coins: 30 }, p.headers)).status, 409);
       const order = await h.request("POST", "/api/payments/orders", { orderId: unique("o"), itemId: "sword", coins: 20 }, p.headers);
       assert.equal(order.status, 201, JSON.stringify(order.body));
-      assert.equal(order.body.data.unitPrice, 20);
+      assert.deepEqual([order.body.data.unitPrice, order.body.data.liveEvent, order.body.data.state], [20, "example-sale", "delivered"]);
+      const atRegular = (await h.services.payments.ledger.listByUser(p.userId, { limit: 10 })).filter((o) => o.liveEvent === null || o.liveEvent === undefined);
+      assert.ok(atRegular.every((o) => o.state === "failed"), "only the refused order at the regular price has no event");
       const potion = await h.services.economy.rewards.grant({ appId: "default", userId: p.userId, source: "operator", sourceId: unique("seed"), currencies: { gems: 20 } });
       assert.ok(potion.granted);
       const bought = await h.request("POST", "/api/economy/purchases", { purchaseId: unique("b"), itemId: "potion" }, p.headers);
       assert.deepEqual(bought.body.data.paid, { gems: 5 });
       const entries = await h.services.economy.store.entries("default", p.userId);
       assert.equal(entries.find((e) => e.source === "purchase")?.liveEvent, "example-sale");
+      assert.equal(entries.find((e) => e.source === "coin_order")?.liveEvent, "example-sale", "the coin order's delivery names the event");
+    });
+
+    it("an audience on a leaderboard best: a player whose best on the board is in range gets the audience's value", async () => {
+      const defs = base();
+      defs.audiences.push({ audienceId: "champions", rule: { leaderboardBest: { leaderboardId: "highscores", gte: 500 } } });
+      defs.flags.find((f) => f.key === "welcome_text")!.audiences = [{ audienceId: "champions", value: "Hail, champion!" }];
+      await h.services.liveops.publish("default", defs, "test");
+      const [champion, other] = [await player(), await player()];
+      await h.services.leaderboards.submit("default", champion.userId, "highscores", 700);
+      await h.services.leaderboards.submit("default", other.userId, "highscores", 100);
+      const welcome = async (p: { headers: Record<string, string> }) => (await h.get("/api/config", p.headers)).body.data.flags.welcome_text;
+      assert.deepEqual([await welcome(champion), await welcome(other)], ["Hail, champion!", "Welcome to the arena!"]);
     });
 
     it("the ad reward: the experiment's variant multiplies it on the server; a player's variant stays when the weights change", async () => {

@@ -118,6 +118,7 @@ for (const impl of implementations) {
         quantity: null,
         unitPrice: null,
         catalogVersion: null,
+        liveEvent: null,
         createdAt: input.createdAt,
         updatedAt: input.createdAt,
       });
@@ -133,6 +134,13 @@ for (const impl of implementations) {
       assert.deepEqual([order.quantity, order.unitPrice, order.catalogVersion], [3, 30, 7]);
       const read = await ledger.findByOrderId(input.userId, input.orderId);
       assert.deepEqual([read?.quantity, read?.unitPrice, read?.catalogVersion, read?.coins], [3, 30, 7, 90]);
+    });
+
+    it("keeps the live event whose sale priced a coin spend", async () => {
+      const input = draft({ coins: 20, quantity: 1, unitPrice: 20, catalogVersion: 0, liveEvent: "weekend-sale" });
+      assert.equal((await ledger.create(input)).order.liveEvent, "weekend-sale");
+      assert.equal((await ledger.findByOrderId(input.userId, input.orderId))?.liveEvent, "weekend-sale");
+      assert.equal((await ledger.findById(input.id))?.liveEvent, "weekend-sale");
     });
 
     it("holds a coin spend at the bound (2,000,000,000 coins), and a pushed price above 2^31 − 1", async () => {

@@ -136,7 +136,7 @@ export class FakeDevice {
   }
 
   /** One HTTP exchange over the real network; `answer` gets the status and body text, or an error. */
-  exchange(url: string, method: string, header: Record<string, string> | undefined, data: unknown, answer: (result: { status: number; text: string } | Error) => void): void {
+  exchange(url: string, method: string, header: Record<string, string> | undefined, data: unknown, answer: (result: { status: number; text: string; headers: Record<string, string> } | Error) => void): void {
     const path = new URL(url).pathname;
     const reply = answer;
     answer = (result) => this.lifecycle.deliver(() => reply(result));
@@ -160,7 +160,7 @@ export class FakeDevice {
         if (lost >= 0) {
           this.losePaths.splice(lost, 1);
           answer(new Error("request:fail timeout"));
-        } else answer({ status: res.status, text });
+        } else answer({ status: res.status, text, headers: Object.fromEntries(res.headers) });
       })
       .catch((err: Error) => answer(new Error(`request:fail ${err.message}`)));
   }
@@ -238,7 +238,7 @@ export function fakeWx(device: FakeDevice, realm: Realm): WxApi {
       if (result instanceof Error) return option.fail?.({ errMsg: result.message, errno: 5, exception: { retryCount: 0, reasons: [] }, useHttpDNS: false } as unknown as WechatMinigame.RequestFailCallbackErr);
       // WeChat parses only with dataType "json" (its default); any other value leaves the text.
       const data = (option.dataType ?? "json") === "json" ? tryJson(result.text) : result.text;
-      option.success?.({ statusCode: result.status, data, header: {}, cookies: [], errMsg: "request:ok" } as unknown as WechatMinigame.RequestSuccessCallbackResult);
+      option.success?.({ statusCode: result.status, data, header: result.headers, cookies: [], errMsg: "request:ok" } as unknown as WechatMinigame.RequestSuccessCallbackResult);
     });
     return { abort() {}, onHeadersReceived() {}, offHeadersReceived() {}, onChunkReceived() {}, offChunkReceived() {} } as unknown as WechatMinigame.RequestTask;
   }) as WxApi["request"];
@@ -272,7 +272,7 @@ export function fakeTt(device: FakeDevice, realm: Realm): TtApi {
     device.exchange(options.url, options.method ?? "GET", options.header as Record<string, string>, options.data, (result) => {
       if (result instanceof Error) return options.fail?.({ errMsg: result.message });
       const data = (options.dataType ?? "json") === "json" ? tryJson(result.text) : result.text;
-      options.success?.({ statusCode: result.status, data: data as object, header: {}, errMsg: "request:ok" });
+      options.success?.({ statusCode: result.status, data: data as object, header: result.headers, errMsg: "request:ok" });
     });
     return { abort() {} };
   };

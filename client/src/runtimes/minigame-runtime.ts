@@ -23,7 +23,7 @@ export interface MiniGameApi extends SubscribePromptApi, PaymentUiApi, RewardedA
     data?: object;
     dataType?: string;
     responseType?: "text";
-    success?(result: { statusCode: number; data: unknown }): void;
+    success?(result: { statusCode: number; data: unknown; header?: Record<string, string> }): void;
     fail?(error: { errMsg?: string }): void;
   }): unknown;
   connectSocket(options: { url: string; header?: Record<string, string>; fail?(error: { errMsg?: string }): void }): MiniGameSocketTask;
@@ -91,7 +91,7 @@ export function miniGameRuntime(api: MiniGameApi, platform: PlatformName, option
           // Anything but "json" leaves the body as text; we parse it ourselves, the same way everywhere.
           dataType: "text",
           responseType: "text",
-          success: (result) => resolve({ status: result.statusCode, data: parseBody(result.data) }),
+          success: (result) => resolve({ status: result.statusCode, data: parseBody(result.data), headers: lowerCaseNames(result.header) }),
           fail: (error) => reject(new NetworkError(error?.errMsg ?? "request failed")),
         });
       }),
@@ -137,4 +137,9 @@ function wrapSocketTask(api: MiniGameApi, url: string, headers: Record<string, s
       task.onError((result) => listener(result?.errMsg ?? "socket error"));
     },
   };
+}
+
+/** Header names as the platforms spell them (WeChat keeps the server's case): lower-cased. */
+function lowerCaseNames(header: Record<string, string> | undefined): Record<string, string> {
+  return Object.fromEntries(Object.entries(header ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
 }

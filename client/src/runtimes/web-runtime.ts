@@ -2,7 +2,7 @@ import { memoryStorage, NetworkError, parseBody, type LoginCodes, type PlatformN
 
 /** The browser (and Node ≥ 22) globals this runtime uses, looked up when it is created, never patched. */
 interface WebGlobals {
-  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ status: number; text(): Promise<string> }>;
+  fetch?: (url: string, init: { method: string; headers: Record<string, string>; body?: string }) => Promise<{ status: number; text(): Promise<string>; headers?: { forEach(callback: (value: string, name: string) => void): void } }>;
   WebSocket?: WebSocketConstructor;
   localStorage?: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
   document?: { visibilityState?: string; addEventListener?(type: string, listener: () => void): void };
@@ -47,7 +47,9 @@ export function webRuntime(options: WebRuntimeOptions): Runtime {
       } catch (err) {
         throw new NetworkError(err instanceof Error ? err.message : String(err));
       }
-      return { status: response.status, data: parseBody(await response.text()) };
+      const headers: Record<string, string> = {};
+      response.headers?.forEach((value, name) => (headers[name.toLowerCase()] = value));
+      return { status: response.status, data: parseBody(await response.text()), headers };
     },
     connectSocket: (url) => {
       if (!WebSocketImpl) throw new NetworkError("WebSocket is not available: pass one in webRuntime({ WebSocket })");

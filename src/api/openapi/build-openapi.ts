@@ -12,7 +12,7 @@ import { API_DESCRIPTION } from "./descriptions";
 import { clean, componentName, operationObject, type Json, type OperationSpec } from "./operation-spec";
 import { platformOperations } from "./platform-operations";
 import { economyOperations, registerEconomyComponents } from "./economy-operations";
-import { liveopsOperations, registerLiveOpsComponents } from "./liveops-operations";
+import { consoleLiveOpsOperations, liveopsOperations, registerLiveOpsComponents } from "./liveops-operations";
 import { paymentOperations, registerPaymentComponents } from "./payment-operations";
 import { registerRewardComponents, rewardOperations } from "./reward-operations";
 import { GROWTH_TAG, growthOperations, registerGrowthComponents } from "./growth-operations";
@@ -66,7 +66,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   registerEconomyComponents(register);
   operations.push(...economyOperations());
   registerLiveOpsComponents(register);
-  operations.push(...liveopsOperations());
+  operations.push(...liveopsOperations(), ...consoleLiveOpsOperations(CONSOLE_TAG));
   registerLeaderboardComponents(register);
   operations.push(...leaderboardOperations());
   registerSaveComponents(register);

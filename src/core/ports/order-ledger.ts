@@ -61,6 +61,8 @@ export interface Order {
   quantity?: number | null;
   unitPrice?: number | null;
   catalogVersion?: number | null;
+  /** The live event whose sale set unitPrice (docs/liveops.md); null at the catalog's price. */
+  liveEvent?: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -86,6 +88,8 @@ export interface NewOrder {
   quantity?: number;
   unitPrice?: number;
   catalogVersion?: number;
+  /** The live event whose sale priced it (Order.liveEvent). */
+  liveEvent?: string;
   /** ISO 8601 UTC, for both createdAt and updatedAt. */
   createdAt: string;
 }

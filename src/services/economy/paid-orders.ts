@@ -45,6 +45,8 @@ export interface PaidOrder {
   coins: number;
   quantity?: number | null;
   catalogVersion?: number | null;
+  /** The live event whose sale priced it: its delivery's ledger entry names it. */
+  liveEvent?: string | null;
 }
 
 /** Why a coin spend's hold was refused: its order fails with this code and nothing is deducted. */
@@ -146,6 +148,7 @@ export class PaidOrders {
       items: grant.items,
       // A held coin spend was counted by its hold; every other paid order counts here, never refused.
       purchase: termed && ruled(item) ? undefined : { itemId: item.itemId, quantity },
+      ...(order.liveEvent ? { liveEvent: order.liveEvent } : {}),
     });
     if (entry.outcome !== "applied") throw new AppError("source_conflict", { data: { source: entry.source, sourceId: entry.sourceId } });
     if (first) this.rewards.announce(entry);

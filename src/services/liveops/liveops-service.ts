@@ -14,6 +14,7 @@ import type { DefinitionsVersionInfo, LiveOpsStore } from "../../core/ports/live
 import type { Logger } from "../../logging/logger";
 import { TtlLru } from "../ttl-lru";
 import type { Offers } from "../economy/offers";
+import { liveOpsRecordsOf, type LiveOpsExportRow } from "./liveops-export";
 
 /** What the server knows of a player besides the request: read when their cached facts expire. */
 export type PlayerFactsSource = (app: string, userId: string) => Promise<Omit<PlayerFacts, "userId" | "app" | "appVersion">>;
@@ -44,6 +45,7 @@ export class LiveOpsService implements Offers {
   private readonly live = new Map<string, { version: number; definitions: LiveOpsDefinitions }>();
   private readonly players: TtlLru<Cached>;
   private timer: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<(app: string, version: number) => void>();
 
   constructor(
     private readonly store: LiveOpsStore,
@@ -85,7 +87,34 @@ export class LiveOpsService implements Offers {
       }
       this.live.set(app, { version: latest, definitions: checked.definitions });
       this.logger.info({ event: "liveops_changed", app, version: latest }, "liveops version in use");
+      this.changed(app, latest);
     }
+  }
+
+  /**
+   * Tells `listener` each time this process takes up a newer version of an app's definitions (its
+   * own publish, or another process's seen by the refresh): rooms pass it on to their clients.
+   * Returns the unsubscribe.
+   */
+  onChange(listener: (app: string, version: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(app: string, version: number): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(app, version);
+      } catch (err) {
+        this.logger.warn({ err, event: "liveops_listener_failed", app, version }, "a liveops change listener failed");
+      }
+    }
+  }
+
+  /** Every problem `body` would be refused for as the app's next version (none: it would publish). */
+  check(app: string, body: unknown): string[] {
+    const checked = checkDefinitions(body, `liveops of ${app}`, { previous: this.current(app).definitions, catalog: this.catalogOf(app) });
+    return "problems" in checked ? checked.problems : [];
   }
 
   current(app: string): { version: number; definitions: LiveOpsDefinitions } {
@@ -155,8 +184,12 @@ export class LiveOpsService implements Offers {
     const base = expectedVersion ?? running.version;
     const saved = await this.store.saveDefinitions(app, base, body, by, new Date(this.now()).toISOString());
     if (!saved) throw new AppError("version_conflict", { data: { app, version: base } });
-    this.live.set(app, { version: saved.version, definitions: checked.definitions });
     this.logger.info({ event: "liveops_changed", app, version: saved.version, by }, "liveops published by an operator");
+    // The timer's refresh may have taken it up meanwhile (and told the listeners): once is enough.
+    if (this.current(app).version < saved.version) {
+      this.live.set(app, { version: saved.version, definitions: checked.definitions });
+      this.changed(app, saved.version);
+    }
     return { version: saved.version };
   }
 
@@ -170,6 +203,11 @@ export class LiveOpsService implements Offers {
 
   history(app: string, options: { limit: number; before?: number }): Promise<DefinitionsVersionInfo[]> {
     return this.store.listVersions(app, options);
+  }
+
+  /** The player's assignments and properties per app, for the export. */
+  recordsOf(userId: string): Promise<LiveOpsExportRow[]> {
+    return liveOpsRecordsOf(this.store, this.appKeys, userId);
   }
 
   /** Publishes an older version's content again as the next version: history is only added to. */

@@ -35,6 +35,8 @@ export interface SpendRequest {
   coins: number;
   unitPrice?: number;
   catalogVersion?: number;
+  /** The live event whose sale set unitPrice: the order records it, its delivery's ledger entry names it. */
+  liveEvent?: string;
 }
 
 export interface SpendResult {
@@ -160,6 +162,7 @@ export class PaymentService {
       quantity: request.unitPrice !== undefined ? (request.quantity ?? 1) : undefined,
       unitPrice: request.unitPrice,
       catalogVersion: request.catalogVersion,
+      liveEvent: request.liveEvent,
       platformOrderId: billNumberOf(id),
       env: keys.env,
       createdAt: new Date(this.now()).toISOString(),
@@ -306,6 +309,8 @@ export function publicOrder(order: Order): Record<string, unknown> {
     ...(order.quantity != null ? { quantity: order.quantity } : {}),
     ...(order.unitPrice != null ? { unitPrice: order.unitPrice } : {}),
     ...(order.catalogVersion != null ? { catalogVersion: order.catalogVersion } : {}),
+    // The live event whose sale priced it (docs/liveops.md).
+    ...(order.liveEvent ? { liveEvent: order.liveEvent } : {}),
     // Why a failed or refunded order is so (e.g. a pushed purchase the catalog refused: price_below_catalog).
     ...(order.failure ? { failure: order.failure } : {}),
   };

@@ -20,6 +20,7 @@ export interface OrderDoc {
   quantity?: number;
   unitPrice?: number;
   catalogVersion?: number;
+  liveEvent?: string;
   initialState: OrderState;
   createdAt: Date;
   settled?: boolean;
@@ -81,6 +82,7 @@ export function orderDoc(order: NewOrder): OrderDoc {
     ...(order.quantity !== undefined ? { quantity: order.quantity } : {}),
     ...(order.unitPrice !== undefined ? { unitPrice: order.unitPrice } : {}),
     ...(order.catalogVersion !== undefined ? { catalogVersion: order.catalogVersion } : {}),
+    ...(order.liveEvent !== undefined ? { liveEvent: order.liveEvent } : {}),
     initialState: order.state ?? "pending",
     createdAt: new Date(order.createdAt),
   };

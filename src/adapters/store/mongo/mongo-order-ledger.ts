@@ -272,6 +272,7 @@ export class MongoOrderLedger implements OrderLedger {
       quantity: doc.quantity ?? null,
       unitPrice: doc.unitPrice ?? null,
       catalogVersion: doc.catalogVersion ?? null,
+      liveEvent: doc.liveEvent ?? null,
       createdAt: doc.createdAt.toISOString(),
       updatedAt: updatedAt.toISOString(),
     };

@@ -34,6 +34,7 @@ interface OrdersTable {
   quantity: ColumnType<number | null, number | null | undefined, number | null>;
   unit_price: ColumnType<number | string | null, number | null | undefined, number | null>;
   catalog_version: ColumnType<number | null, number | null | undefined, number | null>;
+  live_event: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -79,6 +80,7 @@ export class KyselyOrderLedger implements OrderLedger {
         quantity: order.quantity ?? null,
         unit_price: order.unitPrice ?? null,
         catalog_version: order.catalogVersion ?? null,
+        live_event: order.liveEvent ?? null,
         created_at: order.createdAt,
         updated_at: order.createdAt,
       })
@@ -247,6 +249,7 @@ function toOrder(row: OrderRow): Order {
     quantity: nullableNumber(row.quantity),
     unitPrice: nullableNumber(row.unit_price),
     catalogVersion: nullableNumber(row.catalog_version),
+    liveEvent: row.live_event ?? null,
     createdAt: toIso(row.created_at) as string,
     updatedAt: toIso(row.updated_at) as string,
   };

@@ -9,7 +9,7 @@ import { createErasureMarksTable } from "./erasure-marks";
 import { createLiveGiftTables } from "./live-gift-schema";
 import { createLiveOpsTables } from "./liveops-schema";
 import { createSupportTables } from "./support-schema";
-import { addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
+import { addOrderLiveEvent, addOrderTerms, createOrderTables, separateOrderKeysByKind } from "./order-ledger-schema";
 
 export type SqlDialect = "sqlite" | "postgres";
 
@@ -141,6 +141,10 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
     // LiveOps definitions' versions and players' experiment assignments (liveops-schema.ts).
     "0015_liveops": {
       up: (db: Kysely<any>) => createLiveOpsTables(db, dialect),
+    },
+    // The live event whose sale priced a coin spend (order-ledger-schema.ts).
+    "0016_order_live_event": {
+      up: (db: Kysely<any>) => addOrderLiveEvent(db),
     },
     // Customer-service messages and replies (support-schema.ts).
     "0017_support_messages": {

@@ -121,3 +121,9 @@ export async function addOrderTerms(db: Kysely<any>, dialect: "sqlite" | "postgr
   if (!columns.has("catalog_version")) await db.schema.alterTable("orders").addColumn("catalog_version", "integer").execute();
   if (dialect === "postgres") await sql`alter table orders alter column coins type bigint`.execute(db);
 }
+
+/** Migration 0016: the live event whose sale priced a coin spend (null: the catalog's price, and older rows). */
+export async function addOrderLiveEvent(db: Kysely<any>): Promise<void> {
+  const columns = new Set((await db.introspection.getTables()).find((t) => t.name === "orders")?.columns.map((c) => c.name));
+  if (!columns.has("live_event")) await db.schema.alterTable("orders").addColumn("live_event", "text").execute();
+}
