@@ -4,11 +4,13 @@ import type { AddressInfo } from "node:net";
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import { HotRoutes, type HotRequestStart } from "../../src/api/hot-routes";
 
+const noBody: RequestHandler = (_req, _res, next) => next();
+
 /** An app as the service builds it: the hot table at the front, then /api with a router mounted as usual, the not-found and error handlers last. */
 function appWith(register: (hot: HotRoutes, users: Router) => void, onStart?: HotRequestStart): express.Express {
   const app = express();
   const api = Router();
-  const hot = new HotRoutes("/api", onStart);
+  const hot = new HotRoutes("/api", noBody, onStart);
   app.use(hot.middleware());
   const users = Router();
   register(hot, users);
@@ -124,7 +126,7 @@ describe("HotRoutes", () => {
   });
 
   it("refuses a path registered twice", () => {
-    const hot = new HotRoutes("/api");
+    const hot = new HotRoutes("/api", noBody);
     hot.get("/users/me", me);
     assert.throws(() => hot.get("/users/me", me), /twice/);
   });
