@@ -10,6 +10,8 @@ import type { Baselines } from "./baselines";
 
 /** × Express hello, judged on CPU per request (see the report's text). */
 const ROUTE_TARGETS = { "access-token": 0.85, "users-me": 0.8, "returning-login": 0.55, "new-login": 0.33 } as const;
+/** × the bare node:http hello of the same run, on rates (issue 56: where a Go server, Nakama, stood on one machine, and beyond). */
+const NODE_TARGETS = { "access-token": 0.22, "users-me": 0.2, "returning-login": 0.1, "new-login": 0.065 } as const;
 
 /** The routes measured on the run's service while it is up; `userToken` is a logged-in player's. */
 export async function measureRoutes(
@@ -21,7 +23,11 @@ export async function measureRoutes(
   userToken: string,
   baselines: Baselines,
   only: readonly ScenarioId[] = ctx.flags.only,
+  /** Appended to each row's label; a variant's rows carry no scenario id (other sections compare against the main ones). */
+  variant = "",
 ): Promise<void> {
+  const rows = table.rows;
+  table = { ...table, rows: [] };
   if (only.includes("access-token")) {
     table.rows.push(
       await measureRoute(ctx, baselines, service, "access-token", "access-token", "GET /api/minigame/wechat/access_token (cached)", {
@@ -55,6 +61,13 @@ export async function measureRoutes(
         path: () => `/api/minigame/wechat/login?jsCode=newp${ctx.tag}x${ctx.seq++}`,
       }),
     );
+  }
+  for (const row of table.rows) {
+    if (variant) {
+      row.label += variant;
+      row.id = undefined;
+    }
+    rows.push(row);
   }
 }
 
@@ -97,6 +110,8 @@ async function measureRoute(
   const helloCpu = paired.cpuMsPerReq ?? NaN;
   row.id = id;
   row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
+  row.vsNodeCpu = (baselines.node.cpuMsPerReq ?? NaN) / (row.cpuMsPerReq ?? NaN);
+  row.nodeTarget = { ratio: row.vsNode, min: NODE_TARGETS[judgedAs], against: "node:http hello, rates" };
   row.vsExpress = row.m.reqPerSec / paired.m.reqPerSec;
   row.target = { ratio: helloCpu / (row.cpuMsPerReq ?? NaN), min: ROUTE_TARGETS[judgedAs], against: `Express hello just before: ${fmt(helloCpu, 2)} ms, CPU` };
   return row;

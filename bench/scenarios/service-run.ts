@@ -60,6 +60,7 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   await measureRoutes(ctx, run, table, service, base, me, baselines, only);
   if (noauth) await measureRoomJoins(ctx, table, { child: service, base }, noauth, roomTokens, backends.noauthRedisUrl);
   await service.stop();
+  if (flags.hotFrontAb && !isAborting()) await measureRoutesThroughExpress(ctx, run, table, backends.env, tmp, profiling.nodeArgs, baselines, only);
   let normalService: Child | undefined;
   if (run === "embedded" && flags.only.includes("new-login-normal") && !isAborting()) {
     normalService = await measureNewLoginNormal(ctx, table, backends.env, tmp, profiling.nodeArgs, baselines);
@@ -86,4 +87,25 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   }
   process.stdout.write(`\n${textTable(table)}\n`);
   return table;
+}
+
+/** The A/B of the hot routes' node:http front: the same routes on a second service that serves them through Express. */
+async function measureRoutesThroughExpress(
+  ctx: Context,
+  run: RunId,
+  table: RunTable,
+  env: Record<string, string>,
+  tmp: string,
+  nodeArgs: string[],
+  baselines: Awaited<ReturnType<typeof measureBaselines>>,
+  only: Context["flags"]["only"],
+): Promise<void> {
+  const { child, base } = await startService(ctx, `service (${run}, HTTP_HOT_FRONT=false)`, { ...env, HTTP_HOT_FRONT: "false" }, tmp, nodeArgs);
+  try {
+    const me = await login(ctx, base, "benchuser1");
+    await login(ctx, base, "returning");
+    await measureRoutes(ctx, run, table, child, base, me, baselines, only, " — through Express (HTTP_HOT_FRONT=false)");
+  } finally {
+    await child.stop();
+  }
 }
