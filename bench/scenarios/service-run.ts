@@ -14,7 +14,7 @@ import { textTable, type RunTable } from "../lib/report";
 import { getJson, login, startService } from "../lib/service";
 import { measureBaselines } from "./baselines";
 import { loginRoomPlayers, measureRoomJoins, startNoauthServer } from "./rooms";
-import { measureNewLoginNormal, measureRoutes } from "./routes";
+import { measureNewLoginNormal, measureRoutes, type RouteVariant } from "./routes";
 
 const TITLES: Record<RunId, string> = {
   embedded: "Service: embedded defaults (SQLite + in-memory cache)",
@@ -57,10 +57,16 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   await login(ctx, base, "returning");
   const roomTokens = noauth ? await loginRoomPlayers(ctx, base) : [];
 
-  await measureRoutes(ctx, run, table, service, base, me, baselines, only);
+  // The A/B of the hot routes' node:http front: the same routes, each right after the main service's,
+  // on a second service that serves them through Express.
+  const variant = flags.hotFrontAb ? await startThroughExpress(ctx, run, backends.env, tmp, profiling.nodeArgs) : undefined;
+  try {
+    await measureRoutes(ctx, run, table, service, base, me, baselines, only, variant);
+  } finally {
+    await variant?.service.stop();
+  }
   if (noauth) await measureRoomJoins(ctx, table, { child: service, base }, noauth, roomTokens, backends.noauthRedisUrl);
   await service.stop();
-  if (flags.hotFrontAb && !isAborting()) await measureRoutesThroughExpress(ctx, run, table, backends.env, tmp, profiling.nodeArgs, baselines, only);
   let normalService: Child | undefined;
   if (run === "embedded" && flags.only.includes("new-login-normal") && !isAborting()) {
     normalService = await measureNewLoginNormal(ctx, table, backends.env, tmp, profiling.nodeArgs, baselines);
@@ -89,23 +95,10 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   return table;
 }
 
-/** The A/B of the hot routes' node:http front: the same routes on a second service that serves them through Express. */
-async function measureRoutesThroughExpress(
-  ctx: Context,
-  run: RunId,
-  table: RunTable,
-  env: Record<string, string>,
-  tmp: string,
-  nodeArgs: string[],
-  baselines: Awaited<ReturnType<typeof measureBaselines>>,
-  only: Context["flags"]["only"],
-): Promise<void> {
-  const { child, base } = await startService(ctx, `service (${run}, HTTP_HOT_FRONT=false)`, { ...env, HTTP_HOT_FRONT: "false" }, tmp, nodeArgs);
-  try {
-    const me = await login(ctx, base, "benchuser1");
-    await login(ctx, base, "returning");
-    await measureRoutes(ctx, run, table, child, base, me, baselines, only, " — through Express (HTTP_HOT_FRONT=false)");
-  } finally {
-    await child.stop();
-  }
+/** A second service with HTTP_HOT_FRONT=false (the hot routes through Express), logged in to like the main one. */
+async function startThroughExpress(ctx: Context, run: RunId, env: Record<string, string>, tmp: string, nodeArgs: string[]): Promise<RouteVariant> {
+  const { child, base } = await startService(ctx, `service (${run}, HTTP_HOT_FRONT=false)`, { ...env, SQLITE_PATH: path.join(tmp, "through-express.sqlite"), HTTP_HOT_FRONT: "false" }, tmp, nodeArgs);
+  const userToken = await login(ctx, base, "benchuser1");
+  await login(ctx, base, "returning");
+  return { service: child, base, userToken, suffix: " — through Express (HTTP_HOT_FRONT=false)" };
 }
