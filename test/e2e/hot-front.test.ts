@@ -136,6 +136,7 @@ describe("hot routes: the node:http front answers as Express does", () => {
     assert.equal((await both([front, express], post({ "content-type": "text/plain" }, "refreshToken=x"))).status, 415);
     assert.equal((await both([front, express], post({ "content-type": "text/plain" }, [Buffer.from("x")]))).status, 415);
     assert.equal((await both([front, express], post({}, undefined))).status, 400);
+    assert.equal((await both([front, express], post({ ...json, "content-encoding": "gzip" }, "not compressed"))).status, 400);
     assert.equal((await both([front, express], post(json, JSON.stringify({ refreshToken: "a\u0000b" })))).status, 400);
   });
 
@@ -155,4 +156,22 @@ describe("hot routes: the node:http front answers as Express does", () => {
     assert.ok(a.some((l) => l.includes('route="/api/auth/refresh"')) && a.some((l) => l.includes('route="/api/users/me"')), a.join("\n"));
     assert.deepEqual(a, b);
   });
+});
+
+describe("hot routes: the drain on SIGTERM takes the front's requests as Express's", () => {
+  for (const hotFront of ["true", "false"]) {
+    it(`answers a hot route during the drain with Connection: close (HTTP_HOT_FRONT=${hotFront})`, async () => {
+      const h = await startHarness({ env: { HTTP_HOT_FRONT: hotFront, SHUTDOWN_ACCEPT_WINDOW_MS: "1500" } });
+      const keepAlive = { connection: "keep-alive" };
+      const before = await rawRequest(h.baseUrl, { method: "GET", path: "/api/minigame/wechat/access_token", headers: keepAlive });
+      assert.equal(before.headers.connection, "keep-alive");
+      // What SIGTERM starts (Colyseus's graceful shutdown, whose first step is the drain); the listener stays open a while.
+      const closing = h.close();
+      await new Promise((r) => setTimeout(r, 200));
+      const during = await rawRequest(h.baseUrl, { method: "GET", path: "/api/minigame/wechat/access_token", headers: keepAlive });
+      await closing;
+      assert.equal(during.status, 200, during.text);
+      assert.equal(during.headers.connection, "close");
+    });
+  }
 });
