@@ -13,8 +13,8 @@ import { freshPlayer, loginPath, platformDefinitions } from "../support/platform
 import { rawRequest, type RawRequest } from "../support/raw-http";
 
 const METRICS_TOKEN = "metrics-token-0123456789";
-/** Values that differ per server by nature (ids, tokens, times): compared by type only. */
-const PER_SERVER = /(id|_key|token|At|username|email)$/i;
+/** Values that differ per server by nature (ids, tokens, times; a cached token's remaining seconds): compared by type only. */
+const PER_SERVER = /(id|_key|token|At|username|email|expires_in)$/i;
 
 function masked(value: unknown, key = ""): unknown {
   if (Array.isArray(value)) return value.map((v) => masked(v));
