@@ -37,6 +37,8 @@ export interface Flags {
   build: boolean;
   anchor: boolean;
   profile: boolean;
+  /** Measure the routes again on a second service with HTTP_HOT_FRONT=false (through Express), same run. */
+  hotFrontAb: boolean;
   out: string;
 }
 

@@ -30,8 +30,12 @@ export interface Row {
   /** CPU time (user + system) the server process spent per completed request, in ms. */
   cpuMsPerReq?: number;
   vsNode?: number;
+  /** The node:http hello's CPU per request ÷ this row's (a route's cost in bare hellos, inverted). */
+  vsNodeCpu?: number;
   vsExpress?: number;
   target?: Target;
+  /** A second target, against the bare node:http hello of the same run (issue 56: rates). */
+  nodeTarget?: Target;
   /** Average cores that processes other than the bench's own (and the database servers) took. */
   outsideCores?: number;
   /** Average cores the Redis and PostgreSQL servers took during the measurement. */
@@ -46,7 +50,7 @@ export interface RunTable {
   notes: string[];
 }
 
-const HEADERS = ["Scenario", "rate", "p50 ms", "p99 ms", "× node", "× Express", "target", "CPU ms/req", "RSS MiB", "errors"];
+const HEADERS = ["Scenario", "rate", "p50 ms", "p99 ms", "× node", "× node CPU", "× Express", "target", "node target", "CPU ms/req", "RSS MiB", "errors"];
 
 function num(n: number | undefined, digits = 0): string {
   if (n === undefined || !Number.isFinite(n)) return "–";
@@ -86,8 +90,10 @@ function cells(r: Row): string[] {
     ms(r.m.p50),
     ms(r.m.p99),
     ratio(r.vsNode),
+    ratio(r.vsNodeCpu),
     ratio(r.vsExpress),
     targetText(r.target),
+    targetText(r.nodeTarget),
     r.cpuMsPerReq === undefined ? "–" : r.cpuMsPerReq.toFixed(2),
     num(r.rssMiB),
     errorsText(r.m),
@@ -194,7 +200,7 @@ export function writeReport(ctx: Context): void {
     flags.anchor
       ? "Room loops: each loop owns a distinct player's token; one more idle client stays in the lobby throughout, so it is never disposed and re-created mid-run."
       : "Room loops: each loop owns a distinct player's token; no idle client, so the lobby is disposed and re-created whenever it empties.",
-    "The baseline rows are the node:http and Express hello servers measured just before each service run; × node is against that node:http row. Each route with a target is judged against the Express hello measured again right before it (its CPU is named in the target column; × Express is the rate ratio to that same measurement): on this shared machine one process's CPU per request drifts by up to a third over a few minutes, so a baseline from minutes earlier would judge the drift, not the route. Route targets (access token ≥ 0.85, /users/me ≥ 0.8, returning login ≥ 0.55, new-player login ≥ 0.33 × Express hello) are judged on CPU per request (Express hello's CPU ms/req ÷ the route's), which other processes on the machine skew far less than rates. Room join with auth ≥ 0.9 × without is judged on rates (joins/s). The peers' targets are on rates, as in the issue; the scale and capacity targets are in their sections.",
+    "The baseline rows are the node:http and Express hello servers measured just before each service run; × node is against that node:http row. Each route with a target is judged against the Express hello measured again right before it (its CPU is named in the target column; × Express is the rate ratio to that same measurement): on this shared machine one process's CPU per request drifts by up to a third over a few minutes, so a baseline from minutes earlier would judge the drift, not the route. Route targets (access token ≥ 0.85, /users/me ≥ 0.8, returning login ≥ 0.55, new-player login ≥ 0.33 × Express hello) are judged on CPU per request (Express hello's CPU ms/req ÷ the route's), which other processes on the machine skew far less than rates. Every route is also shown against the bare node:http hello of the same run: × node on rates, × node CPU on CPU per request (the hello's ÷ the route's); the node targets of issue 56 (returning login ≥ 0.10, new-player login ≥ 0.065, /users/me ≥ 0.20, access token ≥ 0.22 × the node:http hello) are judged on rates, as the issue states them. Room join with auth ≥ 0.9 × without is judged on rates (joins/s). The peers' targets are on rates, as in the issue; the scale and capacity targets are in their sections.",
     flags.profile ? "\n**Profiled run: the service ran under --cpu-prof, so its numbers are lower than normal.**" : "",
     "",
     ...ctx.tables.flatMap((t) => [markdownTable(t), ""]),

@@ -26,6 +26,8 @@ export async function measureBaselines(ctx: Context): Promise<Baselines> {
   node.vsNode = 1;
   node.vsExpress = node.m.reqPerSec / express.m.reqPerSec;
   express.vsNode = express.m.reqPerSec / node.m.reqPerSec;
+  node.vsNodeCpu = 1;
+  express.vsNodeCpu = (node.cpuMsPerReq ?? NaN) / (express.cpuMsPerReq ?? NaN);
   express.vsExpress = 1;
   return {
     node,

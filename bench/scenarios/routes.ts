@@ -10,6 +10,17 @@ import type { Baselines } from "./baselines";
 
 /** × Express hello, judged on CPU per request (see the report's text). */
 const ROUTE_TARGETS = { "access-token": 0.85, "users-me": 0.8, "returning-login": 0.55, "new-login": 0.33 } as const;
+/** × the bare node:http hello of the same run, on rates (issue 56: where a Go server, Nakama, stood on one machine, and beyond). */
+const NODE_TARGETS = { "access-token": 0.22, "users-me": 0.2, "returning-login": 0.1, "new-login": 0.065 } as const;
+
+/** A second service measured right after each route of the first, same route (the A/B of `--hot-front-ab`). */
+export interface RouteVariant {
+  service: Child;
+  base: string;
+  userToken: string;
+  /** Appended to its rows' labels; its rows carry no scenario id (other sections compare against the main ones). */
+  suffix: string;
+}
 
 /** The routes measured on the run's service while it is up; `userToken` is a logged-in player's. */
 export async function measureRoutes(
@@ -21,40 +32,23 @@ export async function measureRoutes(
   userToken: string,
   baselines: Baselines,
   only: readonly ScenarioId[] = ctx.flags.only,
+  variant?: RouteVariant,
 ): Promise<void> {
-  if (only.includes("access-token")) {
-    table.rows.push(
-      await measureRoute(ctx, baselines, service, "access-token", "access-token", "GET /api/minigame/wechat/access_token (cached)", {
-        baseUrl: base,
-        path: "/api/minigame/wechat/access_token",
-      }),
-    );
-  }
-  if (only.includes("users-me")) {
-    table.rows.push(
-      await measureRoute(ctx, baselines, service, "users-me", "users-me", "GET /api/users/me (Bearer)", {
-        baseUrl: base,
-        path: "/api/users/me",
-        headers: { authorization: `Bearer ${userToken}` },
-      }),
-    );
-  }
-  if (only.includes("returning-login")) {
-    table.rows.push(
-      await measureRoute(ctx, baselines, service, "returning-login", "returning-login", "WeChat login, returning player (fresh code)", {
-        baseUrl: base,
-        path: () => `/api/minigame/wechat/login?jsCode=${nextCode(ctx, "returning")}`,
-      }),
-    );
-  }
-  if (only.includes("new-login")) {
-    const sqlite = run === "embedded" ? ", SQLITE_SYNCHRONOUS=FULL" : "";
-    table.rows.push(
-      await measureRoute(ctx, baselines, service, "new-login", "new-login", `WeChat login, new player${sqlite}`, {
-        baseUrl: base,
-        path: () => `/api/minigame/wechat/login?jsCode=newp${ctx.tag}x${ctx.seq++}`,
-      }),
-    );
+  const sqlite = run === "embedded" ? ", SQLITE_SYNCHRONOUS=FULL" : "";
+  const routes: [ScenarioId & keyof typeof ROUTE_TARGETS, string, (base: string, token: string) => Pick<HttpLoad, "baseUrl" | "path" | "headers">][] = [
+    ["access-token", "GET /api/minigame/wechat/access_token (cached)", (baseUrl) => ({ baseUrl, path: "/api/minigame/wechat/access_token" })],
+    ["users-me", "GET /api/users/me (Bearer)", (baseUrl, token) => ({ baseUrl, path: "/api/users/me", headers: { authorization: `Bearer ${token}` } })],
+    ["returning-login", "WeChat login, returning player (fresh code)", (baseUrl) => ({ baseUrl, path: () => `/api/minigame/wechat/login?jsCode=${nextCode(ctx, "returning")}` })],
+    ["new-login", `WeChat login, new player${sqlite}`, (baseUrl) => ({ baseUrl, path: () => `/api/minigame/wechat/login?jsCode=newp${ctx.tag}x${ctx.seq++}` })],
+  ];
+  for (const [id, label, load] of routes) {
+    if (!only.includes(id)) continue;
+    table.rows.push(await measureRoute(ctx, baselines, service, id, id, label, load(base, userToken)));
+    if (!variant) continue;
+    // Right after the same route on the main service, so both see the same state of a shared machine.
+    const row = await measureRoute(ctx, baselines, variant.service, id, id, label + variant.suffix, load(variant.base, variant.userToken));
+    row.id = undefined;
+    table.rows.push(row);
   }
 }
 
@@ -97,6 +91,8 @@ async function measureRoute(
   const helloCpu = paired.cpuMsPerReq ?? NaN;
   row.id = id;
   row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
+  row.vsNodeCpu = (baselines.node.cpuMsPerReq ?? NaN) / (row.cpuMsPerReq ?? NaN);
+  row.nodeTarget = { ratio: row.vsNode, min: NODE_TARGETS[judgedAs], against: "node:http hello, rates" };
   row.vsExpress = row.m.reqPerSec / paired.m.reqPerSec;
   row.target = { ratio: helloCpu / (row.cpuMsPerReq ?? NaN), min: ROUTE_TARGETS[judgedAs], against: `Express hello just before: ${fmt(helloCpu, 2)} ms, CPU` };
   return row;

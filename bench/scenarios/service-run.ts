@@ -14,7 +14,7 @@ import { textTable, type RunTable } from "../lib/report";
 import { getJson, login, startService } from "../lib/service";
 import { measureBaselines } from "./baselines";
 import { loginRoomPlayers, measureRoomJoins, startNoauthServer } from "./rooms";
-import { measureNewLoginNormal, measureRoutes } from "./routes";
+import { measureNewLoginNormal, measureRoutes, type RouteVariant } from "./routes";
 
 const TITLES: Record<RunId, string> = {
   embedded: "Service: embedded defaults (SQLite + in-memory cache)",
@@ -57,7 +57,14 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   await login(ctx, base, "returning");
   const roomTokens = noauth ? await loginRoomPlayers(ctx, base) : [];
 
-  await measureRoutes(ctx, run, table, service, base, me, baselines, only);
+  // The A/B of the hot routes' node:http front: the same routes, each right after the main service's,
+  // on a second service that serves them through Express.
+  const variant = flags.hotFrontAb ? await startThroughExpress(ctx, run, backends.env, tmp, profiling.nodeArgs) : undefined;
+  try {
+    await measureRoutes(ctx, run, table, service, base, me, baselines, only, variant);
+  } finally {
+    await variant?.service.stop();
+  }
   if (noauth) await measureRoomJoins(ctx, table, { child: service, base }, noauth, roomTokens, backends.noauthRedisUrl);
   await service.stop();
   let normalService: Child | undefined;
@@ -86,4 +93,12 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   }
   process.stdout.write(`\n${textTable(table)}\n`);
   return table;
+}
+
+/** A second service with HTTP_HOT_FRONT=false (the hot routes through Express), logged in to like the main one. */
+async function startThroughExpress(ctx: Context, run: RunId, env: Record<string, string>, tmp: string, nodeArgs: string[]): Promise<RouteVariant> {
+  const { child, base } = await startService(ctx, `service (${run}, HTTP_HOT_FRONT=false)`, { ...env, SQLITE_PATH: path.join(tmp, "through-express.sqlite"), HTTP_HOT_FRONT: "false" }, tmp, nodeArgs);
+  const userToken = await login(ctx, base, "benchuser1");
+  await login(ctx, base, "returning");
+  return { service: child, base, userToken, suffix: " — through Express (HTTP_HOT_FRONT=false)" };
 }

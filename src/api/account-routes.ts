@@ -19,7 +19,7 @@ export interface AccountRouteDeps {
   placeholderEmailDomain: string;
   /** Shows a player's openid as the token's game knows it; the stored one without it. */
   appIdentities?: AppIdentities;
-  /** Where GET /users/me is also registered by exact path (see hot-routes.ts). */
+  /** Where GET /users/me and POST /auth/refresh are also registered by exact path (see hot-routes.ts). */
   hot?: HotRoutes;
 }
 
@@ -42,12 +42,14 @@ export function authRoutes(deps: AccountRouteDeps): Router {
     sendOk(res, await deps.accounts.login(identifier, password, DEFAULT_APP), "Login succeeded");
   });
 
-  router.post("/refresh", async (req, res) => {
+  const refresh: RequestHandler = async (req, res) => {
     await perIp("refresh", req);
     const { refreshToken } = parseInput(refreshBody, req.body);
     const { token, refreshToken: next, expiresIn } = await deps.sessions.refresh(refreshToken);
     sendOk(res, { token, refreshToken: next, expiresIn }, "Token refreshed");
-  });
+  };
+  router.post("/refresh", refresh);
+  deps.hot?.post("/auth/refresh", refresh);
 
   router.post("/logout", requireAuth(deps.sessions), async (_req, res) => {
     const { auth } = authOf(res);

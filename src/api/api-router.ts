@@ -1,5 +1,6 @@
 import { liveopsRoutes } from "./liveops-routes";
-import express, { Router, type Request } from "express";
+import type express from "express";
+import { Router, type RequestHandler } from "express";
 import type { Services } from "../services/services";
 import { AppError } from "../core/errors";
 import { allowedMethods } from "./allowed-methods";
@@ -19,25 +20,30 @@ import { requestContext, trackRequest } from "./request-context";
 import { leaderboardRoutes } from "./leaderboard-routes";
 import { saveRoutes } from "./saves-routes";
 import { HotRoutes } from "./hot-routes";
+import { API_JSON_LIMIT, jsonBodyReader } from "./body-rules";
 import { PUSH_MAX_SKEW_SEC } from "../platforms/wechat/wechat-push";
 import { PushNonces } from "../services/push-nonces";
 import { analyticsRoutes } from "./analytics-routes";
 
 /**
- * `/api` on the app: the hottest GETs by exact path at the front (hot-routes.ts; the table is filled
- * as the routers are mounted), then the router.
+ * `/api` on the app: the hottest routes by exact path at the front (hot-routes.ts; the table is filled
+ * as the routers are mounted), then the router. Returns the table: the server's node:http front
+ * (src/server/hot-front.ts) serves the same entries before Express is entered.
  */
-export function mountApi(app: express.Express, services: Services): void {
-  const hot = new HotRoutes("/api", (req, res, route) => trackRequest(services.logger, services.metrics, req, res, () => route));
+export function mountApi(app: express.Express, services: Services): HotRoutes {
+  const readBody = jsonBodyReader(API_JSON_LIMIT);
+  const hot = new HotRoutes("/api", readBody, (req, res, route) => trackRequest(services.logger, services.metrics, req, res, () => route));
   app.use(hot.middleware());
-  app.use("/api", createApiRouter(services, hot));
+  app.use("/api", createApiRouter(services, hot, readBody));
+  return hot;
 }
 
 /**
  * Everything under `/api`. Public routers (which issue tokens) are mounted apart from protected
- * ones, so a new protected route cannot become public by accident.
+ * ones, so a new protected route cannot become public by accident. `readBody` reads the JSON
+ * bodies (body-rules.ts); the hot table's POSTs take the same one.
  */
-export function createApiRouter(services: Services, hot?: HotRoutes): Router {
+export function createApiRouter(services: Services, hot?: HotRoutes, readBody: RequestHandler = jsonBodyReader(API_JSON_LIMIT)): Router {
   const api = Router();
   api.use(requestContext(services.logger, services.metrics, api));
   // Item-purchase pushes come before the JSON parser: they read their own body and answer in WeChat's shape.
@@ -51,9 +57,8 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
   // Douyin live pushes too: the signature covers the raw body (douyin-live-routes.ts).
   const live = services.douyinLive;
   if (live) api.use(douyinLivePushRoutes({ pushPath: live.pushPath, secrets: live.secrets, intake: live.intake, sessions: live.sessions, logger: services.logger, refused: (reason) => services.metrics.pushRefused("douyin", "live", reason) }));
-  const parseJson = express.json({ limit: "16kb", strict: true });
   // Saved objects are larger than any other body: their routes' own limit (SAVES_MAX_REQUEST_BYTES).
-  const parseSaveJson = express.json({ limit: services.config.saves.maxRequestBytes, strict: true });
+  const readSaveBody = jsonBodyReader(services.config.saves.maxRequestBytes);
   api.use((req, res, next) => {
     // Express answers HEAD with the GET handler, and a GET here can log in (consuming the player's
     // one-time code) or fetch a platform token. HEAD does neither: 405, whatever the route.
@@ -63,16 +68,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     if (req.method === "OPTIONS") return next(refuseOptions(api, req.path));
     // GETs carry no body: the hottest routes skip the parser.
     if (req.method === "GET") return next();
-    // Saved objects are larger than any other body: their routes have their own limit.
-    const parse = req.path.startsWith("/saves/") ? parseSaveJson : parseJson;
-    if (req.is("application/json") || !mayHaveBody(req)) return parse(req, res, next);
-    // A body in another type would be read as none and refused as a validation error: say what is
-    // wrong. A chunked body's length shows only once read: zero bytes in chunks is no body either.
-    if (declaredLength(req) !== undefined) return next(new AppError("unsupported_media_type"));
-    chunkedBodyIsEmpty(req).then(
-      (empty) => (empty ? parse(req, res, next) : next(new AppError("unsupported_media_type"))),
-      (err: unknown) => next(err),
-    );
+    (req.path.startsWith("/saves/") ? readSaveBody : readBody)(req, res, next);
   });
 
   const limits = { windowSec: services.config.rateLimit.windowSec, ipMax: services.config.rateLimit.ipMax };
@@ -182,47 +178,12 @@ export function createApiRouter(services: Services, hot?: HotRoutes): Router {
     placeholderEmailDomain: services.config.placeholderEmailDomain,
     appIdentities: services.appIdentities,
   };
-  api.use("/auth", authRoutes(accountDeps));
+  api.use("/auth", authRoutes({ ...accountDeps, hot }));
   api.use("/users", userRoutes({ ...accountDeps, hot }));
 
   api.use(notFoundHandler);
   api.use(errorHandler(services.logger));
   return api;
-}
-
-/** A body may be coming: chunked, or a non-zero length (an empty body of any type is no body). */
-function mayHaveBody(req: Request): boolean {
-  return req.headers["transfer-encoding"] !== undefined || (declaredLength(req) ?? "0") !== "0";
-}
-
-/** The Content-Length of a body that states it, unless chunked (Node gives chunking precedence, as RFC 9112 says). */
-function declaredLength(req: Request): string | undefined {
-  return req.headers["transfer-encoding"] === undefined ? req.headers["content-length"] : undefined;
-}
-
-/**
- * Reads a chunked body up to its first byte or its end: true when it ended empty (then the request
- * is finished and the JSON parser passes it by as bodiless). A body that has bytes is left unread:
- * it is refused, and Node discards the rest.
- */
-function chunkedBodyIsEmpty(req: Request): Promise<boolean> {
-  return new Promise((resolve, reject) => {
-    const settle = (outcome: () => void) => {
-      req.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose);
-      outcome();
-    };
-    const onData = (chunk: Buffer) => {
-      if (chunk.length === 0) return;
-      req.pause();
-      settle(() => resolve(false));
-    };
-    const onEnd = () => settle(() => resolve(true));
-    // The client went away mid-body: the error handler's "body could not be read" (a 4xx nobody reads).
-    const unreadable = () => Object.assign(new Error("request aborted"), { type: "request.aborted", status: 400, expose: true });
-    const onError = () => settle(() => reject(unreadable()));
-    const onClose = () => settle(() => reject(unreadable()));
-    req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
-  });
 }
 
 function refuseOptions(api: Router, path: string): AppError | undefined {

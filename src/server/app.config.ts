@@ -17,6 +17,7 @@ import { describeApps } from "../config/settings/apps";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
+import { hotFront, type HotFront } from "./hot-front";
 import { colyseusLogger } from "./colyseus-logger";
 import { createSharedRooms } from "./shared-rooms";
 import { matchmakeListener } from "./matchmake-handler";
@@ -77,6 +78,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
   let expressApp: express.Express | undefined;
   let transport: RoomTransport | undefined;
   let drain: HttpDrain | undefined;
+  let front: HotFront | undefined;
 
   /**
    * Once listening: the server's request listeners become ours. Colyseus 0.18 has added its router's
@@ -85,7 +87,11 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
    */
   const takeOverRequests = (server: http.Server) => {
     server.removeAllListeners("request");
-    server.on("request", matchmakeListener({ clientIp, cors, logger, protocol: transport?.protocol, otherwise: (req, res) => expressApp!(req, res) }));
+    const matchmake = matchmakeListener({ clientIp, cors, logger, protocol: transport?.protocol, otherwise: (req, res) => expressApp!(req, res) });
+    // The hot routes first, before Express (hot-front.ts); everything else as before.
+    server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => {
+      if (!front?.(req, res)) matchmake(req, res);
+    });
     // Counted here, around matchmaking too.
     drain = new HttpDrain(server);
     // Last, so it wraps every listener: an error escaping one request fails that request only (request-guard.ts).
@@ -113,11 +119,12 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       const app = application as express.Express;
       const ready = services!;
       expressApp = app;
-      applyEdgeRules(app, { trust, clientIp, cors, storeBudgets: settings.store.kind === "mongodb" });
+      const storeBudgets = settings.store.kind === "mongodb";
+      applyEdgeRules(app, { trust, clientIp, cors, storeBudgets });
       app.disable("x-powered-by");
       // API answers are per-user and never revalidated; hashing every body for an ETag is waste.
       app.set("etag", false);
-      mountApi(app, ready);
+      const hot = mountApi(app, ready);
       app.use(
         opsRoutes({
           store: ready.store,
@@ -140,7 +147,8 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       }
       // The operator console (docs/console.md): its own accounts, sessions and audit trail.
       if (settings.console.enabled) closeConsole = await mountConsole(app, ready, () => openOperatorStore(ready.config, ready.logger, { shareSqlite: true }));
-      answerTheRestWithEnvelope(app, logger);
+      const onError = answerTheRestWithEnvelope(app, logger);
+      if (settings.hotFront) front = hotFront({ hot, app, cors, storeBudgets, onError });
       logger.info(`ready: ${describeStartup(ready)}`);
     },
 

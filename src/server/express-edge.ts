@@ -4,6 +4,7 @@
  * and the envelope for whatever no route serves. Matchmaking gets the same rules in
  * matchmake-handler.ts (but its store calls are each budgeted alone).
  */
+import type { ErrorRequestHandler } from "express";
 import type express from "express";
 import type http from "node:http";
 import { errorHandler, notFoundHandler } from "../api/error-handler";
@@ -43,7 +44,12 @@ export function applyEdgeRules(app: express.Express, rules: EdgeRules): void {
   app.use((req, _res, next) => next(hasValidPercentEncoding(req.url) ? undefined : new AppError("invalid_request", { message: MALFORMED_URL })));
   // A request's calls of a MongoDB store share one query timeout while the database fails: a login
   // that looks the player up and then creates them answers within one timeout, not two (call-budget.ts).
-  if (rules.storeBudgets) app.use((_req, res, next) => shareStoreBudgets(() => !res.writableEnded && !res.destroyed, next));
+  if (rules.storeBudgets) app.use((_req, res, next) => inStoreBudget(res, next));
+}
+
+/** Runs `work` with one store budget for the request `res` answers (call-budget.ts): until it is answered. */
+export function inStoreBudget(res: http.ServerResponse, work: () => void): void {
+  shareStoreBudgets(() => !res.writableEnded && !res.destroyed, work);
 }
 
 export const MALFORMED_URL = "The URL is not valid percent-encoding";
@@ -65,11 +71,14 @@ export function hasValidPercentEncoding(url: string | undefined): boolean {
 }
 
 /** Last thing in the Express hook: anything no route took (`//api/users/me`, `/api\users\me`) gets the envelope, not Express's HTML page. */
-export function answerTheRestWithEnvelope(app: express.Express, logger: Logger): void {
+export function answerTheRestWithEnvelope(app: express.Express, logger: Logger): ErrorRequestHandler {
   // What Colyseus answers itself (its router, whose listener is replaced by ours), here so that it comes before the fallback.
   app.get("/__healthcheck", (_req, res) => void res.status(200).end());
   app.use(notFoundHandler);
-  app.use(errorHandler(logger));
+  // Returned: the hot routes' front (hot-front.ts) ends its failures in this same handler.
+  const onError = errorHandler(logger);
+  app.use(onError);
+  return onError;
 }
 
 /**
@@ -80,10 +89,15 @@ export function answerTheRestWithEnvelope(app: express.Express, logger: Logger):
  */
 function answerCors(app: express.Express, cors: CorsPolicy): void {
   app.use((req, res, next) => {
-    const headers = cors.headersFor(req, API_METHODS);
-    // setHeader, not res.set: these are plain strings, and res.set's content-type handling runs per call.
-    for (const name in headers) res.setHeader(name, headers[name]!);
+    setCorsHeaders(cors, req, res);
     if (CorsPolicy.isPreflight(req)) res.status(204).end();
     else next();
   });
+}
+
+/** The CORS headers of an API answer (not a preflight's: those are answered above). The hot routes' front sets them too. */
+export function setCorsHeaders(cors: CorsPolicy, req: http.IncomingMessage, res: http.ServerResponse): void {
+  const headers = cors.headersFor(req, API_METHODS);
+  // setHeader, not res.set: these are plain strings, and res.set's content-type handling runs per call.
+  for (const name in headers) res.setHeader(name, headers[name]!);
 }

@@ -61,6 +61,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     SHUTDOWN_ACCEPT_WINDOW_MS: "0",
     SQLITE_PATH: path.join(tmp, "users.sqlite"),
     ...simulatorPlatformEnv(simulator.url),
+    // TEST_HTTP_HOT_FRONT=false runs a suite with the hot routes through Express (test/e2e/hot-front.test.ts).
+    ...(process.env.TEST_HTTP_HOT_FRONT ? { HTTP_HOT_FRONT: process.env.TEST_HTTP_HOT_FRONT } : {}),
     ...options.env,
   });
   const logs: string[] = [];

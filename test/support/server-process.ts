@@ -25,7 +25,7 @@ export async function startServerProcess(env: Record<string, string>, readyTimeo
   const port = await freePort();
   const child = spawn(process.execPath, ["--enable-source-maps", compiledEntry("src/server/index.ts")], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PORT: String(port), ...(process.env.TEST_HTTP_HOT_FRONT ? { HTTP_HOT_FRONT: process.env.TEST_HTTP_HOT_FRONT } : {}), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

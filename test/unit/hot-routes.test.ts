@@ -4,11 +4,13 @@ import type { AddressInfo } from "node:net";
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from "express";
 import { HotRoutes, type HotRequestStart } from "../../src/api/hot-routes";
 
+const noBody: RequestHandler = (_req, _res, next) => next();
+
 /** An app as the service builds it: the hot table at the front, then /api with a router mounted as usual, the not-found and error handlers last. */
 function appWith(register: (hot: HotRoutes, users: Router) => void, onStart?: HotRequestStart): express.Express {
   const app = express();
   const api = Router();
-  const hot = new HotRoutes("/api", onStart);
+  const hot = new HotRoutes("/api", noBody, onStart);
   app.use(hot.middleware());
   const users = Router();
   register(hot, users);
@@ -123,8 +125,31 @@ describe("HotRoutes", () => {
     assert.equal(started.length, 1, "a spelling the table does not hold is the router's, with its own request context");
   });
 
+  it("reads a POST's body with the table's reader before its handlers, and holds each method apart", async () => {
+    const order: string[] = [];
+    const readBody: RequestHandler = (_req, _res, next) => {
+      order.push("body");
+      next();
+    };
+    const hot = new HotRoutes("/api", readBody);
+    const refresh: RequestHandler = (_req, res) => {
+      order.push("refresh");
+      res.json({});
+    };
+    hot.post("/auth/refresh", refresh);
+    assert.equal(hot.find("GET", "/api/auth/refresh"), undefined);
+    assert.equal(hot.find("HEAD", "/api/auth/refresh"), undefined);
+    const entry = hot.find("POST", "/api/auth/refresh");
+    assert.deepEqual(entry?.route, "/api/auth/refresh");
+    const app = express();
+    app.use(hot.middleware());
+    const res = await call(app, "POST", "/api/auth/refresh");
+    assert.equal(res.status, 200);
+    assert.deepEqual(order, ["body", "refresh"]);
+  });
+
   it("refuses a path registered twice", () => {
-    const hot = new HotRoutes("/api");
+    const hot = new HotRoutes("/api", noBody);
     hot.get("/users/me", me);
     assert.throws(() => hot.get("/users/me", me), /twice/);
   });

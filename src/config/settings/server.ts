@@ -46,6 +46,7 @@ export const serverShape = {
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   API_DOCS_ENABLED: bool.default(true),
   PLAYGROUND_ENABLED: bool.optional(),
+  HTTP_HOT_FRONT: bool.default(true),
 };
 
 type ServerSettings = z.output<z.ZodObject<typeof serverShape>>;
@@ -90,6 +91,12 @@ export function serverConfig(s: ServerSettings, simulator: "embedded" | "off") {
     apiDocsEnabled: s.API_DOCS_ENABLED,
     /** Serve the browser playground at /; by default only next to the embedded simulator. */
     playgroundEnabled: s.PLAYGROUND_ENABLED ?? simulator === "embedded",
+    /**
+     * Answer the hot routes (logins, access token, /users/me, refresh) from the server's request
+     * listener before Express (src/server/hot-front.ts). Off only to compare the two paths (tests, bench):
+     * the answers are the same either way.
+     */
+    hotFront: s.HTTP_HOT_FRONT,
   };
 }
 
