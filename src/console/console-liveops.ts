@@ -7,7 +7,7 @@
  */
 import type { Router } from "express";
 import { z } from "zod";
-import { parseInput } from "../api/validate";
+import { parseInput } from "../http/validate";
 import { liveOpsOverview, setExperimentRunning } from "../services/liveops/liveops-operator";
 import { appQuery, knownApp } from "./console-apps";
 import type { ConsoleScreen } from "./console-screens";
