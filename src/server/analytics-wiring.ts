@@ -17,6 +17,7 @@ import type { AnalyticsCounters } from "../services/analytics/analytics-events";
 import { AnalyticsReports } from "../services/analytics/analytics-reports";
 import { ClientEvents } from "../services/analytics/client-events";
 import { EventWriter } from "../services/analytics/event-writer";
+import { ExperimentResults, type ExperimentSource } from "../services/analytics/experiment-results";
 import { RollupService } from "../services/analytics/rollup-service";
 import { addDays } from "../services/analytics/zoned-days";
 import { RoomSessions } from "../services/analytics/room-sessions";
@@ -32,6 +33,10 @@ export interface AnalyticsServices {
   counters: AnalyticsCounters;
   /** Room sessions (seated → gone) reported by the rooms. */
   roomSessions: RoomSessions;
+  /** Experiments' results per variant; set once LiveOps is built (it knows the experiments and assignments). */
+  experiments?: ExperimentResults;
+  /** Builds `experiments` over LiveOps' experiments and stored assignments. */
+  joinLiveOps(source: ExperimentSource): void;
   /** Starts writing and the periodic rollup. */
   start(): void;
   /** Writes what is buffered (within a budget), stops the timers, closes the store. */
@@ -79,7 +84,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
       logger.warn({ err, event: "analytics_rollup_failed" }, "the periodic analytics rollup failed; the next one tries again");
     }
   };
-  return {
+  const services: AnalyticsServices = {
     store,
     writer,
     rollups,
@@ -87,6 +92,9 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     clientEvents: new ClientEvents(writer, { pastMs: settings.clientEventPastMs, counters, now: input.now }),
     counters,
     roomSessions: new RoomSessions(writer, input.now),
+    joinLiveOps(source) {
+      services.experiments = new ExperimentResults(store, source, { timeZone: settings.timeZone, now: input.now });
+    },
     start() {
       writer.start();
       if (settings.rollupMinutes > 0 && !timer) {
@@ -100,4 +108,5 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
       await store.close();
     },
   };
+  return services;
 }

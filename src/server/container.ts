@@ -33,7 +33,7 @@ import { buildSocialServices, type SocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices, type PaymentServices } from "./payment-wiring";
-import { buildLiveOps } from "./liveops-wiring";
+import { buildLiveOps, experimentSource } from "./liveops-wiring";
 import { buildEconomyServices, deliverThroughEconomy, type EconomyServices } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
@@ -154,6 +154,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     const growth = buildGrowthServices({ config, apps, platformApps, store, custody: sessionKeys, cache, tokens: platformTokens, rewards: risk.rewards, riskRanks: risk.riskRanks, decrypter: playerData, catalogs: economy.catalogs, logger, now: overrides.now });
     const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, logger, now: overrides.now });
     cleanups.push(() => liveops.close());
+    analytics.joinLiveOps(experimentSource(liveops.liveops, liveops.store, appKeys));
     const boards = await buildLeaderboards({
       config, users: store, cache, logger, granter: economy.rewards, now: overrides.now,
       notifyReward: async (notice) => void (await rewardSources.mail.notice({ ...notice, sender: "leaderboard" })),
