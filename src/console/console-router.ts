@@ -192,6 +192,7 @@ function serverUserExport(services: Services): UserExport {
     },
     rewards: async () => services.rewardSources.stores,
     saves: async () => services.saves,
+    analytics: async () => services.analytics.store,
   });
 }
 

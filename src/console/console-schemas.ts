@@ -112,6 +112,8 @@ export const playerExportSchema = z
     mailClaims: exportRows("The player's claims of mail"),
     adViews: exportRows("Rewarded ad views"),
     saves: exportRows("The player's cloud-saved objects in every app (docs/saves.md)"),
+    analyticsEvents: exportRows("The player's analytics events, oldest first, up to 100,000 (docs/analytics.md): what the server recorded of them and what their client sent"),
+    analyticsEventsTruncated: z.literal(true).optional().describe("Present when the player had more events than the export lists"),
   })
   .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({

@@ -8,6 +8,7 @@
  * a section nor listed below as holding nothing per user.
  */
 import { AppError } from "../core/errors";
+import type { AnalyticsStore } from "../core/ports/analytics-store";
 import type { EconomyStore } from "../core/ports/economy-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
 import type { SaveStore } from "../core/ports/save-store";
@@ -41,8 +42,7 @@ export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
   "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
   "erasure-marks": "an erase's own bookkeeping (the user id and when the erase began and ended), kept only while an erase runs and a day after",
   "live-gift-ledger": "gifts of a Douyin live stream's viewers, who are Douyin users known by sec_openid, not players of ours",
-  // Written decisions pending (issues 52 and 53 stay open for them): the stores have no read by player yet.
-  "analytics-store": "NOT YET EXPORTED: a player's analytics events (erase removes them; docs/analytics.md); the store has no read by player yet",
+  // Written decision pending (issue 52 stays open for it).
   "liveops-store": "NOT YET EXPORTED: a player's experiment assignments and server-set properties (docs/liveops.md)",
 };
 
@@ -88,6 +88,9 @@ export class UserExport {
 
 /** How many of a player's orders the export lists, newest first (a player with more is not a person). */
 export const EXPORT_ORDER_LIMIT = 10_000;
+/** How many of a player's analytics events the export lists, oldest first; `analyticsEventsTruncated` says when there were more. */
+export const EXPORT_EVENT_LIMIT = 100_000;
+const EVENT_PAGE = 1000;
 
 export interface UserExportSources {
   store: Pick<UserStore, "exportUser">;
@@ -102,6 +105,8 @@ export interface UserExportSources {
   rewards?(): Promise<{ recordsOf(userId: string): Promise<{ mail: unknown[]; claims: unknown[]; adViews: unknown[] }> }>;
   /** The cloud saves' store (docs/saves.md), opened on first use; absent: the section is empty. */
   saves?(): Promise<Pick<SaveStore, "listByOwner">>;
+  /** The analytics store (docs/analytics.md), opened on first use; absent: the section is empty. */
+  analytics?(): Promise<Pick<AnalyticsStore, "userEvents">>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -155,5 +160,23 @@ export function buildUserExport(sources: UserExportSources): UserExport {
         const objects = await (await sources.saves()).listByOwner(id);
         return { saves: objects.map(({ ownerId: _owner, ...object }) => object) };
       },
+    })
+    .add({
+      name: "analytics",
+      ports: ["analytics-store"],
+      collect: async (id) => (sources.analytics ? exportEvents(await sources.analytics(), id) : {}),
     });
+}
+
+/** Every analytics event of the player (what the server and their client recorded), oldest first, up to EXPORT_EVENT_LIMIT. */
+async function exportEvents(store: Pick<AnalyticsStore, "userEvents">, userId: string): Promise<Record<string, unknown>> {
+  const events: Awaited<ReturnType<AnalyticsStore["userEvents"]>> = [];
+  for (;;) {
+    const last = events.at(-1);
+    const page = await store.userEvents({ userId, ...(last ? { after: { at: last.at, id: last.id } } : {}), limit: Math.min(EVENT_PAGE, EXPORT_EVENT_LIMIT + 1 - events.length) });
+    events.push(...page);
+    if (page.length === 0 || events.length > EXPORT_EVENT_LIMIT) break;
+  }
+  const truncated = events.length > EXPORT_EVENT_LIMIT;
+  return { analyticsEvents: events.slice(0, EXPORT_EVENT_LIMIT).map(({ userId: _user, ...event }) => event), ...(truncated ? { analyticsEventsTruncated: true } : {}) };
 }

@@ -299,7 +299,7 @@ for (const backend of storeBackends) describe(`operator console over HTTP — ${
     const exported = await client.call("GET", `/players/${p.user.id}/export`);
     assert.equal(exported.status, 200, JSON.stringify(exported.body));
     const record = exported.body.data;
-    assert.deepEqual(Object.keys(record).sort(), ["adViews", "economy", "identities", "leaderboards", "mail", "mailClaims", "orders", "saves", "sessionApps", "sessionLive", "user"]);
+    assert.deepEqual(Object.keys(record).sort(), ["adViews", "analyticsEvents", "economy", "identities", "leaderboards", "mail", "mailClaims", "orders", "saves", "sessionApps", "sessionLive", "user"]);
     assert.deepEqual(record.orders.map((o: { orderId: string }) => o.orderId), ["exp-1"]);
     assert.deepEqual(record.economy.default.balances, { gems: 3 });
     assert.ok(record.economy.default.ledger.some((e: { source: string }) => e.source === "mail"));

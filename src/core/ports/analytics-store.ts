@@ -99,6 +99,8 @@ export interface AnalyticsStore {
   /** Rows of one app and platform (either may be ALL), by date. */
   daily(query: RollupQuery): Promise<DailyRow[]>;
   retention(query: RollupQuery): Promise<RetentionRow[]>;
+  /** The player's events in (at, id) order, at most `limit`, after `after` (the export reads them page by page). */
+  userEvents(query: { userId: string; after?: { at: string; id: string }; limit: number }): Promise<AnalyticsEvent[]>;
   /** Removes every event of the player (rollups stay: they are counts). Answers how many. */
   eraseUser(userId: string): Promise<number>;
   close(): Promise<void>;
