@@ -39,6 +39,7 @@ import { buildLeaderboards } from "./leaderboard-wiring";
 import { buildRewardServices, catalogRewards, type RewardServices } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
 import { buildAnalytics, eraseMarkedEvents } from "./analytics-wiring";
+import { recordingGrants } from "../services/analytics/server-facts";
 import { buildGrowthServices, buildRiskChecks, type GrowthServices } from "./growth-wiring";
 
 import type { Services } from "./services";
@@ -187,6 +188,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       await analytics.store.eraseUser(userId);
     });
     economy.shop.reportTo(analytics.writer);
+    economy.rewards.onReward(recordingGrants(analytics.writer));
+    boards.leaderboards.reportTo(analytics.writer);
     rewardSources.ads.reportTo(analytics.writer);
     // Marked first, so writes of requests in flight cannot outlive it; the sweep finishes any erase a crash stopped.
     accounts.trackErasesIn(economy.store.erasures);
