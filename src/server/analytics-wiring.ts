@@ -74,7 +74,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
       return first ? parseIdentityNamespace(first.platform).platform : "account";
     },
   });
-  const rollups = new RollupService(store, { timeZone: settings.timeZone, now: input.now });
+  const rollups = new RollupService(store, { timeZone: settings.timeZone, eventRetentionDays: settings.eventRetentionDays, now: input.now });
   let timer: NodeJS.Timeout | undefined;
   const rollUpRecent = async () => {
     const today = rollups.today();
@@ -82,6 +82,12 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
       await rollups.rollup(addDays(today, -recentDays(settings.clientEventPastMs)), today);
     } catch (err) {
       logger.warn({ err, event: "analytics_rollup_failed" }, "the periodic analytics rollup failed; the next one tries again");
+    }
+    try {
+      const deleted = await rollups.prune();
+      if (deleted > 0) logger.info({ event: "analytics_events_pruned", count: deleted, retentionDays: settings.eventRetentionDays }, "analytics events past the retention period deleted");
+    } catch (err) {
+      logger.warn({ err, event: "analytics_prune_failed" }, "could not delete analytics events past the retention period; the next rollup tries again");
     }
   };
   const services: AnalyticsServices = {

@@ -92,6 +92,16 @@ for (const impl of storeImplementations("analytics")) {
       assert.deepEqual(await store.userEvents({ userId: "nobody", limit: 10 }), []);
     });
 
+    it("deletes the events before an instant (the retention period), none at or after it", async () => {
+      const old = (day: number) => event(0, { userId: "aged", at: new Date(Date.UTC(2020, 0, day)).toISOString() });
+      await store.append([old(1), old(2), old(3), old(4)]);
+      const cut = new Date(Date.UTC(2020, 0, 3)).toISOString();
+      assert.equal(await store.deleteBefore(cut), 2);
+      const left = await store.scan({ from: "2019-12-01T00:00:00.000Z", to: "2020-02-01T00:00:00.000Z", limit: 100 });
+      assert.deepEqual(left.map((e) => e.at), [cut, new Date(Date.UTC(2020, 0, 4)).toISOString()]);
+      assert.equal(await store.deleteBefore(cut), 0);
+    });
+
     it("erases every event of one player and no one else's", async () => {
       await store.append([event(40, { userId: "gone" }), event(41, { userId: "gone" }), event(42, { userId: "stays" })]);
       await store.eraseUser("gone");

@@ -97,6 +97,10 @@ export class MongoAnalyticsStore implements AnalyticsStore {
     return (await this.rows(this.retentionRows, query)).map((d) => ({ app: d.app, platform: d.platform, date: d.date, ...(d.metrics as object) }) as RetentionRow);
   }
 
+  async deleteBefore(at: string): Promise<number> {
+    return (await this.events.deleteMany({ at: { $lt: at } })).deletedCount;
+  }
+
   async eraseUser(userId: string): Promise<number> {
     return (await this.events.deleteMany({ userId })).deletedCount;
   }

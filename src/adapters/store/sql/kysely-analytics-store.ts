@@ -96,6 +96,11 @@ export class KyselyAnalyticsStore implements AnalyticsStore {
     return (await this.rows("analytics_retention", query)).map((r) => ({ app: r.app, platform: r.platform, date: r.date, ...JSON.parse(r.metrics) }));
   }
 
+  async deleteBefore(at: string): Promise<number> {
+    const result = await this.db.deleteFrom("analytics_events").where("at", "<", at).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async eraseUser(userId: string): Promise<number> {
     const result = await this.db.deleteFrom("analytics_events").where("user_id", "=", userId).executeTakeFirst();
     return Number(result.numDeletedRows);
