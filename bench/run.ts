@@ -22,6 +22,7 @@ import { leancloudImportStep } from "./scenarios/leancloud-import";
 import { scaleStep } from "./scenarios/scale";
 import { leaderboardsStep } from "./scenarios/leaderboards";
 import { savesStep } from "./scenarios/saves";
+import { analyticsStep } from "./scenarios/analytics";
 import { serviceRun } from "./scenarios/service-run";
 
 const HELP = `npm run bench [-- flags]
@@ -54,7 +55,9 @@ const HELP = `npm run bench [-- flags]
                           leancloud-import: npm run import -- leancloud over a generated export, SQLite and PostgreSQL;
                           leaderboards: top-100, around-me and new bests on 1,000,000 records (PostgreSQL + Redis)
                           and 100,000 (SQLite), 50 concurrent callers in one process);
-                          saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite))
+                          saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite);
+                          analytics: client-event ingestion per core, the rollup of 90 days × 20,000 DAU and the
+                          console's daily and retention reads over them (PostgreSQL))
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -189,6 +192,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("leancloud-import") && !isAborting()) ctx.sections.push(await leancloudImportStep(ctx));
   if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
   if (flags.only.includes("saves") && !isAborting()) ctx.sections.push(await savesStep(ctx));
+  if (flags.only.includes("analytics") && !isAborting()) ctx.sections.push(await analyticsStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);
