@@ -23,6 +23,7 @@ import { leancloudClassImportStep } from "./scenarios/leancloud-class-import";
 import { scaleStep } from "./scenarios/scale";
 import { leaderboardsStep } from "./scenarios/leaderboards";
 import { savesStep } from "./scenarios/saves";
+import { analyticsStep } from "./scenarios/analytics";
 import { serviceRun } from "./scenarios/service-run";
 import { douyinLiveStep } from "./scenarios/douyin-live";
 
@@ -60,7 +61,9 @@ const HELP = `npm run bench [-- flags]
                           and 100,000 (SQLite), 50 concurrent callers in one process);
                           saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite);
                           douyin-live: 100 Douyin pushes/s for 60 s into two receivers, one killed with kill -9:
-                          push answer p99, every gift exactly once (Redis + PostgreSQL))
+                          push answer p99, every gift exactly once (Redis + PostgreSQL);
+                          analytics: client-event ingestion per core, the rollup of 90 days × 20,000 DAU and the
+                          console's daily and retention reads over them (PostgreSQL))
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
                           (numbers are then skewed; results go to bench/results/profile.md)
@@ -203,6 +206,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
   if (flags.only.includes("saves") && !isAborting()) ctx.sections.push(await savesStep(ctx));
   if (flags.only.includes("douyin-live") && !isAborting()) ctx.sections.push(await douyinLiveStep(ctx));
+  if (flags.only.includes("analytics") && !isAborting()) ctx.sections.push(await analyticsStep(ctx));
 
   await simulator.stop();
   writeReport(ctx);

@@ -48,13 +48,14 @@ export async function runAnalyticsCommand(argv: string[]): Promise<number> {
   }
   const store = await createAnalyticsStore(config.store);
   try {
-    const rollups = new RollupService(store, { timeZone: config.analytics.timeZone });
+    const rollups = new RollupService(store, { timeZone: config.analytics.timeZone, eventRetentionDays: config.analytics.eventRetentionDays });
     const today = rollups.today();
     if (command === "rollup") {
       const range = { from: from ?? addDays(to ?? today, -2), to: to ?? today };
       if (range.from > range.to) return usage("--from must not be after --to");
       const written = await rollups.rollup(range.from, range.to);
-      process.stdout.write(`${JSON.stringify({ ...range, timeZone: config.analytics.timeZone, ...written })}\n`);
+      const pruned = await rollups.prune();
+      process.stdout.write(`${JSON.stringify({ ...range, timeZone: config.analytics.timeZone, ...written, pruned })}\n`);
       return 0;
     }
     const range = { app, platform, from: from ?? addDays(to ?? today, -29), to: to ?? today };

@@ -11,6 +11,7 @@ import type { Logger } from "../logging/logger";
 import { platformDefinitions } from "../platforms/registry";
 import { AccountService } from "../services/account-service";
 import { AdminService } from "../services/admin-service";
+import { createAnalyticsStore } from "../adapters/store/create-analytics-store";
 import { buildUserExport } from "../services/user-export";
 import { exportSupportMessages } from "./admin-support";
 import { openAdminEconomy, type AdminEconomy } from "./admin-economy";
@@ -93,6 +94,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
   const openRewards = () => (rewards ??= createRewardStores(config.store));
   let saves: ReturnType<typeof buildSaves> | undefined;
   const openSaves = async () => (await (saves ??= buildSaves(config))).saves;
+  let analytics: ReturnType<typeof createAnalyticsStore> | undefined;
   const userExport = buildUserExport({
     store,
     sessions,
@@ -103,6 +105,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     saves: openSaves,
     supportMessages: async (userId) => (await exportSupportMessages(config, userId)).map(({ userId: _user, ...message }) => message),
     liveops: (id) => exportLiveOps(config, id),
+    analytics: () => (analytics ??= createAnalyticsStore(config.store)),
   });
   return {
     admin: new AdminService(store, sessions, accounts, [...platformDefinitions.map((p) => p.name), LEANCLOUD_NAMESPACE], audit, userExport),
@@ -118,6 +121,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
       await (await economy?.catch(() => undefined))?.close();
       await (await rewards?.catch(() => undefined))?.close();
       await (await saves?.catch(() => undefined))?.close();
+      await (await analytics?.catch(() => undefined))?.close();
       await Promise.all(announcements);
       presence?.shutdown();
       await cache.close();

@@ -22,7 +22,7 @@ export const clientEventsBody = z.strictObject({
   events: z.array(z.unknown()).min(1, "must list at least one event").max(MAX_EVENTS_PER_REQUEST, `must list at most ${MAX_EVENTS_PER_REQUEST} events`),
 });
 
-export { analyticsRangeQuery } from "../http/analytics-range";
+export { analyticsRangeQuery, experimentParam, experimentQuery } from "../http/analytics-range";
 
 /** A count in a response: bounded and with an example, as every integer of the API description. */
 const count = (description: string, example: number) => z.int().min(0).max(2_000_000_000).meta({ description, example });
@@ -58,4 +58,35 @@ export const retentionCohortSchema = z.object({
   retained: z
     .object({ d1: retained(1, 120), d3: retained(3, 80), d7: retained(7, 45), d14: retained(14, 30), d30: retained(30, 18) })
     .describe("Players of the cohort active N days later; null while that day has not come"),
+});
+
+
+const interval = z.object({ low: z.number(), high: z.number() }).meta({ description: "95 % interval", example: { low: 0.01, high: 0.05 } });
+const rate = (description: string, example: number) => z.number().min(0).max(1).meta({ description, example });
+export const experimentVariantSchema = z.object({
+  variant: z.string().meta({ example: "control" }),
+  players: count("Players with a stored assignment to the variant and an event of the app while the experiment ran", 480),
+  payers: count("Of them, players with a paid order delivered while it ran", 12),
+  conversion: rate("payers / players (4 decimals)", 0.025),
+  interval: interval.describe("The conversion's 95 % Wilson score interval"),
+  retention: z.object({
+    d1: z
+      .object({ players: count("Players whose day after their first day in the experiment has come", 400), retained: count("Of them, active that next day", 150), rate: rate("retained / players", 0.375), interval })
+      .nullable()
+      .describe("Next-day retention (Wilson interval); null while no player's next day has come"),
+  }),
+  revenue: z.record(z.string(), count("Revenue in the unit", 600)).meta({ description: "Delivered paid orders' revenue per unit while the experiment ran", example: { wechat_coins: 600 } }),
+  revenuePerPlayer: z
+    .record(z.string(), z.object({ mean: z.number(), interval }))
+    .meta({ description: "Revenue / players per unit (2 decimals), with the 95 % normal interval of the mean", example: { wechat_coins: { mean: 1.25, interval: { low: 0.4, high: 2.1 } } } }),
+});
+export const experimentResultSchema = z.object({
+  experimentId: z.string().meta({ example: "ad_reward_test" }),
+  app: z.string().meta({ example: "default" }),
+  from: z.string().meta({ description: "The window read: the experiment's start (or 90 days ago)", example: "2026-03-01T00:00:00.000Z" }),
+  to: z.string().meta({ description: "Its end, or now", example: "2026-03-15T00:00:00.000Z" }),
+  timeZone: z.string().meta({ description: "The studio's time zone the days are counted in", example: "Asia/Shanghai" }),
+  enoughData: z.boolean().meta({ description: "False while a variant has fewer than minPlayersPerVariant players: a difference may be chance", example: true }),
+  minPlayersPerVariant: count("The fewest players per variant for enoughData", 100),
+  variants: experimentVariantSchema.array(),
 });

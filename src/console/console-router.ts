@@ -204,6 +204,7 @@ function serverUserExport(services: Services): UserExport {
     saves: async () => services.saves,
     supportMessages: async (userId) => (await services.support.recordsOf(userId)).map(({ userId: _user, ...message }) => message),
     liveops: (userId) => services.liveops.recordsOf(userId),
+    analytics: async () => services.analytics.store,
   });
 }
 

@@ -129,6 +129,8 @@ export const playerExportSchema = z
     saves: exportRows("The player's cloud-saved objects in every app (docs/saves.md)"),
     supportMessages: exportRows("The player's customer-service messages and the operators' replies, every app (docs/growth.md)"),
     liveops: exportRows("Per app: the player's experiment variants and server-set properties (docs/liveops.md)"),
+    analyticsEvents: exportRows("The player's analytics events, oldest first, up to 100,000 (docs/analytics.md): what the server recorded of them and what their client sent"),
+    analyticsEventsTruncated: z.literal(true).optional().describe("Present when the player had more events than the export lists"),
   })
   .describe("The same export as `npm run admin -- export` (src/services/user-export.ts)");
 export const auditEntrySchema = z.strictObject({

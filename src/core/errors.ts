@@ -110,6 +110,7 @@ export const ERROR_CODES = {
   catalog_version_not_found: { status: 404, message: "No such catalog version for this app" },
   liveops_invalid: { status: 422, message: "The liveops definitions have problems; nothing was changed, the running version stays" },
   liveops_version_not_found: { status: 404, message: "No such liveops version for this app" },
+  experiment_not_found: { status: 404, message: "No such experiment in the running liveops definitions" },
   board_not_found: { status: 404, message: "No such leaderboard for this app" },
   client_submit_disabled: { status: 403, message: "This leaderboard takes scores from the game server only" },
   score_out_of_bounds: { status: 400, message: "The score is outside this leaderboard's bounds" },

@@ -16,6 +16,7 @@ import { analyticsMetrics } from "./analytics-metrics";
 import { AnalyticsReports } from "../services/analytics/analytics-reports";
 import { ClientEvents } from "../services/analytics/client-events";
 import { EventWriter } from "../services/analytics/event-writer";
+import { ExperimentResults, type ExperimentSource } from "../services/analytics/experiment-results";
 import { RollupService } from "../services/analytics/rollup-service";
 import { addDays } from "../services/analytics/zoned-days";
 import { RoomSessions } from "../services/analytics/room-sessions";
@@ -54,7 +55,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
       return first ? parseIdentityNamespace(first.platform).platform : "account";
     },
   });
-  const rollups = new RollupService(store, { timeZone: settings.timeZone, now: input.now });
+  const rollups = new RollupService(store, { timeZone: settings.timeZone, eventRetentionDays: settings.eventRetentionDays, now: input.now });
   let timer: NodeJS.Timeout | undefined;
   const rollUpRecent = async () => {
     const today = rollups.today();
@@ -63,8 +64,14 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     } catch (err) {
       logger.warn({ err, event: "analytics_rollup_failed" }, "the periodic analytics rollup failed; the next one tries again");
     }
+    try {
+      const deleted = await rollups.prune();
+      if (deleted > 0) logger.info({ event: "analytics_events_pruned", count: deleted, retentionDays: settings.eventRetentionDays }, "analytics events past the retention period deleted");
+    } catch (err) {
+      logger.warn({ err, event: "analytics_prune_failed" }, "could not delete analytics events past the retention period; the next rollup tries again");
+    }
   };
-  return {
+  const services: AnalyticsServices = {
     store,
     writer,
     rollups,
@@ -72,6 +79,9 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     clientEvents: new ClientEvents(writer, { pastMs: settings.clientEventPastMs, counters, now: input.now }),
     counters,
     roomSessions: new RoomSessions(writer, input.now),
+    joinLiveOps(source) {
+      services.experiments = new ExperimentResults(store, source, { timeZone: settings.timeZone, now: input.now });
+    },
     start() {
       writer.start();
       if (settings.rollupMinutes > 0 && !timer) {
@@ -85,4 +95,5 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
       await store.close();
     },
   };
+  return services;
 }

@@ -30,12 +30,13 @@ import { buildSocialServices } from "./social-wiring";
 import { buildPlatformClients, platformTokenOptions } from "./platform-wiring";
 import { defaultSimulatorApps, simulatorBaseUrl, startSimulator, type RunningSimulator } from "../simulator/simulator-server";
 import { buildPaymentServices } from "./payment-wiring";
-import { buildLiveOps } from "./liveops-wiring";
+import { buildLiveOps, experimentSource } from "./liveops-wiring";
 import { buildEconomyServices, deliverThroughEconomy } from "./economy-wiring";
 import { buildLeaderboards } from "./leaderboard-wiring";
 import { buildRewardServices, catalogRewards } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
 import { buildAnalytics, eraseMarkedEvents } from "./analytics-wiring";
+import { recordingGrants } from "../services/analytics/server-facts";
 import { buildGrowthServices, buildRiskChecks } from "./growth-wiring";
 import { buildSupportDesk } from "./support-wiring";
 
@@ -153,6 +154,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     cleanups.push(() => boards.close());
     const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, leaderboards: boards.leaderboards, logger, now: overrides.now });
     cleanups.push(() => liveops.close());
+    analytics.joinLiveOps(experimentSource(liveops.liveops, liveops.store, appKeys));
     const saves = await opening("the cloud saves' store", storeSetting, () => buildSaves(config, overrides.now));
     cleanups.push(() => saves.close());
     const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, metrics, simulatorUrl: simulator?.url, now: overrides.now });
@@ -180,6 +182,8 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       await analytics.store.eraseUser(userId);
     });
     economy.shop.reportTo(analytics.writer);
+    economy.rewards.onReward(recordingGrants(analytics.writer));
+    boards.leaderboards.reportTo(analytics.writer);
     rewardSources.ads.reportTo(analytics.writer);
     // Marked first, so writes of requests in flight cannot outlive it; the sweep finishes any erase a crash stopped.
     accounts.trackErasesIn(economy.store.erasures);

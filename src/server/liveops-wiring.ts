@@ -5,19 +5,21 @@
  */
 import { createLiveOpsStore } from "../adapters/store/create-liveops-store";
 import type { AppConfig } from "../config/config";
+import type { LiveOpsStore } from "../core/ports/liveops-store";
 import type { UserStore } from "../core/ports/user-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 import type { Logger } from "../logging/logger";
 import { LiveOpsService, type PlayerFactsSource } from "../services/liveops/liveops-service";
 import type { PlatformApps } from "../services/platform-apps";
+import type { ExperimentSource } from "../services/analytics/experiment-results";
 import type { EconomyServices } from "./economy-wiring";
 import type { RewardServices } from "./reward-wiring";
 
 export async function buildLiveOps(
   config: AppConfig,
   deps: { users: UserStore; orders: OrderLedger; platformApps: PlatformApps; economy: EconomyServices; rewardSources: RewardServices; leaderboards: LeaderboardService; logger: Logger; now?: () => number },
-): Promise<{ liveops: LiveOpsService; close(): Promise<void> }> {
+): Promise<{ liveops: LiveOpsService; store: LiveOpsStore; close(): Promise<void> }> {
   const store = await createLiveOpsStore(config.store);
   const liveops = new LiveOpsService(store, config.liveops.definitions, config.apps.map((a) => a.key), playerFacts(deps), (app) => deps.economy.catalogs.get(app).catalog, deps.logger, deps.now);
   try {
@@ -32,6 +34,7 @@ export async function buildLiveOps(
   deps.rewardSources.gifts.boost = (app, userId) => liveops.rewardFactor(app, userId, "giftPacks");
   return {
     liveops,
+    store,
     close: async () => {
       liveops.stop();
       await store.close();
@@ -75,4 +78,18 @@ export function bests(records: ReadonlyArray<{ board: string; score: number }>, 
     if (kept === undefined || (order === "desc" ? score > kept : score < kept)) best[board] = score;
   }
   return best;
+}
+
+/** What analytics reads of LiveOps for experiment results: the running experiments, the stored assignments. */
+export function experimentSource(liveops: Pick<LiveOpsService, "current">, store: Pick<LiveOpsStore, "assignments">, appKeys: readonly string[]): ExperimentSource {
+  return {
+    find(experimentId, app) {
+      for (const key of app ? [app] : appKeys) {
+        const experiment = liveops.current(key).definitions.experiments.find((e) => e.experimentId === experimentId);
+        if (experiment) return { app: key, experiment };
+      }
+      return undefined;
+    },
+    assignments: (app, userId) => store.assignments(app, userId),
+  };
 }

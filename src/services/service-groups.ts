@@ -11,6 +11,7 @@ import type { AnalyticsCounters } from "./analytics/analytics-events";
 import type { AnalyticsReports } from "./analytics/analytics-reports";
 import type { ClientEvents } from "./analytics/client-events";
 import type { EventWriter } from "./analytics/event-writer";
+import type { ExperimentResults, ExperimentSource } from "./analytics/experiment-results";
 import type { RollupService } from "./analytics/rollup-service";
 import type { RoomSessions } from "./analytics/room-sessions";
 import type { LiveIntake } from "./douyin-live/live-intake";
@@ -109,6 +110,10 @@ export interface AnalyticsServices {
   counters: AnalyticsCounters;
   /** Room sessions (seated → gone) reported by the rooms. */
   roomSessions: RoomSessions;
+  /** Experiments' results per variant; set once LiveOps is built (it knows the experiments and assignments). */
+  experiments?: ExperimentResults;
+  /** Builds `experiments` over LiveOps' experiments and stored assignments. */
+  joinLiveOps(source: ExperimentSource): void;
   /** Starts writing and the periodic rollup. */
   start(): void;
   /** Writes what is buffered (within a budget), stops the timers, closes the store. */

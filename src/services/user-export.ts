@@ -9,6 +9,7 @@
  */
 import type { SupportMessage } from "../core/ports/support-messages";
 import { AppError } from "../core/errors";
+import type { AnalyticsStore } from "../core/ports/analytics-store";
 import type { EconomyStore } from "../core/ports/economy-store";
 import type { OrderLedger } from "../core/ports/order-ledger";
 import type { SaveStore } from "../core/ports/save-store";
@@ -42,8 +43,6 @@ export const PORTS_WITHOUT_PLAYER_DATA: Readonly<Record<string, string>> = {
   "reward-grants": "writes only: what it grants is kept by the economy's ledger, wallet and inventory ports, each exported by its own section",
   "erasure-marks": "an erase's own bookkeeping (the user id and when the erase began and ended), kept only while an erase runs and a day after",
   "live-gift-ledger": "gifts of a Douyin live stream's viewers, who are Douyin users known by sec_openid, not players of ours",
-  // A written decision pending (issue 53 stays open for it): the store has no read by player yet.
-  "analytics-store": "NOT YET EXPORTED: a player's analytics events (erase removes them; docs/analytics.md); the store has no read by player yet",
 };
 
 export class UserExport {
@@ -88,6 +87,9 @@ export class UserExport {
 
 /** How many of a player's orders the export lists, newest first (a player with more is not a person). */
 export const EXPORT_ORDER_LIMIT = 10_000;
+/** How many of a player's analytics events the export lists, oldest first; `analyticsEventsTruncated` says when there were more. */
+export const EXPORT_EVENT_LIMIT = 100_000;
+const EVENT_PAGE = 1000;
 
 export interface UserExportSources {
   store: Pick<UserStore, "exportUser">;
@@ -106,6 +108,8 @@ export interface UserExportSources {
   supportMessages?(userId: string): Promise<Omit<SupportMessage, "userId">[]>;
   /** The player's LiveOps assignments and properties per app (liveops-export.ts); absent: the section is empty. */
   liveops?(userId: string): Promise<unknown[]>;
+  /** The analytics store (docs/analytics.md), opened on first use; absent: the section is empty. */
+  analytics?(): Promise<Pick<AnalyticsStore, "userEvents">>;
 }
 
 /** The export as the server's stores hold it today; a new store port adds its section here. */
@@ -169,5 +173,23 @@ export function buildUserExport(sources: UserExportSources): UserExport {
       name: "liveops",
       ports: ["liveops-store"],
       collect: async (id) => (sources.liveops ? { liveops: await sources.liveops(id) } : {}),
+    })
+    .add({
+      name: "analytics",
+      ports: ["analytics-store"],
+      collect: async (id) => (sources.analytics ? exportEvents(await sources.analytics(), id) : {}),
     });
+}
+
+/** Every analytics event of the player (what the server and their client recorded), oldest first, up to EXPORT_EVENT_LIMIT. */
+async function exportEvents(store: Pick<AnalyticsStore, "userEvents">, userId: string): Promise<Record<string, unknown>> {
+  const events: Awaited<ReturnType<AnalyticsStore["userEvents"]>> = [];
+  for (;;) {
+    const last = events.at(-1);
+    const page = await store.userEvents({ userId, ...(last ? { after: { at: last.at, id: last.id } } : {}), limit: Math.min(EVENT_PAGE, EXPORT_EVENT_LIMIT + 1 - events.length) });
+    events.push(...page);
+    if (page.length === 0 || events.length > EXPORT_EVENT_LIMIT) break;
+  }
+  const truncated = events.length > EXPORT_EVENT_LIMIT;
+  return { analyticsEvents: events.slice(0, EXPORT_EVENT_LIMIT).map(({ userId: _user, ...event }) => event), ...(truncated ? { analyticsEventsTruncated: true } : {}) };
 }

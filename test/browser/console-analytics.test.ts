@@ -93,6 +93,13 @@ describe("console Analytics screen in headless Chromium", function () {
     await assertScriptedNumbers(page);
     assert.deepEqual((await headers(page, "#analytics-daily")).slice(0, 7), ["Day", "DAU", "WAU", "MAU", "New players", "Paying players", "Revenue"]);
     assert.deepEqual(await charts(page), ["Daily active players (DAU)", "New players", "Revenue", "Rewarded ad views"]);
+    // The example experiment has not started: its variants, no players, and the plain warning.
+    await page.fill("#experiment-id", "example-reward");
+    await page.click("#experiment-form button[type=submit]");
+    await page.locator("#experiment-verdict").waitFor();
+    assert.match((await page.textContent("#experiment-verdict")) ?? "", /^Not enough data yet: each variant needs at least 100 players/);
+    const variants = await page.locator("#analytics-experiment tbody tr").evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)));
+    assert.deepEqual(variants, [["control", "0", "0"], ["double", "0", "0"]]);
     await page.close();
   });
 
@@ -100,7 +107,7 @@ describe("console Analytics screen in headless Chromium", function () {
     const page = await showWeek({ locale: "zh-CN", timezoneId: "Asia/Shanghai" });
     assert.equal(await page.textContent('nav button[data-screen="analytics"]'), "数据分析");
     await assertScriptedNumbers(page);
-    assert.deepEqual(await page.locator("main h2").allTextContents(), ["筛选", "每日数据", "留存队列（按首次登录日）"]);
+    assert.deepEqual(await page.locator("main h2").allTextContents(), ["筛选", "每日数据", "留存队列（按首次登录日）", "实验结果"]);
     assert.deepEqual(await page.locator("#analytics-filters label").evaluateAll((labels) => labels.map((l) => l.firstChild?.textContent)), ["应用（留空为全部）", "平台", "开始日期", "结束日期"]);
     assert.equal(await page.textContent("#analytics-filters legend"), "日期范围");
     assert.equal(await page.textContent("#analytics-filters button[type=submit]"), "查询");
@@ -111,6 +118,11 @@ describe("console Analytics screen in headless Chromium", function () {
     assert.deepEqual(await headers(page, "#analytics-retention"), ["首次登录日", "新增人数", "次日留存 D1", "3日留存 D3", "7日留存 D7", "14日留存 D14", "30日留存 D30"]);
     assert.deepEqual(await charts(page), ["日活跃用户 DAU", "新增玩家", "收入", "激励广告观看次数"]);
     assert.deepEqual(await page.locator("#analytics-daily button, #analytics-retention button").allTextContents(), ["导出 CSV", "导出 CSV"]);
+    await page.fill("#experiment-id", "example-reward");
+    await page.click("#experiment-form button[type=submit]");
+    await page.locator("#experiment-verdict").waitFor();
+    assert.match((await page.textContent("#experiment-verdict")) ?? "", /^数据还不够/);
+    assert.deepEqual(await headers(page, "#analytics-experiment"), ["实验组", "玩家数", "付费玩家", "付费率（区间）", "次日回访率（区间）", "人均收入（区间）"]);
     assert.match((await page.textContent("#analytics-zone")) ?? "", /^每天按 Asia\/Shanghai 时间/);
     // Durations read as minutes and seconds: day 5's two sessions of 300 s and 101 s average 201 s.
     const day5 = page.locator("#analytics-daily tbody tr", { hasText: addDays(first, 5) });

@@ -1,9 +1,13 @@
 /**
  * The server's facts reach analytics once each, on every store: a paid order delivered (revenue in
- * the platform's coins), a soft-currency purchase and a verified rewarded ad, each replayed and
- * still one event.
+ * the platform's coins), a soft-currency purchase and a verified rewarded ad, a gift pack, a mail
+ * claim and an operator's grant, each replayed and still one event; a leaderboard submission counted
+ * without its score.
  */
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AnalyticsEvent } from "../../src/core/ports/analytics-store";
 import type { Harness } from "../support/app-harness";
@@ -17,7 +21,9 @@ const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
 for (const backend of storeBackends) {
   describe(`analytics of the server's facts — ${backend.name}`, function () {
     this.timeout(60_000);
-    const server = paymentServerPerSuite(backend, simulatorRewardEnv());
+    const boards = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "analytics-boards-")), "leaderboards.json");
+    fs.writeFileSync(boards, JSON.stringify({ default: [{ id: "highscores", order: "desc", operator: "best", clientSubmit: true, minScore: 0, maxScore: 1000 }] }));
+    const server = paymentServerPerSuite(backend, { ...simulatorRewardEnv(), LEADERBOARDS_FILE: boards });
     let h: Harness;
     before(() => (h = server.h));
 
@@ -65,6 +71,30 @@ for (const backend of storeBackends) {
       assert.equal(purchases[0]!.platform, "wechat");
       const ads = await eventsOf(userId, "ad_reward");
       assert.deepEqual(ads.map((e) => [e.platform, e.props.adUnitId, e.props.granted]), [["wechat", "adunit-example", true]]);
+    });
+
+    it("a gift pack, a mail claim and an operator's grant: one event each however often replayed; a leaderboard submission counted without its score", async () => {
+      const login = await h.get(`/api/minigame/wechat/login?jsCode=${unique("gifted")}`);
+      const userId = login.body.data.user.id as string;
+      const headers = { authorization: `Bearer ${login.body.data.token}` };
+      const { gifts, mail } = h.services.rewardSources;
+      const deliveryId = unique("gift");
+      for (let i = 0; i < 2; i++) assert.equal((await gifts.grantPack({ platform: "wechat", app: "default", userId, giftId: "gift-example", deliveryId })).delivered, true);
+      const mailId = unique("m");
+      await mail.send({ app: "default", userId, title: "Sorry", attachments: { currencies: { gold: 5 } }, sender: "ops", mailId });
+      const claims = await Promise.all([1, 2].map(() => h.request("POST", `/api/mail/${mailId}/claim`, undefined, headers)));
+      assert.deepEqual(claims.map((c) => c.status), [200, 200]);
+      const grantId = unique("op");
+      for (let i = 0; i < 2; i++) await h.services.economy.rewards.grant({ appId: "default", userId, source: "operator", sourceId: grantId, currencies: { gold: 7 }, reason: "apology" });
+      for (const score of [10, 5]) assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score }, headers)).status, 200);
+
+      const giftsSeen = await eventsOf(userId, "gift_granted");
+      assert.equal(giftsSeen.length, 1);
+      assert.deepEqual([giftsSeen[0]!.app, giftsSeen[0]!.platform, giftsSeen[0]!.props.source, giftsSeen[0]!.props.sourceId], ["default", "wechat", "gift_pack", deliveryId]);
+      assert.deepEqual((await eventsOf(userId, "mail_claimed")).map((e) => e.props), [{ source: "mail", sourceId: `${mailId}:${userId}`, currency_gold: 5, items: 0 }]);
+      assert.deepEqual((await eventsOf(userId, "operator_grant")).map((e) => e.props), [{ source: "operator", sourceId: grantId, currency_gold: 7, items: 0 }]);
+      const submits = await eventsOf(userId, "leaderboard_submit");
+      assert.deepEqual(submits.map((e) => e.props).sort((a, b) => Number(b.improved) - Number(a.improved)), [{ board: "highscores", improved: true }, { board: "highscores", improved: false }]);
     });
   });
 }

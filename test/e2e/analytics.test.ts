@@ -124,6 +124,24 @@ for (const backend of storeBackends) describe(`analytics end to end — ${backen
     assert.equal((await runAdmin(env, "analytics", "export", "--table", "weekly")).status, 2);
   });
 
+  it("the player's export, from the console and the admin CLI alike, carries their events", async function () {
+    this.timeout(120_000); // an admin CLI process starts (slow on a shared machine)
+    const stored = await eventsOf(userId);
+    const expected = stored.sort((a, b) => a.at.localeCompare(b.at) || a.id.localeCompare(b.id)).map(({ userId: _user, ...event }) => event);
+    assert.ok(expected.some((e) => e.name === "client.tutorial_done") && expected.some((e) => e.name === "login"));
+    const op = await addOperator(h.config, unique("support"), "support");
+    const consoleClient = new ConsoleClient(h.baseUrl);
+    assert.equal((await consoleClient.signIn(op, OPERATOR_PASSWORD)).status, 200);
+    const fromConsole = await consoleClient.call("GET", `/players/${userId}/export`);
+    assert.equal(fromConsole.status, 200);
+    assert.deepEqual(fromConsole.body.data.analyticsEvents, expected);
+    const sqlite = h.config.store.kind === "sqlite" ? { SQLITE_PATH: h.config.store.path } : {};
+    const env = { ...process.env, NODE_ENV: "development", JWT_SECRET: TEST_JWT_SECRET, LOG_LEVEL: "warn", ...simulatorPlatformEnv(h.simulator.url), ...storeEnv, ...sqlite };
+    const fromCli = await runAdmin(env, "export", userId);
+    assert.equal(fromCli.status, 0, fromCli.stderr);
+    assert.deepEqual(JSON.parse(fromCli.stdout).analyticsEvents, expected);
+  });
+
   it("erasing the player removes their events", async () => {
     assert.ok((await eventsOf(userId)).length > 0);
     assert.equal(await h.services.accounts.eraseUser(userId), true);

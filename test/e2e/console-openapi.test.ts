@@ -230,6 +230,10 @@ describe("console routes in the API description", function () {
       assert.equal((await call(reader, "GET", read, `${read}?from=${today}&to=${today}&app=default`)).status, 200);
       assert.equal((await call(reader, "GET", read, `${read}?from=${today}`)).status, 400);
     }
+    const experiment = "/analytics/experiments/{experimentId}";
+    const results = await call(reader, "GET", experiment, "/analytics/experiments/example-reward?app=default");
+    assert.deepEqual([results.status, results.body.data.variants.map((v: { variant: string }) => v.variant)], [200, ["control", "double"]]);
+    assert.equal((await call(reader, "GET", experiment, "/analytics/experiments/no-such-test")).status, 404);
     // Leaderboards: boards, the player's record, remove, ban.
     assert.equal((await h.request("POST", "/api/leaderboards/highscores/scores", { score: 42 }, player)).status, 200);
     const described = await call(reader, "GET", "/leaderboards", "/leaderboards?app=default");

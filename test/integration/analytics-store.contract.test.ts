@@ -78,6 +78,30 @@ for (const impl of storeImplementations("analytics")) {
       assert.deepEqual(await store.daily({ app: "race", platform: "all", from: "2026-04-01", to: "2026-04-30" }), rows);
     });
 
+    it("reads one player's events in (at, id) order, page by page, and no one else's", async () => {
+      const player = `reader-${crypto.randomUUID()}`;
+      const same = at(61);
+      const mine = [event(62, { userId: player, name: "client.b" }), event(60, { userId: player, experiments: { t: "a" } }), { ...event(0, { userId: player }), at: same, id: "b" }, { ...event(0, { userId: player }), at: same, id: "a" }];
+      await store.append([...mine, event(61, { userId: `${player}-other` }), event(63, { userId: null })]);
+      const expected = [mine[1]!, mine[3]!, mine[2]!, mine[0]!];
+      const first = await store.userEvents({ userId: player, limit: 2 });
+      const second = await store.userEvents({ userId: player, after: { at: first[1]!.at, id: first[1]!.id }, limit: 2 });
+      const rest = await store.userEvents({ userId: player, after: { at: second[1]!.at, id: second[1]!.id }, limit: 2 });
+      assert.deepEqual([...first, ...second], expected);
+      assert.deepEqual(rest, []);
+      assert.deepEqual(await store.userEvents({ userId: "nobody", limit: 10 }), []);
+    });
+
+    it("deletes the events before an instant (the retention period), none at or after it", async () => {
+      const old = (day: number) => event(0, { userId: "aged", at: new Date(Date.UTC(2020, 0, day)).toISOString() });
+      await store.append([old(1), old(2), old(3), old(4)]);
+      const cut = new Date(Date.UTC(2020, 0, 3)).toISOString();
+      assert.equal(await store.deleteBefore(cut), 2);
+      const left = await store.scan({ from: "2019-12-01T00:00:00.000Z", to: "2020-02-01T00:00:00.000Z", limit: 100 });
+      assert.deepEqual(left.map((e) => e.at), [cut, new Date(Date.UTC(2020, 0, 4)).toISOString()]);
+      assert.equal(await store.deleteBefore(cut), 0);
+    });
+
     it("erases every event of one player and no one else's", async () => {
       await store.append([event(40, { userId: "gone" }), event(41, { userId: "gone" }), event(42, { userId: "stays" })]);
       await store.eraseUser("gone");

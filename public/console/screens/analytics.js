@@ -2,6 +2,7 @@
 // Charts are inline SVG drawn here (no library, nothing from another host). Texts in Chinese and
 // English through t(); days are the studio's calendar days (YYYY-MM-DD), as the API and CSV name them.
 import { addTexts, language, t } from "../i18n.js";
+import { experimentSection } from "./analytics-experiments.js";
 
 addTexts({
   en: {
@@ -100,7 +101,8 @@ function download(h, name, rows) {
   } }, t("analytics.csv"));
 }
 
-export async function render(root, { api, h, table, load }) {
+export async function render(root, context) {
+  const { api, h, table, load } = context;
   const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   const inputs = {
     app: h("input", { id: "analytics-app", size: 10 }),
@@ -172,6 +174,7 @@ export async function render(root, { api, h, table, load }) {
       h("button", { type: "submit" }, t("analytics.show"))), note),
     h("section", {}, h("h2", {}, t("analytics.daily")), charts, daily),
     h("section", {}, h("h2", {}, t("analytics.retention")), cohorts),
+    experimentSection(context, () => inputs.app.value, download),
   );
   await show();
 }

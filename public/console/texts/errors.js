@@ -111,6 +111,7 @@ const ERRORS = {
   risky_player: ["The platform rates this player too risky for this reward", "平台判定该玩家风险过高，不发放此奖励"],
   liveops_invalid: ["The LiveOps definitions have problems; nothing was changed", "运营配置有问题，未做任何更改"],
   liveops_version_not_found: ["No such LiveOps version", "没有该运营配置版本"],
+  experiment_not_found: ["No such experiment in the running LiveOps configuration", "当前运营配置中没有该实验"],
 };
 
 addTexts({

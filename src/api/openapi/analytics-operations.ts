@@ -9,6 +9,7 @@ export function registerAnalyticsComponents(register: (id: string, schema: z.Zod
   const timeZone = z.string().meta({ description: "The studio's time zone the days are counted in (STUDIO_TIME_ZONE)", example: "Asia/Shanghai" });
   register("ConsoleAnalyticsDailyResponse", s.okEnvelope(z.object({ timeZone, days: a.dailyDaySchema.array() })));
   register("ConsoleAnalyticsRetentionResponse", s.okEnvelope(z.object({ timeZone, cohorts: a.retentionCohortSchema.array() })));
+  register("ConsoleAnalyticsExperimentResponse", s.okEnvelope(a.experimentResultSchema));
 }
 
 const rangeExamples = { app: "default", platform: "wechat", from: "2026-03-01", to: "2026-03-07" };
@@ -55,6 +56,23 @@ export function analyticsOperations(consoleTag: string): OperationSpec[] {
       query: { schema: a.analyticsRangeQuery, examples: rangeExamples },
       success: { status: 200, component: "ConsoleAnalyticsRetentionResponse", description: "`data.cohorts`, by date" },
       errors: ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request"],
+    },
+    {
+      method: "get",
+      path: "/console/api/analytics/experiments/{experimentId}",
+      operationId: "consoleAnalyticsExperiment",
+      tag: consoleTag,
+      summary: "An experiment's results per variant: players, payer conversion, next-day retention, revenue per player",
+      description:
+        "The experiment of the app's running LiveOps definitions (`app`: the first app that has it when not given). Players are those LiveOps " +
+        "assigned (its stored exposure records) with an event of the app while it ran; 95 % Wilson intervals for rates, normal intervals " +
+        "for revenue per player; `enoughData` false while a variant has fewer than `minPlayersPerVariant` players (docs/analytics.md).",
+      security: "console",
+      pathParams: { schema: a.experimentParam, examples: { experimentId: "ad_reward_test" } },
+      query: { schema: a.experimentQuery, examples: { app: "default" } },
+      success: { status: 200, component: "ConsoleAnalyticsExperimentResponse", description: "`data.variants`, in the definitions' order" },
+      errors: ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request", "experiment_not_found"],
+      errorFields: { experimentId: z.string().optional().describe("experiment_not_found: the id asked for"), app: z.string().optional() },
     },
   ];
 }

@@ -19,6 +19,11 @@ export const analyticsShape = {
   ANALYTICS_FLUSH_MS: int(50, 60_000).default(1000),
   ANALYTICS_ROLLUP_MINUTES: int(0, 1440).default(10),
   ANALYTICS_CLIENT_EVENT_PAST_HOURS: int(1, 24 * 30).default(72),
+  // 0: kept until an erase. Otherwise at least 62 days: a rollup's day needs the 30 days before it,
+  // and its retention cohorts the 30 before those.
+  ANALYTICS_EVENT_RETENTION_DAYS: int(0, 36_500)
+    .refine((days) => days === 0 || days >= 62, "must be 0 (keep) or at least 62 days (a rollup reads 60 days back)")
+    .default(0),
   ANALYTICS_JSONL: z.string().refine((v) => v === "stdout" || v.startsWith("/"), "must be stdout or an absolute file path").optional(),
 };
 
@@ -37,6 +42,8 @@ export function analyticsConfig(s: AnalyticsSettings & { STUDIO_TIME_ZONE?: stri
       rollupMinutes: s.ANALYTICS_ROLLUP_MINUTES,
       /** How far back a client event's `at` may be; ahead, at most 5 minutes. */
       clientEventPastMs: s.ANALYTICS_CLIENT_EVENT_PAST_HOURS * 3600_000,
+      /** Events older than this many days are deleted by the rollup job (rollups stay); 0: kept. */
+      eventRetentionDays: s.ANALYTICS_EVENT_RETENTION_DAYS,
       /** Where every written event also goes as a JSON line, for a warehouse; undefined: nowhere. */
       jsonLines: s.ANALYTICS_JSONL === undefined ? undefined : s.ANALYTICS_JSONL === "stdout" ? ("stdout" as const) : { file: s.ANALYTICS_JSONL },
     },

@@ -99,6 +99,10 @@ export interface AnalyticsStore {
   /** Rows of one app and platform (either may be ALL), by date. */
   daily(query: RollupQuery): Promise<DailyRow[]>;
   retention(query: RollupQuery): Promise<RetentionRow[]>;
+  /** The player's events in (at, id) order, at most `limit`, after `after` (the export reads them page by page). */
+  userEvents(query: { userId: string; after?: { at: string; id: string }; limit: number }): Promise<AnalyticsEvent[]>;
+  /** Removes the events with `at` before the instant (ISO), the retention period (rollups stay). Answers how many. */
+  deleteBefore(at: string): Promise<number>;
   /** Removes every event of the player (rollups stay: they are counts). Answers how many. */
   eraseUser(userId: string): Promise<number>;
   close(): Promise<void>;

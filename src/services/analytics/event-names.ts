@@ -12,6 +12,14 @@ export const SERVER_EVENTS = {
   softPurchase: "soft_purchase",
   /** A rewarded ad the platform verified; props: adUnitId, granted (false past the daily cap). */
   adReward: "ad_reward",
+  /** A gift pack or gift code granted; props: source (gift_pack, gift_code), sourceId, currency_<id>, items. */
+  gift: "gift_granted",
+  /** A mail's attachments claimed; props as gift_granted (sourceId: `<mailId>:<userId>`). */
+  mailClaim: "mail_claimed",
+  /** An operator's grant from the console; props as gift_granted. */
+  operatorGrant: "operator_grant",
+  /** A score submitted to a leaderboard (counted; the score itself is not kept); props: board, improved. */
+  leaderboardSubmit: "leaderboard_submit",
 } as const;
 
 /** Client events (POST /api/events) are stored under this prefix, so no client can write a server event. */

@@ -10,6 +10,8 @@ import { addDays, dayStart, daysBetween, localDate } from "./zoned-days";
 
 export interface RollupOptions {
   timeZone: string;
+  /** Events older than this many days are deleted by `prune` (0: kept), and days whose inputs are gone are not rolled up again. */
+  eventRetentionDays?: number;
   now?: () => number;
   /** Events per store read. */
   pageSize?: number;
@@ -36,7 +38,7 @@ export class RollupService {
   private readonly now: () => number;
 
   constructor(
-    private readonly store: Pick<AnalyticsStore, "scan" | "saveDaily" | "saveRetention">,
+    private readonly store: Pick<AnalyticsStore, "scan" | "saveDaily" | "saveRetention" | "deleteBefore">,
     private readonly options: RollupOptions,
   ) {
     this.now = options.now ?? Date.now;
@@ -51,9 +53,12 @@ export class RollupService {
    * Recomputes the daily rows of [from, to] (no later than today) and the retention rows of every
    * cohort a day of the range can change (the 30 days before it too). Answers the rows written.
    */
-  async rollup(from: string, to: string): Promise<{ days: number; cohorts: number }> {
+  async rollup(requestedFrom: string, to: string): Promise<{ days: number; cohorts: number }> {
     const today = this.today();
     const last = to < today ? to : today;
+    // A day whose 30 days before (its MAU, its cohorts) were deleted would be rewritten short: its rows stay as they are.
+    const kept = this.firstKeptDay();
+    const from = kept && addDays(kept, LONGEST_RETENTION) > requestedFrom ? addDays(kept, LONGEST_RETENTION) : requestedFrom;
     if (from > last) return { days: 0, cohorts: 0 };
     const firstCohort = addDays(from, -LONGEST_RETENTION);
     const lastSeen = addDays(last, LONGEST_RETENTION) < today ? addDays(last, LONGEST_RETENTION) : today;
@@ -63,6 +68,21 @@ export class RollupService {
     await this.store.saveDaily(daily);
     await this.store.saveRetention(retention);
     return { days: daily.length, cohorts: retention.length };
+  }
+
+  /**
+   * Deletes the events of the days before the retention period (the rollup job's part: docs/analytics.md);
+   * the rollups stay. Answers how many were deleted; 0 when events are kept.
+   */
+  async prune(): Promise<number> {
+    const kept = this.firstKeptDay();
+    return kept ? this.store.deleteBefore(new Date(dayStart(kept, this.options.timeZone)).toISOString()) : 0;
+  }
+
+  /** The first of the studio's days whose events are kept; undefined when all are. */
+  private firstKeptDay(): string | undefined {
+    const days = this.options.eventRetentionDays ?? 0;
+    return days > 0 ? addDays(this.today(), -days) : undefined;
   }
 
   /** Every event of days [first, last], tallied per day and (app, platform) key. */

@@ -5,6 +5,7 @@
 import type { AnalyticsRecorder } from "../../core/ports/analytics-store";
 import type { Order } from "../../core/ports/order-ledger";
 import type { PaymentEvents } from "../payments/payment-deps";
+import type { RewardListener } from "../economy/reward-granter";
 import { SERVER_EVENTS } from "./event-names";
 
 /**
@@ -34,5 +35,33 @@ export function recordingDeliveries(events: PaymentEvents, recorder: AnalyticsRe
         props: { kind: order.kind, itemId: order.itemId, revenue: order.coins, unit, coins: order.coins },
       });
     },
+  };
+}
+
+const GRANT_EVENTS: Readonly<Record<string, string>> = {
+  gift_pack: SERVER_EVENTS.gift,
+  gift_code: SERVER_EVENTS.gift,
+  mail: SERVER_EVENTS.mailClaim,
+  operator: SERVER_EVENTS.operatorGrant,
+};
+
+/**
+ * Gifts, mail claims and operator grants as events, from the granter's notice of each grant that
+ * changed something (never a replay); the ledger's (app, source, sourceId) gives the event's id, so
+ * a grant is one event whichever process reports it. Other sources have events of their own
+ * (orders, ads, purchases) or are not player behaviour (imports, season rewards).
+ */
+export function recordingGrants(recorder: AnalyticsRecorder): RewardListener {
+  return (notice) => {
+    const name = GRANT_EVENTS[notice.source];
+    if (!name) return;
+    const currencies = Object.fromEntries(Object.entries(notice.currencies).map(([currency, amount]) => [`currency_${currency}`, amount]));
+    recorder.record({
+      id: `grant:${notice.appId}:${notice.source}:${notice.sourceId}`,
+      name,
+      app: notice.appId,
+      userId: notice.userId,
+      props: { source: notice.source, sourceId: notice.sourceId, ...currencies, items: notice.items.reduce((sum, i) => sum + i.count, 0) },
+    });
   };
 }

@@ -6,12 +6,14 @@
 import type { BoardDefinition, BoardsByApp } from "../../config/settings/leaderboards";
 import { AppError } from "../../core/errors";
 import { IsoMemo, isoUtc } from "../../core/iso-time";
+import { NO_ANALYTICS, type AnalyticsRecorder } from "../../core/ports/analytics-store";
 import type { Cache } from "../../core/ports/cache";
 import type { LeaderboardRecord, LeaderboardStore, Period, PeriodKey } from "../../core/ports/leaderboard-store";
 import type { RankIndex } from "../../core/ports/rank-index";
 import type { RewardGranter } from "../../core/ports/reward-grants";
 import type { UserStore } from "../../core/ports/user-store";
 import { USER_STATUS_ACTIVE } from "../../core/user";
+import { SERVER_EVENTS } from "../analytics/event-names";
 import { BoardPeriods } from "./board-periods";
 import { DEFAULT_PERIOD_RETENTION_MS, PeriodRetention } from "./period-retention";
 import { RankedReads, type PageCursor } from "./ranked-reads";
@@ -70,6 +72,7 @@ export class LeaderboardService {
   readonly retention: PeriodRetention;
   private readonly now: () => number;
   private ticker?: NodeJS.Timeout;
+  private analytics: AnalyticsRecorder = NO_ANALYTICS;
 
   constructor(private readonly deps: LeaderboardDeps) {
     this.now = deps.now ?? Date.now;
@@ -78,6 +81,11 @@ export class LeaderboardService {
     const boardOf = (app: string, id: string) => this.boards(app).find((b) => b.id === id);
     this.retention = new PeriodRetention(deps.store, this.periods, deps.index, boardOf, deps.periodRetentionMs ?? DEFAULT_PERIOD_RETENTION_MS, this.now, deps.logger);
     this.reads = new RankedReads(deps.store, deps.index, deps.logger, (key) => this.retention.remainingMs(key));
+  }
+
+  /** Where accepted submissions are counted (docs/analytics.md): never the score, never a wait. */
+  reportTo(recorder: AnalyticsRecorder): void {
+    this.analytics = recorder;
   }
 
   boards(app: string): readonly BoardDefinition[] {
@@ -114,6 +122,7 @@ export class LeaderboardService {
     const name = await this.nameOf(userId);
     const at = this.now();
     const { record, changed } = await this.deps.store.submit(key, board.order, options.keepBest ? "best" : board.operator, { userId, name, score, subscore, metadata: options.metadata ?? null, at });
+    this.analytics.record({ name: SERVER_EVENTS.leaderboardSubmit, app, userId, props: { board: boardId, improved: changed } });
     const rank = changed ? await this.reads.written(key, board.order, record) : null;
     if (rank !== null) return view(rank, record);
     const [ranked] = await this.reads.ranksOf(key, board.order, [userId]);

@@ -74,6 +74,13 @@ export class MongoAnalyticsStore implements AnalyticsStore {
     return docs.map(({ _id, ...rest }) => ({ id: _id, ...rest }));
   }
 
+  async userEvents(query: { userId: string; after?: { at: string; id: string }; limit: number }): Promise<AnalyticsEvent[]> {
+    const after = query.after;
+    const filter = after ? { userId: query.userId, $or: [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }] } : { userId: query.userId };
+    const docs = await this.events.find(filter).sort({ at: 1, _id: 1 }).limit(query.limit).toArray();
+    return docs.map(({ _id, ...rest }) => ({ id: _id, ...rest }));
+  }
+
   saveDaily(rows: DailyRow[]): Promise<void> {
     return this.replace(this.dailyRows, rows.map(({ app, platform, date, ...metrics }) => ({ _id: rowId(app, platform, date), app, platform, date, metrics })));
   }
@@ -88,6 +95,10 @@ export class MongoAnalyticsStore implements AnalyticsStore {
 
   async retention(query: RollupQuery): Promise<RetentionRow[]> {
     return (await this.rows(this.retentionRows, query)).map((d) => ({ app: d.app, platform: d.platform, date: d.date, ...(d.metrics as object) }) as RetentionRow);
+  }
+
+  async deleteBefore(at: string): Promise<number> {
+    return (await this.events.deleteMany({ at: { $lt: at } })).deletedCount;
   }
 
   async eraseUser(userId: string): Promise<number> {

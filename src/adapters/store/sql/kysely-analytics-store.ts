@@ -73,6 +73,13 @@ export class KyselyAnalyticsStore implements AnalyticsStore {
     return rows.map(toEvent);
   }
 
+  async userEvents(query: { userId: string; after?: { at: string; id: string }; limit: number }): Promise<AnalyticsEvent[]> {
+    let q = this.db.selectFrom("analytics_events").selectAll().where("user_id", "=", query.userId);
+    const after = query.after;
+    if (after) q = q.where((eb) => eb.or([eb("at", ">", after.at), eb.and([eb("at", "=", after.at), eb("id", ">", after.id)])]));
+    return (await q.orderBy("at").orderBy("id").limit(query.limit).execute()).map(toEvent);
+  }
+
   saveDaily(rows: DailyRow[]): Promise<void> {
     return this.upsert("analytics_daily", rows.map(({ app, platform, date, ...metrics }) => ({ app, platform, date, metrics: JSON.stringify(metrics) })));
   }
@@ -87,6 +94,11 @@ export class KyselyAnalyticsStore implements AnalyticsStore {
 
   async retention(query: RollupQuery): Promise<RetentionRow[]> {
     return (await this.rows("analytics_retention", query)).map((r) => ({ app: r.app, platform: r.platform, date: r.date, ...JSON.parse(r.metrics) }));
+  }
+
+  async deleteBefore(at: string): Promise<number> {
+    const result = await this.db.deleteFrom("analytics_events").where("at", "<", at).executeTakeFirst();
+    return Number(result.numDeletedRows);
   }
 
   async eraseUser(userId: string): Promise<number> {
