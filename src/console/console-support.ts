@@ -31,7 +31,7 @@ const messageView = z.strictObject({
 });
 export const supportConversationsSchema = z.strictObject({
   app: z.string(),
-  conversations: z.array(z.strictObject({ userId: z.string(), platform: z.string(), waiting: z.int(), last: messageView })),
+  conversations: z.array(z.strictObject({ userId: z.string(), platform: z.string(), waiting: z.int().min(0).max(1_000_000).meta({ description: "The player's messages since the last reply", example: 2 }), last: messageView })),
 });
 export const supportConversationSchema = z.strictObject({ app: z.string(), userId: z.string(), messages: z.array(messageView) });
 export const supportReplySchema = z.strictObject({ app: z.string(), userId: z.string(), sent: z.boolean(), message: messageView });
