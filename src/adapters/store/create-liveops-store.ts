@@ -1,6 +1,6 @@
 /**
- * Opens the LiveOps store on the configured database, on a connection of its own (few, small
- * queries: a version poll a second, a player's assignments when their evaluation is not cached).
+ * Opens the LiveOps store on the configured database: on SQLite the user store's connection where
+ * this process has one (a second connection waits on its locks), else its own.
  */
 import type { AppConfig } from "../../config/config";
 import { openStore } from "./open-store";
@@ -12,6 +12,6 @@ export function createLiveOpsStore(config: AppConfig["store"]): Promise<LiveOpsS
   return openStore<LiveOpsStore, LiveOpsDatabase>(
     config,
     { sql: (db, dialect, close) => new KyselyLiveOpsStore(db, dialect, close), mongo: (connection, close) => new MongoLiveOpsStore(connection, close) },
-    { connections: 2, synchronousDefault: "FULL" },
+    { shareSqlite: true, connections: 2, synchronousDefault: "FULL" },
   );
 }

@@ -1,5 +1,6 @@
 /**
- * Opens the customer-service messages' store on the configured database, on a connection of its own
+ * Opens the customer-service messages' store on the configured database: on SQLite the user store's
+ * connection where this process has one (a second connection waits on its locks: "database is locked"), else its own
  * (a push now and then, an operator's screen).
  */
 import type { AppConfig } from "../../config/config";
@@ -12,6 +13,6 @@ export function createSupportStore(config: AppConfig["store"]): Promise<SupportM
   return openStore<SupportMessageStore, SupportDatabase>(
     config,
     { sql: (db, dialect, close) => new KyselySupportStore(db, dialect, close), mongo: (connection, close) => new MongoSupportStore(connection, close) },
-    { connections: 2, synchronousDefault: "FULL" },
+    { shareSqlite: true, connections: 2, synchronousDefault: "FULL" },
   );
 }
