@@ -35,6 +35,18 @@ export function withFreshCodes(document: object): object {
 }
 
 /**
+ * The page's document without the operator console's routes: they take the console's session cookie
+ * and CSRF token, so nothing on the page could call them, and with them Swagger UI (5.x) stopped
+ * rendering after the second tag (unexplained; test/browser/playground.test.ts). `/api-docs.json` and
+ * docs/console.md keep describing them.
+ */
+export function withoutConsole(document: object): object {
+  const doc = document as { paths?: Record<string, unknown>; tags?: Array<{ name: string }> };
+  const paths = Object.fromEntries(Object.entries(doc.paths ?? {}).filter(([path]) => !path.startsWith("/console/")));
+  return { ...doc, paths, tags: (doc.tags ?? []).filter((tag) => tag.name !== "console") };
+}
+
+/**
  * `/api-docs.json`, Swagger UI at `/api-docs` and the reference at `/api-docs/reference`, outside
  * `/api` (spec 4.7). The UI's document is given per request (swagger-ui-express's `req.swaggerDoc`),
  * so each page load gets fresh codes; `serveFiles` keeps it per router, never the package's shared state.
@@ -56,7 +68,7 @@ export function apiDocsRoutes(build: () => object): Router {
     "/api-docs",
     (req: Request, _res: Response, next: NextFunction) => {
       // Only the page and its init script carry the document; the other assets are static.
-      if (req.path === "/" || req.path === "/swagger-ui-init.js") (req as { swaggerDoc?: object }).swaggerDoc = withFreshCodes(document());
+      if (req.path === "/" || req.path === "/swagger-ui-init.js") (req as { swaggerDoc?: object }).swaggerDoc = withoutConsole(withFreshCodes(document()));
       next();
     },
     swaggerUi.serveFiles(undefined, UI_OPTIONS),
