@@ -103,7 +103,7 @@ export async function openAdminContext(config: AppConfig, logger: Logger, audit:
     leaderboardRecords: (id) => exportLeaderboards(config, id),
     rewards: openRewards,
     saves: openSaves,
-    supportMessages: async (userId) => (await exportSupportMessages(config, userId)).map(({ userId: _user, ...message }) => message),
+    supportMessages: (userId) => exportSupportMessages(config, userId),
     liveops: (id) => exportLiveOps(config, id),
     analytics: () => (analytics ??= createAnalyticsStore(config.store)),
   });

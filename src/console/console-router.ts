@@ -202,7 +202,7 @@ function serverUserExport(services: Services): UserExport {
     },
     rewards: async () => services.rewardSources.stores,
     saves: async () => services.saves,
-    supportMessages: async (userId) => (await services.support.recordsOf(userId)).map(({ userId: _user, ...message }) => message),
+    supportMessages: (userId) => services.support.recordsOf(userId),
     liveops: (userId) => services.liveops.recordsOf(userId),
     analytics: async () => services.analytics.store,
   });

@@ -105,7 +105,7 @@ export interface UserExportSources {
   /** The cloud saves' store (docs/saves.md), opened on first use; absent: the section is empty. */
   saves?(): Promise<Pick<SaveStore, "listByOwner">>;
   /** The player's customer-service messages and the replies to them (docs/growth.md); absent: the section is empty. */
-  supportMessages?(userId: string): Promise<Omit<SupportMessage, "userId">[]>;
+  supportMessages?(userId: string): Promise<SupportMessage[]>;
   /** The player's LiveOps assignments and properties per app (liveops-export.ts); absent: the section is empty. */
   liveops?(userId: string): Promise<unknown[]>;
   /** The analytics store (docs/analytics.md), opened on first use; absent: the section is empty. */
@@ -167,7 +167,7 @@ export function buildUserExport(sources: UserExportSources): UserExport {
     .add({
       name: "support",
       ports: ["support-messages"],
-      collect: async (id) => (sources.supportMessages ? { supportMessages: await sources.supportMessages(id) } : {}),
+      collect: async (id) => (sources.supportMessages ? { supportMessages: (await sources.supportMessages(id)).map(({ userId: _user, ...message }) => message) } : {}),
     })
     .add({
       name: "liveops",

@@ -60,7 +60,8 @@ describe("user export: one section per store port", () => {
 
   it("exports the player's customer-service messages and the replies to them", async () => {
     const message = { platform: "wechat", messageId: "9001", direction: "in" as const, kind: "text" as const, text: "help", detail: {}, operator: null, at: "t2", appId: "default" };
-    const withSupport = buildUserExport({ ...sources, supportMessages: async (id: string) => (id === "u1" ? [message] : []) });
+    const withSupport = buildUserExport({ ...sources, supportMessages: async (id: string) => (id === "u1" ? [{ ...message, userId: "u1" }] : []) });
+    // The store's rows name their player; the export (the player's own record) leaves that out.
     assert.deepEqual((await withSupport.collect("u1")).supportMessages, [message]);
   });
 
