@@ -19,6 +19,16 @@ export async function exportLiveOps(config: AppConfig, userId: string): Promise<
   }
 }
 
+/** `erase`'s part: the player's LiveOps assignments and properties in every app. */
+export async function eraseLiveOps(config: AppConfig, userId: string): Promise<void> {
+  const store = await createLiveOpsStore(config.store);
+  try {
+    await store.eraseUser(userId);
+  } finally {
+    await store.close();
+  }
+}
+
 /** The player's records on every board of every app, for `export` (the data-access right). */
 export async function exportLeaderboards(config: AppConfig, userId: string): Promise<Array<{ app: string; board: string; period: number; score: number; subscore: number; name: string; updatedAt: string; metadata: Record<string, unknown> | null }>> {
   const store = await createLeaderboardStore(config.store, config.store.kind === "sqlite" ? { sqlite: sharedSqliteConnection(config.store.path) } : {});

@@ -25,7 +25,7 @@ import { OPERATOR_USAGE, recordCliCommand, runOperatorCommand } from "./admin-op
 import { AUDIT_USAGE, runAuditCommand } from "./admin-audit";
 import { ANALYTICS_USAGE, eraseAnalyticsEvents, runAnalyticsCommand } from "./admin-analytics";
 import { LIVEOPS_USAGE, runLiveOpsCommand } from "./admin-liveops";
-import { eraseLeaderboardRecords } from "./leaderboard-export";
+import { eraseLeaderboardRecords, eraseLiveOps } from "./leaderboard-export";
 import { eraseSupportMessages } from "./admin-support";
 
 const USAGE = `usage: npm run admin -- <command> <user> [--by <name>]
@@ -189,6 +189,7 @@ async function main(argv: string[]): Promise<number> {
         context.onErase(async (userId) => (await context.saves()).erase(userId));
         context.onErase((userId) => eraseAnalyticsEvents(config, userId));
         context.onErase((userId) => eraseSupportMessages(config, userId));
+        context.onErase((userId) => eraseLiveOps(config, userId));
         return admin.erase(reference, by);
       },
       export: () => admin.export(reference, by),

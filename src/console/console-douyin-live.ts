@@ -9,8 +9,8 @@ import { AppError } from "../core/errors";
 import { parseInput } from "../http/validate";
 import type { ConsoleScreen } from "./console-screens";
 
-const liveRoomParam = z.object({ liveRoomId: z.string().regex(/^\d{1,20}$/).meta({ example: "7214015683695250235" }) });
-const roundParams = liveRoomParam.extend({ roundId: z.coerce.number().int().min(0).max(1_000_000_000) });
+export const liveRoomParam = z.object({ liveRoomId: z.string().regex(/^\d{1,20}$/).meta({ example: "7214015683695250235" }) });
+export const roundParams = liveRoomParam.extend({ roundId: z.coerce.number().int().min(0).max(1_000_000_000) });
 
 export const douyinLiveScreen: ConsoleScreen = {
   id: "douyin-live",

@@ -193,6 +193,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     cleanups.push(() => eraseSweep.stop());
     accounts.onErase((userId) => saves.saves.erase(userId));
     accounts.onErase(async (userId) => void (await support.eraseUser(userId)));
+    accounts.onErase(async (userId) => void (await liveops.store.eraseUser(userId)));
 
     return {
       config,

@@ -10,7 +10,8 @@ import { Client, type Room } from "@colyseus/sdk";
 import type { Page } from "playwright-core";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
-import { addOperator, OPERATOR_PASSWORD } from "../support/console";
+import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
+import { Conformance } from "../support/openapi-conformance";
 import { leaveRooms } from "../support/rooms";
 import { launchChromium, requireChromium, unique, type Browser, type BrowserLocale } from "./chromium";
 
@@ -122,5 +123,23 @@ describe("console Douyin live screen in headless Chromium", function () {
     assert.match(first[0], /\d/);
     assert.deepEqual(browser.pageErrors, []);
     await page.close();
+  });
+
+  it("answers the screen's routes as the API description says, success and failure", async () => {
+    const conformance = new Conformance((await h.get("/api-docs.json")).body);
+    const viewer = new ConsoleClient(h.baseUrl);
+    const anonymous = new ConsoleClient(h.baseUrl);
+    assert.equal((await viewer.signIn(await addOperator(h.config, unique("doc-live"), "viewer"), OPERATOR_PASSWORD)).status, 200);
+    const call = async (client: ConsoleClient, route: string, path = route) => conformance.check("GET", `/console/api${route}`, await client.call("GET", path));
+    const rooms = await call(viewer, "/douyin-live/rooms");
+    assert.ok(rooms.body.data.rooms.some((r: { liveRoomId: string }) => r.liveRoomId === liveRoomId));
+    assert.equal((await call(anonymous, "/douyin-live/rooms")).status, 401);
+    const room = await call(viewer, "/douyin-live/rooms/{liveRoomId}", `/douyin-live/rooms/${liveRoomId}`);
+    assert.equal(room.status, 200);
+    assert.equal((await call(viewer, "/douyin-live/rooms/{liveRoomId}", "/douyin-live/rooms/123")).status, 409, "a room not launched here");
+    assert.equal((await call(viewer, "/douyin-live/rooms/{liveRoomId}", "/douyin-live/rooms/not-digits")).status, 400);
+    const round = await call(viewer, "/douyin-live/rooms/{liveRoomId}/rounds/{roundId}/gifts", `/douyin-live/rooms/${liveRoomId}/rounds/${roundId}/gifts`);
+    assert.equal(round.body.data.entries.length, gifts.length);
+    assert.equal((await call(viewer, "/douyin-live/rooms/{liveRoomId}/rounds/{roundId}/gifts", `/douyin-live/rooms/${liveRoomId}/rounds/-1/gifts`)).status, 400);
   });
 });

@@ -5,6 +5,7 @@
  * player's variant kept when the weights change.
  */
 import assert from "node:assert/strict";
+import type { LiveOpsStore } from "../../src/core/ports/liveops-store";
 import type { Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
 import { paymentServerPerSuite } from "../support/payments";
@@ -109,6 +110,22 @@ for (const backend of backends) {
       assert.equal((await h.get("/api/config", p.headers)).body.data.flags.welcome_text, "Welcome to the arena!");
       await h.services.liveops.setProperty("default", p.userId, "vip", 3);
       assert.equal((await h.get("/api/config", p.headers)).body.data.flags.welcome_text, "Welcome, VIP!");
+    });
+
+    it("erasing the account (DELETE /api/users/me) forgets the player's experiment assignments and properties", async () => {
+      const running = base();
+      delete running.experiments[0].startsAt;
+      await h.services.liveops.publish("default", running, "test");
+      const p = await player();
+      await h.get("/api/config", p.headers);
+      await h.services.liveops.setProperty("default", p.userId, "vip", 3);
+      // The service's own store (private): what the erase must have emptied.
+      const store = (h.services.liveops as unknown as { store: LiveOpsStore }).store;
+      assert.equal(Object.keys(await store.assignments("default", p.userId)).length, 1, "assigned when first served");
+      const erased = await fetch(`${h.baseUrl}/api/users/me`, { method: "DELETE", headers: p.headers });
+      assert.equal(erased.status, 200, await erased.text());
+      assert.deepEqual(await store.assignments("default", p.userId), {});
+      assert.deepEqual(await store.properties("default", p.userId), {});
     });
   });
 }

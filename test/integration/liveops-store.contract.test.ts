@@ -98,5 +98,25 @@ for (const impl of implementations) {
       assert.deepEqual(await other.properties(app, "p1"), { vip: 2, tags: ["a.b", { $x: true }] });
       assert.deepEqual(await other.properties(app, "p2"), {});
     });
+
+    it("forgets an erased player's assignments and properties in every app, and no one else's", async () => {
+      const apps = [`app-${crypto.randomUUID()}`, `app-${crypto.randomUUID()}`];
+      const gone = `gone-${crypto.randomUUID()}`;
+      const at = new Date().toISOString();
+      for (const appId of apps) {
+        for (const userId of [gone, "stays"]) {
+          await store.assign({ appId, userId, experimentId: "exp", variant: "a", at });
+          await store.setProperty(appId, userId, "vip", 1);
+        }
+      }
+      assert.equal(await other.eraseUser(gone), 4);
+      for (const appId of apps) {
+        assert.deepEqual(await store.assignments(appId, gone), {});
+        assert.deepEqual(await store.properties(appId, gone), {});
+        assert.deepEqual(await store.assignments(appId, "stays"), { exp: "a" });
+        assert.deepEqual(await store.properties(appId, "stays"), { vip: 1 });
+      }
+      assert.equal(await store.eraseUser(gone), 0, "a second erase finds nothing");
+    });
   });
 }

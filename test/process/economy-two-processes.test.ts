@@ -49,11 +49,25 @@ for (const backend of backends) {
       return token;
     }
 
+    /**
+     * A purchase answered 503 (the database too slow for DATABASE_QUERY_TIMEOUT_MS or the pool's wait,
+     * seen on a loaded CI machine: 7 of 100) may have happened: the game sends the same purchaseId
+     * again, as the API description says, and the tally is taken over the final answers.
+     */
+    async function purchaseUntilAnswered(server: ServerProcess, token: string, body: unknown) {
+      for (let attempt = 1; ; attempt++) {
+        const res = await call(server, token, "POST", "/api/economy/purchases", body);
+        if (res.status !== 503 || attempt === 5) return res;
+      }
+    }
+
     it("100 concurrent purchases by a player who can afford 10: exactly 10 made, balance 0, 10 items, 90 × 402", async () => {
       const token = await playerWithGems(100);
-      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => call(servers[i % 2], token, "POST", "/api/economy/purchases", { purchaseId: `p-${i}`, itemId: "potion" })));
-      assert.equal(results.filter((r) => r.status === 201).length, 10, JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 402).map((r) => r.body)));
-      assert.equal(results.filter((r) => r.status === 402).length, 90);
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => purchaseUntilAnswered(servers[i % 2], token, { purchaseId: `p-${i}`, itemId: "potion" })));
+      const others = JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 402).map((r) => ({ status: r.status, body: r.body })));
+      // A retried purchase that had happened is answered 200 (the same purchase), not 201.
+      assert.equal(results.filter((r) => r.status === 201 || r.status === 200).length, 10, others);
+      assert.equal(results.filter((r) => r.status === 402).length, 90, others);
       for (const server of servers) {
         assert.deepEqual((await call(server, token, "GET", "/api/economy/wallet")).body.data.balances, { gems: 0 });
         assert.deepEqual((await call(server, token, "GET", "/api/economy/inventory")).body.data.items, [{ itemId: "potion", count: 10 }]);
@@ -63,9 +77,10 @@ for (const backend of backends) {
     it("100 concurrent replays of one purchaseId over both processes: one purchase", async () => {
       const token = await playerWithGems(35);
       const body = { purchaseId: "chest-1", itemId: "starter-chest" };
-      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => call(servers[i % 2], token, "POST", "/api/economy/purchases", body)));
-      assert.equal(results.filter((r) => r.status === 201).length, 1);
-      assert.equal(results.filter((r) => r.status === 200).length, 99);
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => purchaseUntilAnswered(servers[i % 2], token, body)));
+      const others = JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 200).map((r) => ({ status: r.status, body: r.body })));
+      assert.equal(results.filter((r) => r.status === 201).length, 1, others);
+      assert.equal(results.filter((r) => r.status === 200).length, 99, others);
       assert.deepEqual((await call(servers[1], token, "GET", "/api/economy/wallet")).body.data.balances, { gems: 5 });
     });
   });

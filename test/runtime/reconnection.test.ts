@@ -309,6 +309,35 @@ for (const backend of backends) {
       });
     }
 
+    it("a reconnection cut while the server checks its session (onReconnect) keeps the seat", async () => {
+      const a = start("qq", "cutcheck");
+      const room = await joined(a.client);
+      const seat = room.sessionId;
+      const server = serverRoom(room.roomId) as any;
+      const check = server.isLiveSession.bind(server);
+      let cuts = 0;
+      // The first check after the hold is in place is onReconnect's: the network drops during it
+      // (Colyseus then calls onLeave, not onDrop, for that client).
+      server.isLiveSession = async (auth: unknown) => {
+        if (cuts === 0 && server.pendingReconnections.size === 0 && server.clients.length === 1 && a.events.last === "reconnecting") {
+          cuts++;
+          a.device.dropConnections();
+          await until(() => server.clients[0]?.ref?.readyState !== 1, "the server seeing the socket closed");
+        }
+        return check(auth);
+      };
+      a.device.dropConnections();
+      await until(() => a.events.reconnected.length === 1 || a.events.failed.length > 0, "the reconnection to end");
+      assert.equal(cuts, 1, "the session check was cut once");
+      assert.deepEqual(a.events.failed, []);
+      assert.equal(room.sessionId, seat);
+      assert.equal(server.clients.length, 1);
+      await until(() => Object.keys(server._reservedSeats).length === 0, "no seat reservation left");
+      const heard = chatHeard(room, "back after a cut check");
+      room.send("chat", { text: "back after a cut check" });
+      await heard;
+    });
+
     it("room.leave() during a reconnection stops it: onLeave hears 4000, and the room does not come back", async () => {
       const a = start("wechat", "quitter", { reconnection: { minDelayMs: 20, maxDelayMs: 40 } });
       const room = await joined(a.client);

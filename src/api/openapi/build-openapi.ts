@@ -19,6 +19,7 @@ import { GROWTH_TAG, growthOperations, registerGrowthComponents } from "./growth
 import { registerSocialComponents, socialOperations } from "./social-operations";
 import { leaderboardOperations, registerLeaderboardComponents } from "./leaderboard-operations";
 import { registerSaveComponents, saveOperations } from "./saves-operations";
+import { consoleDouyinLiveOperations, registerConsoleDouyinLiveComponents } from "./console-douyin-live-operations";
 import { DOUYIN_LIVE_TAG, douyinLiveOperations, registerDouyinLiveComponents } from "./douyin-live-operations";
 import { CONSOLE_TAG, consoleOperations, registerConsoleComponents } from "./console-operations";
 import { analyticsOperations, registerAnalyticsComponents } from "./analytics-operations";
@@ -78,6 +79,8 @@ export function buildOpenApiDocument(options: OpenApiOptions): Json {
   if (options.douyinLivePushPath) {
     registerDouyinLiveComponents(register);
     operations.push(...douyinLiveOperations(options.douyinLivePushPath));
+    registerConsoleDouyinLiveComponents(register);
+    operations.push(...consoleDouyinLiveOperations(CONSOLE_TAG));
   }
   registerConsoleComponents(register);
   operations.push(...consoleOperations());

@@ -43,5 +43,7 @@ export interface LiveOpsStore {
   properties(appId: string, userId: string): Promise<Record<string, unknown>>;
   /** Sets one property (last writer wins: a property is a fact the game states, not a grant of value). */
   setProperty(appId: string, userId: string, key: string, value: unknown): Promise<void>;
+  /** Forgets the player's assignments and properties in every app (an erased account); answers how many rows went. */
+  eraseUser(userId: string): Promise<number>;
   close(): Promise<void>;
 }

@@ -96,6 +96,12 @@ export class MongoLiveOpsStore implements LiveOpsStore {
     await this.props.replaceOne({ _id: `${encodeURIComponent(appId)}:${encodeURIComponent(userId)}:${encodeURIComponent(key)}` }, { appId, userId, key, value: JSON.stringify(value) }, { upsert: true });
   }
 
+  async eraseUser(userId: string): Promise<number> {
+    const assignments = await this.assigned.deleteMany({ userId });
+    const properties = await this.props.deleteMany({ userId });
+    return assignments.deletedCount + properties.deletedCount;
+  }
+
   close(): Promise<void> {
     return this.onClose();
   }

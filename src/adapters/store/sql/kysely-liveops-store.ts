@@ -89,6 +89,12 @@ export class KyselyLiveOpsStore implements LiveOpsStore {
       .execute();
   }
 
+  async eraseUser(userId: string): Promise<number> {
+    const assignments = await this.db.deleteFrom("liveops_assignments").where("user_id", "=", userId).executeTakeFirst();
+    const properties = await this.db.deleteFrom("liveops_properties").where("user_id", "=", userId).executeTakeFirst();
+    return Number(assignments.numDeletedRows) + Number(properties.numDeletedRows);
+  }
+
   close(): Promise<void> {
     return this.onClose();
   }
