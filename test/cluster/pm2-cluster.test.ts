@@ -14,11 +14,11 @@ import { Client, type Room } from "@colyseus/sdk";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { freePort, simulatorPlatformEnv } from "../support/app-harness";
 import { buildOnce, ROOT } from "../support/build";
+import { compiledEntry } from "../support/compiled-source";
 import { declareBackend } from "../support/backend-report";
 import { sharedDatabases, type StoredUsers } from "../support/stored-users";
 
 const PM2 = path.join(ROOT, "node_modules/.bin/pm2");
-const TSX_CLI = path.join(ROOT, "node_modules/tsx/dist/cli.mjs");
 const INTERNAL_KEY = "cluster-internal-key-0123456789";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -298,7 +298,7 @@ for (const database of sharedDatabases) (database.skipReason ? describe.skip : d
    */
   const admin = async (...args: string[]) => {
     const run = await new Promise<{ status: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [TSX_CLI, "src/admin/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8", maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
+      execFile(process.execPath, ["--enable-source-maps", compiledEntry("src/admin/main.ts"), ...args], { cwd: ROOT, env, encoding: "utf8", maxBuffer: 1 << 24 }, (err, stdout, stderr) =>
         resolve({ status: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
       ),
     );
