@@ -19,6 +19,10 @@ export const DOUYIN_LIVE_ROOM = "douyin_live";
 
 export interface DouyinLiveRoomServices {
   sessions: DouyinLiveSessions;
+  /** Gifts and fan-club events this room sent to a game client (the ledger stops redelivering them). */
+  confirmDelivered(msgIds: string[]): Promise<void>;
+  /** Sends the room what the ledger holds undelivered for its live room. */
+  redeliver(liveRoomId: string): Promise<number>;
   watch(liveRoomId: string): void;
   unwatch(liveRoomId: string): void;
   logger: Logger;
@@ -94,14 +98,30 @@ export class DouyinLiveRoom extends Room {
     await s.sessions.stop(this.liveRoomId).catch((err: unknown) => s.logger.warn({ err, liveRoomId: this.liveRoomId }, "douyin live: tasks not stopped"));
   }
 
+  /** The streamer's game (re)joined: gifts that arrived while it was away, or while no room served the live room, now. */
+  override onJoin(): void {
+    const s = required();
+    void s.redeliver(this.liveRoomId).catch((err: unknown) => s.logger.warn({ err, liveRoomId: this.liveRoomId }, "douyin live: held gifts not sent on join; the sweep sends them"));
+  }
+
+  /**
+   * Broadcasts what it has not sent yet, and confirms gifts and fan-club events as delivered only when a
+   * game client was there to receive them: with none (the game reconnecting after its host died or its
+   * network dropped), nothing is taken, and the ledger's redelivery brings gifts again once it is back.
+   */
   private readonly onLiveMessages = (messages: LiveRoomMessage[]): void => {
-    if (!Array.isArray(messages)) return;
+    if (!Array.isArray(messages) || this.clients.length === 0) return;
+    const confirmed: string[] = [];
     for (const m of messages) {
+      if (m.type === "gift" || m.type === "fansclub") confirmed.push(m.msgId);
       if (this.seen.has(m.msgId)) continue;
       if (this.seen.size >= SEEN_MAX) this.seen.delete(this.seen.values().next().value!);
       this.seen.add(m.msgId);
       this.broadcast(m.type, m);
     }
+    if (confirmed.length === 0) return;
+    const s = required();
+    void s.confirmDelivered(confirmed).catch((err: unknown) => s.logger.warn({ err, liveRoomId: this.liveRoomId }, "douyin live: delivery not confirmed; the sweep sends the gifts again (the room drops them)"));
   };
 
   private async startRound(): Promise<void> {

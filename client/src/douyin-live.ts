@@ -42,9 +42,14 @@ export interface LiveSession {
 }
 
 type Call = (request: { method: "POST"; path: string; body: unknown }) => Promise<any>;
+/** msg_ids remembered per live room: the server sends a gift again when it cannot know the game had it. */
+const SEEN_MAX = 20_000;
 type Join = (roomName: string, options: Record<string, unknown>) => Promise<Room>;
 
 export class DouyinLive {
+  /** Per live room, across launches: a game that launches again after losing its room keeps its memory. */
+  private readonly seen = new Map<string, Set<string>>();
+
   constructor(
     private readonly call: Call,
     private readonly join: Join,
@@ -53,7 +58,23 @@ export class DouyinLive {
   async start(token: string): Promise<LiveSession> {
     const data = await this.call({ method: "POST", path: "/api/douyin-live/sessions", body: { token } });
     const room = await this.join("douyin_live", { liveRoomId: data.live_room_id, ticket: data.ticket });
-    const on = <T>(type: string) => (listener: (m: T) => void) => room.onMessage(type, listener);
+    // The server delivers gifts at least once (again after a crash between sending one and recording
+    // that it was sent): the game hears each msgId once, whichever launch it came to.
+    const seen = this.seen.get(data.live_room_id) ?? this.seen.set(data.live_room_id, new Set()).get(data.live_room_id)!;
+    const listeners = new Map<string, Set<(m: never) => void>>();
+    for (const type of ["comment", "gift", "like", "fansclub"]) {
+      room.onMessage(type, (m: { msgId: string }) => {
+        if (seen.has(m.msgId)) return;
+        if (seen.size >= SEEN_MAX) seen.delete(seen.values().next().value!);
+        seen.add(m.msgId);
+        for (const listener of [...(listeners.get(type) ?? [])]) listener(m as never);
+      });
+    }
+    const on = <T>(type: string) => (listener: (m: T) => void) => {
+      const set = listeners.get(type) ?? listeners.set(type, new Set()).get(type)!;
+      set.add(listener);
+      return () => void set.delete(listener);
+    };
     const next = <T>(type: string) => new Promise<T>((resolve) => {
       const off = room.onMessage(type, (m: T) => {
         off();

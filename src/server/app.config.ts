@@ -203,7 +203,15 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       gameServer.define("match", MatchRoom).filterBy(APP_FILTER);
       if (ready.douyinLive) {
         const live = ready.douyinLive;
-        setDouyinLiveRoomServices({ sessions: live.sessions, watch: live.watch, unwatch: live.unwatch, logger, keyPrefix: settings.cacheKeyPrefix });
+        setDouyinLiveRoomServices({
+          sessions: live.sessions,
+          confirmDelivered: (msgIds) => live.intake.confirmDelivered(msgIds),
+          redeliver: (liveRoomId) => live.intake.redeliver(liveRoomId),
+          watch: live.watch,
+          unwatch: live.unwatch,
+          logger,
+          keyPrefix: settings.cacheKeyPrefix,
+        });
         live.connectRooms(publishToLiveRoom(matchMaker.presence, settings.cacheKeyPrefix));
         gameServer.define(DOUYIN_LIVE_ROOM, DouyinLiveRoom).filterBy(["liveRoomId"]);
       }

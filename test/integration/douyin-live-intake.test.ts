@@ -67,7 +67,16 @@ for (const impl of storeImplementations("live-intake")) {
     let failed: Map<string, unknown[]>;
     let api: ReturnType<typeof fakeApi>;
 
-    const delivery = { deliver: async (room: string, messages: LiveRoomMessage[]) => void (rooms.get(room) ?? rooms.set(room, []).get(room)!).push(...messages) };
+    /** Live rooms whose game room has no client now (the game reconnecting, or its process dead): nothing is taken. */
+    let away: Set<string>;
+    // As the game room does: what reaches a client is kept, and its gifts and fan-club events confirmed.
+    const delivery = {
+      deliver: async (room: string, messages: LiveRoomMessage[]) => {
+        if (away.has(room)) return;
+        (rooms.get(room) ?? rooms.set(room, []).get(room)!).push(...messages);
+        await intakes[0].confirmDelivered(messages.filter((m) => m.type === "gift" || m.type === "fansclub").map((m) => m.msgId));
+      },
+    };
     const options = { pendingMs: 60_000, maxQueued: 10_000, redeliverAfterMs: 60_000, seenTtlMs: 600_000 };
     const settle = async () => {
       await new Promise((r) => setTimeout(r, 10));
@@ -80,6 +89,7 @@ for (const impl of storeImplementations("live-intake")) {
       ledger = await createLiveGiftLedger(prepared.config);
       cache = new MemoryCache();
       rooms = new Map();
+      away = new Set();
       failed = new Map();
       api = fakeApi(failed);
       intakes = [new LiveIntake(ledger, cache, delivery, logger, options), new LiveIntake(ledger, cache, delivery, logger, options)];
@@ -133,6 +143,22 @@ for (const impl of storeImplementations("live-intake")) {
       await intakes[0].sweep();
       await settle();
       assert.equal(rooms.get("9001")!.length, 1, "the held copy is not delivered again");
+    });
+
+    it("a gift sent while the game room has no client stays undelivered, and reaches the game when it joins again", async () => {
+      await sessions.bind("9001", "room-a");
+      away.add("9001");
+      const g = gift("while-away");
+      await intakes[1].accept("9001", "live_gift", [g]);
+      await settle();
+      assert.equal(rooms.get("9001"), undefined);
+      assert.deepEqual((await ledger.undelivered("9001", 10)).map((e) => e.msgId), [g.msgId], "published, but no client took it");
+      away.delete("9001");
+      assert.equal(await intakes[0].redeliver("9001"), 1, "what the room asks when a client joins");
+      assert.deepEqual(rooms.get("9001")!.map((m) => m.msgId), [g.msgId]);
+      assert.deepEqual(await ledger.undelivered("9001", 10), []);
+      await intakes[1].sweep();
+      assert.equal(rooms.get("9001")!.length, 1, "confirmed: the sweep does not send it again");
     });
 
     it("recovers gifts pushed during an outage from the failed-data query, without repeating pages after a restart", async () => {

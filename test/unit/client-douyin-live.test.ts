@@ -44,4 +44,24 @@ describe("client.douyinLive", () => {
     assert.equal(ended.totals[0].valueFen, 100);
     assert.deepEqual(room.sent, [["round_start", undefined], ["round_end", { groups: [{ groupId: "red", result: 1 }] }]]);
   });
+
+  it("hands each gift once, also one the server sends again after the game launched again", async () => {
+    const rooms = [new FakeRoom(), new FakeRoom()];
+    const live = new DouyinLive(
+      async () => ({ live_room_id: "7001", anchor_open_id: "anchor", nickname: "Streamer", ticket: "t".repeat(24) }),
+      async () => rooms.shift() as unknown as Room,
+    );
+    const [first, second] = [rooms[0], rooms[1]];
+    const heard: string[] = [];
+    const before = await live.start("launch-token");
+    before.onGift((g) => heard.push(`a:${g.msgId}`));
+    first.emit("gift", { type: "gift", msgId: "g1", giftValue: 10 });
+    first.emit("gift", { type: "gift", msgId: "g1", giftValue: 10 });
+    const after = await live.start("launch-token");
+    after.onGift((g) => heard.push(`b:${g.msgId}`));
+    after.onGift((g) => heard.push(`c:${g.msgId}`));
+    second.emit("gift", { type: "gift", msgId: "g1", giftValue: 10 });
+    second.emit("gift", { type: "gift", msgId: "g2", giftValue: 10 });
+    assert.deepEqual(heard, ["a:g1", "b:g2", "c:g2"]);
+  });
 });

@@ -5,8 +5,10 @@
  * Gifts and fan-club events are money (or worth it): `claim` records them in the ledger BEFORE the
  * push is answered (one insert each, well inside Douyin's 3 s), so a receiver killed after answering
  * loses none; a ledger that cannot answer fails the push and Douyin keeps it for the failed-data query.
- * Only the inserter delivers at once; an entry left undelivered (a crash, a room not yet bound) is
- * delivered by the sweep and when its room binds, and the room drops msg_ids it already took.
+ * Only the inserter delivers at once. An entry is marked delivered by the game room once it has sent
+ * it to a game client (confirmDelivered), not when it was published: a room whose process died, or one
+ * with no client at the moment (the game reconnecting), leaves it undelivered, and the sweep, the room's
+ * binding and a client's join deliver it again; the room drops msg_ids it already sent.
  * Comments and likes may be lost (Douyin says so): their dedupe is a short cache claim, their work is
  * queued after the answer, and a full queue drops them, counted.
  */
@@ -93,13 +95,17 @@ export class LiveIntake {
     this.enqueue(messages.map((m) => ({ liveRoomId, message: roomMessageOf(m), ledger: false, since: this.now() })));
   }
 
-  /** Delivers what the ledger holds undelivered for a room (a room just bound, the sweep). */
+  /** Delivers what the ledger holds undelivered for a room (a room just bound, a client joined, the sweep). */
   async redeliver(liveRoomId: string, olderThanMs = 0): Promise<number> {
     const entries = (await this.ledger.undelivered(liveRoomId, 500)).filter((e) => this.now() - e.receivedAt.getTime() >= olderThanMs);
     if (entries.length === 0 || !(await this.isBound(liveRoomId))) return 0;
     await this.delivery.deliver(liveRoomId, entries.map(roomMessageOfEntry));
-    for (const e of entries) await this.ledger.markDelivered(e.msgId);
     return entries.length;
+  }
+
+  /** The game room sent these gifts or fan-club events to a game client: they leave the redelivery. */
+  async confirmDelivered(msgIds: string[]): Promise<void> {
+    for (const msgId of msgIds) await this.ledger.markDelivered(msgId);
   }
 
   /** One sweep over the live rooms this process heard of in the last hour. */
@@ -201,8 +207,8 @@ export class LiveIntake {
     if (send.length === 0) return;
     const firstSeen = send.filter((q) => !q.ledger).map((q) => q.message);
     if (firstSeen.length > 0) void this.options.counted?.(liveRoomId, firstSeen);
+    // Gifts stay undelivered in the ledger until the room confirms it sent them to a client.
     await this.delivery.deliver(liveRoomId, send.map((q) => q.message));
-    for (const q of send) if (q.ledger) await this.ledger.markDelivered(q.message.msgId);
   }
 }
 
