@@ -98,7 +98,9 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
 /** A second service with HTTP_HOT_FRONT=false (the hot routes through Express), logged in to like the main one. */
 async function startThroughExpress(ctx: Context, run: RunId, env: Record<string, string>, tmp: string, nodeArgs: string[]): Promise<RouteVariant> {
   const { child, base } = await startService(ctx, `service (${run}, HTTP_HOT_FRONT=false)`, { ...env, SQLITE_PATH: path.join(tmp, "through-express.sqlite"), HTTP_HOT_FRONT: "false" }, tmp, nodeArgs);
-  const userToken = await login(ctx, base, "benchuser1");
+  // Another player than the main service's: both services may share one database and cache, and a
+  // second login of benchuser1 would end the session the main service's /users/me token belongs to (401s).
+  const userToken = await login(ctx, base, "benchuser2");
   await login(ctx, base, "returning");
   return { service: child, base, userToken, suffix: " — through Express (HTTP_HOT_FRONT=false)" };
 }
