@@ -10,6 +10,8 @@ import type { Baselines } from "./baselines";
 
 /** × Express hello, judged on CPU per request (see the report's text). */
 const ROUTE_TARGETS = { "access-token": 0.85, "users-me": 0.8, "returning-login": 0.55, "new-login": 0.33 } as const;
+/** GET /api/config with 50 flags, 5 experiments and 5 events costs at most this many /users/me (issue 52), in CPU per request. */
+const CONFIG_MAX_USERS_ME = 1.2;
 /** × the bare node:http hello of the same run, on rates (issue 56: where a Go server, Nakama, stood on one machine, and beyond). */
 const NODE_TARGETS = { "access-token": 0.22, "users-me": 0.2, "returning-login": 0.1, "new-login": 0.065 } as const;
 
@@ -44,12 +46,24 @@ export async function measureRoutes(
   for (const [id, label, load] of routes) {
     if (!only.includes(id)) continue;
     table.rows.push(await measureRoute(ctx, baselines, service, id, id, label, load(base, userToken)));
+    if (id === "users-me" && only.includes("config")) table.rows.push(await measureConfig(ctx, baselines, service, base, userToken, table.rows.at(-1)!));
     if (!variant) continue;
     // Right after the same route on the main service, so both see the same state of a shared machine.
     const row = await measureRoute(ctx, baselines, variant.service, id, id, label + variant.suffix, load(variant.base, variant.userToken));
     row.id = undefined;
     table.rows.push(row);
   }
+}
+
+/** GET /api/config right after /users/me on the same service (LIVEOPS_FILE: liveops-definitions.ts), judged against it on CPU. */
+async function measureConfig(ctx: Context, baselines: Baselines, service: Child, baseUrl: string, token: string, usersMe: Row): Promise<Row> {
+  const row = await measureHttp(ctx, "GET /api/config (Bearer), 50 flags, 5 experiments, 5 events", service, { baseUrl, path: "/api/config", headers: { authorization: `Bearer ${token}` } });
+  row.id = "config";
+  row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
+  row.vsNodeCpu = (baselines.node.cpuMsPerReq ?? NaN) / (row.cpuMsPerReq ?? NaN);
+  const usersMeCpu = usersMe.cpuMsPerReq ?? NaN;
+  row.target = { ratio: usersMeCpu / (row.cpuMsPerReq ?? NaN), min: Math.round(1000 / CONFIG_MAX_USERS_ME) / 1000, against: `/users/me just before: ${fmt(usersMeCpu, 2)} ms, CPU (config ≤ ${CONFIG_MAX_USERS_ME} × its cost)` };
+  return row;
 }
 
 /**

@@ -146,7 +146,7 @@ export function createApiRouter(services: Services, hot?: HotRoutes, readBody: R
   );
 
   if (live) api.use(douyinLiveSessionRoutes({ sessions: live.sessions }));
-  api.use(liveopsRoutes({ sessions: services.sessions, liveops: services.liveops }));
+  api.use(liveopsRoutes({ sessions: services.sessions, liveops: services.liveops, hot }));
   api.use(leaderboardRoutes({ sessions: services.sessions, leaderboards: services.leaderboards, limiter: services.limiter }));
   api.use(
     saveRoutes({

@@ -11,6 +11,7 @@ import { AppError } from "../core/errors";
 import type { LiveOpsService, PlayerConfig } from "../services/liveops/liveops-service";
 import type { SessionService } from "../services/session-service";
 import { authOf, requireAuth } from "./auth-middleware";
+import type { HotRoutes } from "./hot-routes";
 
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
@@ -28,9 +29,11 @@ function render(config: PlayerConfig): { json: string; etag: string } {
   return out;
 }
 
-export function liveopsRoutes(deps: { sessions: SessionService; liveops: LiveOpsService }): Router {
+/** `hot`: where GET /config is also registered by exact path (hot-routes.ts): a game asks it at every start, as it does /users/me. */
+export function liveopsRoutes(deps: { sessions: SessionService; liveops: LiveOpsService; hot?: HotRoutes }): Router {
   const router = Router();
-  router.get("/config", requireAuth(deps.sessions), async (req: Request, res: Response) => {
+  const auth = requireAuth(deps.sessions);
+  const config = async (req: Request, res: Response) => {
     const { auth } = authOf(res);
     const reported = req.header("x-app-version") ?? (typeof req.query.appVersion === "string" ? req.query.appVersion : undefined);
     if (reported !== undefined && !SEMVER.test(reported)) throw new AppError("invalid_request", { message: "appVersion: must be a version like 1.2.3" });
@@ -48,6 +51,8 @@ export function liveopsRoutes(deps: { sessions: SessionService; liveops: LiveOps
     res.setHeader("Content-Type", "application/json; charset=utf-8");
     res.setHeader("Content-Length", Buffer.byteLength(json));
     res.end(json);
-  });
+  };
+  router.get("/config", auth, config);
+  deps.hot?.get("/config", auth, config);
   return router;
 }

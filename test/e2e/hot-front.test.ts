@@ -120,6 +120,24 @@ describe("hot routes: the node:http front answers as Express does", () => {
     assert.equal((await both([front, express], () => ({ method: "GET", path: "/api/users/me", headers: { authorization: "Bearer nope" } }))).status, 401);
   });
 
+  it("answers /api/config (its ETag and 304, a bad appVersion, no token) on both paths, the front's without entering Express", async () => {
+    const before = entries.seen.get("/api/config") ?? 0;
+    const answers = [];
+    for (const h of [front, express]) {
+      const headers = from();
+      const login = await h.get(loginPath(platformDefinitions[0]!, `${freshPlayer("frontconfig")}.1`), headers);
+      const auth = { ...headers, authorization: `Bearer ${login.body.data.token}` };
+      const config = await rawRequest(h.baseUrl, { method: "GET", path: "/api/config", headers: auth });
+      const again = await rawRequest(h.baseUrl, { method: "GET", path: "/api/config", headers: { ...auth, "if-none-match": String(config.headers.etag) } });
+      const badVersion = await rawRequest(h.baseUrl, { method: "GET", path: "/api/config?appVersion=one", headers: auth });
+      const anonymous = await rawRequest(h.baseUrl, { method: "GET", path: "/api/config", headers });
+      answers.push([config.status, again.status, badVersion.status, anonymous.status, Object.keys(config.json.data.flags).sort()]);
+    }
+    assert.deepEqual(answers[0], [200, 304, 400, 401, answers[1]![4]]);
+    assert.deepEqual(answers[0], answers[1]);
+    assert.equal((entries.seen.get("/api/config") ?? 0) - before, 4, "only the Express server's four requests entered Express");
+  });
+
   it("refreshes, and refuses bodies by the same rules: type, size, JSON, fields", async () => {
     const refresh = new Map<Harness, string>();
     for (const h of [front, express]) {
