@@ -61,6 +61,8 @@ export class DouyinLiveRoom extends Room {
   private readonly seen = new Set<string>();
   private refresh?: NodeJS.Timeout;
   private channel = "";
+  /** Whether this room took the live room's binding: a room refused at creation must not stop its tasks. */
+  private bound = false;
 
   override async onCreate(options: { liveRoomId?: unknown }): Promise<void> {
     const s = required();
@@ -74,6 +76,7 @@ export class DouyinLiveRoom extends Room {
       await this.presence.unsubscribe(this.channel, this.onLiveMessages);
       throw new ServerError(409, "another room already serves this live room; join again");
     }
+    this.bound = true;
     s.watch(liveRoomId);
     this.refresh = setInterval(() => void s.sessions.bind(liveRoomId, this.roomId).catch(() => undefined), BIND_REFRESH_MS);
     this.onMessage("round_start", () => void this.startRound());
@@ -91,7 +94,9 @@ export class DouyinLiveRoom extends Room {
   override async onDispose(): Promise<void> {
     clearInterval(this.refresh);
     const s = services;
-    if (!s || !this.liveRoomId) return;
+    // A room refused at creation (another room holds the live room) leaves the holder's tasks,
+    // watch and binding alone: stopping them would cut the stream the other room serves.
+    if (!s || !this.bound) return;
     await this.presence.unsubscribe(this.channel, this.onLiveMessages);
     s.unwatch(this.liveRoomId);
     await s.sessions.unbind(this.liveRoomId, this.roomId).catch(() => undefined);

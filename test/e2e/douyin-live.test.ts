@@ -98,6 +98,18 @@ for (const backend of backends) {
       assert.ok(b.seen.gift.every((m) => m.secOpenid.includes(b.liveRoomId)));
     });
 
+    it("a second room refused for a live room another room serves leaves that room's push tasks running", async () => {
+      const a = await launch("streamer-refused");
+      await assert.rejects(new Client(h.baseUrl).create("douyin_live", { liveRoomId: a.liveRoomId }), /another room already serves/);
+      await settled(() => true);
+      const detail = await h.services.douyinLive!.monitor.room(a.liveRoomId);
+      assert.deepEqual(detail?.taskStatus.map((t) => t.status), ["running", "running", "running"], "the refused room stopped no task");
+      const report = await sim("emit", { roomId: a.liveRoomId, gifts: 5, ratePerSec: 100 });
+      assert.equal(report.giftIds.length, 5, "Douyin still pushes to the room");
+      await settled(() => a.seen.gift.length >= 5);
+      assert.deepEqual(a.seen.gift.map((g) => g.msgId).sort(), [...report.giftIds].sort());
+    });
+
     it("refuses forged, wrongly keyed, stale and non-array pushes before any work", async () => {
       const { seen, liveRoomId } = await launch("streamer-c");
       const gift = JSON.stringify([{ msg_id: "forged-1", sec_openid: "x", sec_gift_id: "g", gift_num: 1, gift_value: 100000 }]);

@@ -39,7 +39,7 @@ for (const backend of backends) {
     this.timeout(300_000);
     const PLAYERS = 50;
     // FerretDB writes one at a time (about 75 ms a row here): fewer rows there, still a kill mid-run.
-    const ROWS = backend.name.startsWith("MongoDB") ? 150 : 1500;
+    const ROWS = backend.name.startsWith("MongoDB") ? 150 : 4000;
     let release: () => Promise<void> = async () => undefined;
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mgl-lcc-cli-"));
     after(async () => {
@@ -55,6 +55,8 @@ for (const backend of backends) {
         NODE_ENV: "test",
         JWT_SECRET: "leancloud-class-tests-jwt-secret-0123456789",
         LOG_LEVEL: "warn",
+        // A loaded machine (the suites run two at a time) can take longer than the 800 ms default to connect.
+        DATABASE_CONNECT_TIMEOUT_MS: "10000",
         SQLITE_PATH: path.join(tmp, "class.sqlite"),
         ...simulatorPlatformEnv("http://127.0.0.1:9"),
         ...prepared.env,
@@ -81,7 +83,10 @@ for (const backend of backends) {
       const child = spawn(process.execPath, [...IMPORT_CLI(), ...args(file)], { cwd: ROOT, env, stdio: "ignore" });
       const exited = new Promise((resolve) => child.once("exit", resolve));
       const deadline = Date.now() + 60_000;
-      while (!fs.existsSync(`${file}.progress.import-state.json`) && Date.now() < deadline && child.exitCode === null) await sleep(20);
+      const stateFile = `${file}.progress.import-state.json`;
+      while (!fs.existsSync(stateFile) && Date.now() < deadline && child.exitCode === null) await sleep(20);
+      assert.equal(child.exitCode, null, "the import ended before it could be killed");
+      assert.equal(JSON.parse(fs.readFileSync(stateFile, "utf8")).done, false, "the import finished before its first checkpoint: more rows are needed");
       await sleep(Math.floor(Math.random() * 100)); // within 100 ms of the first checkpoint: before the end
       child.kill("SIGKILL");
       await exited;
