@@ -59,8 +59,7 @@ export async function measureRoutes(
 async function measureConfig(ctx: Context, baselines: Baselines, service: Child, baseUrl: string, token: string, usersMe: Row): Promise<Row> {
   const row = await measureHttp(ctx, "GET /api/config (Bearer), 50 flags, 5 experiments, 5 events", service, { baseUrl, path: "/api/config", headers: { authorization: `Bearer ${token}` } });
   row.id = "config";
-  row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
-  row.vsNodeCpu = (baselines.node.cpuMsPerReq ?? NaN) / (row.cpuMsPerReq ?? NaN);
+  againstNode(row, baselines);
   const usersMeCpu = usersMe.cpuMsPerReq ?? NaN;
   row.target = { ratio: usersMeCpu / (row.cpuMsPerReq ?? NaN), min: Math.round(1000 / CONFIG_MAX_USERS_ME) / 1000, against: `/users/me just before: ${fmt(usersMeCpu, 2)} ms, CPU (config ≤ ${CONFIG_MAX_USERS_ME} × its cost)` };
   return row;
@@ -104,10 +103,15 @@ async function measureRoute(
   const row = await measureHttp(ctx, label, target, load);
   const helloCpu = paired.cpuMsPerReq ?? NaN;
   row.id = id;
-  row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
-  row.vsNodeCpu = (baselines.node.cpuMsPerReq ?? NaN) / (row.cpuMsPerReq ?? NaN);
-  row.nodeTarget = { ratio: row.vsNode, min: NODE_TARGETS[judgedAs], against: "node:http hello, rates" };
+  row.nodeTarget = { ratio: againstNode(row, baselines), min: NODE_TARGETS[judgedAs], against: "node:http hello, rates" };
   row.vsExpress = row.m.reqPerSec / paired.m.reqPerSec;
   row.target = { ratio: helloCpu / (row.cpuMsPerReq ?? NaN), min: ROUTE_TARGETS[judgedAs], against: `Express hello just before: ${fmt(helloCpu, 2)} ms, CPU` };
   return row;
+}
+
+/** Sets the row against the bare node:http hello of the same run, on rates and on CPU per request (the hello's ÷ the row's); answers the rate ratio. */
+function againstNode(row: Row, baselines: Baselines): number {
+  row.vsNode = row.m.reqPerSec / baselines.node.m.reqPerSec;
+  row.vsNodeCpu = (baselines.node.cpuMsPerReq ?? NaN) / (row.cpuMsPerReq ?? NaN);
+  return row.vsNode;
 }

@@ -6,27 +6,28 @@ import type { AppConfig } from "../config/config";
 import { createCache } from "../adapters/cache/create-cache";
 import type { Logger } from "../logging/logger";
 import { buildLeaderboards } from "../server/leaderboard-wiring";
+import type { LiveOpsStore } from "../core/ports/liveops-store";
 import type { UserStore } from "../core/ports/user-store";
 import type { LeaderboardService } from "../services/leaderboards/leaderboard-service";
 
-/** The player's LiveOps assignments and properties in every app, for `export`. */
-export async function exportLiveOps(config: AppConfig, userId: string): Promise<LiveOpsExportRow[]> {
+/** The LiveOps store for one action of `export` or `erase`, closed after it. */
+async function withLiveOpsStore<T>(config: AppConfig, work: (store: LiveOpsStore) => Promise<T>): Promise<T> {
   const store = await createLiveOpsStore(config.store);
   try {
-    return await liveOpsRecordsOf(store, config.apps.map((a) => a.key), userId);
+    return await work(store);
   } finally {
     await store.close();
   }
 }
 
+/** The player's LiveOps assignments and properties in every app, for `export`. */
+export function exportLiveOps(config: AppConfig, userId: string): Promise<LiveOpsExportRow[]> {
+  return withLiveOpsStore(config, (store) => liveOpsRecordsOf(store, config.apps.map((a) => a.key), userId));
+}
+
 /** `erase`'s part: the player's LiveOps assignments and properties in every app. */
 export async function eraseLiveOps(config: AppConfig, userId: string): Promise<void> {
-  const store = await createLiveOpsStore(config.store);
-  try {
-    await store.eraseUser(userId);
-  } finally {
-    await store.close();
-  }
+  await withLiveOpsStore(config, (store) => store.eraseUser(userId));
 }
 
 /** The player's records on every board of every app, for `export` (the data-access right). */

@@ -32,7 +32,7 @@ function render(config: PlayerConfig): { json: string; etag: string } {
 /** `hot`: where GET /config is also registered by exact path (hot-routes.ts): a game asks it at every start, as it does /users/me. */
 export function liveopsRoutes(deps: { sessions: SessionService; liveops: LiveOpsService; hot?: HotRoutes }): Router {
   const router = Router();
-  const auth = requireAuth(deps.sessions);
+  const signedIn = requireAuth(deps.sessions);
   const config = async (req: Request, res: Response) => {
     const { auth } = authOf(res);
     const reported = req.header("x-app-version") ?? (typeof req.query.appVersion === "string" ? req.query.appVersion : undefined);
@@ -52,7 +52,7 @@ export function liveopsRoutes(deps: { sessions: SessionService; liveops: LiveOps
     res.setHeader("Content-Length", Buffer.byteLength(json));
     res.end(json);
   };
-  router.get("/config", auth, config);
-  deps.hot?.get("/config", auth, config);
+  router.get("/config", signedIn, config);
+  deps.hot?.get("/config", signedIn, config);
   return router;
 }

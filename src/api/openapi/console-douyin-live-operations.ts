@@ -8,9 +8,10 @@ import { liveRoomParam, roundParams } from "../../console/console-douyin-live";
 import { consoleErrorFields } from "../../console/console-schemas";
 import type { ErrorCode } from "../../core/errors";
 import { LIVE_MSG_TYPES } from "../../platforms/douyin/douyin-live";
+import { CONSOLE_SIGNED_IN } from "./console-operations";
 import type { OperationSpec } from "./operation-spec";
 
-const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request"];
+const SIGNED_IN: ErrorCode[] = [...CONSOLE_SIGNED_IN, "invalid_request"];
 const count = () => z.int().min(0).max(Number.MAX_SAFE_INTEGER);
 const round = () => z.int().min(0).max(1_000_000_000);
 

@@ -58,7 +58,9 @@ export function registerConsoleComponents(register: (id: string, schema: z.ZodTy
   register("ConsoleSupportReplyResponse", s.okEnvelope(sp.supportReplySchema));
 }
 
-const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"];
+/** What any console route that needs a signed-in operator can answer, whatever it does. */
+export const CONSOLE_SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden"];
+const SIGNED_IN = CONSOLE_SIGNED_IN;
 const CHANGE: ErrorCode[] = [...SIGNED_IN, "console_csrf_invalid"];
 const PLAYER: ErrorCode[] = ["player_not_found"];
 const PAYMENT: ErrorCode[] = ["order_not_found", "order_conflict", "session_key_missing", "payments_disabled", "payment_refused", "payment_login_required", "payment_unconfirmed", "unknown_app", "unknown_platform", "platform_unavailable", "platform_misconfigured", "platform_rate_limited"];

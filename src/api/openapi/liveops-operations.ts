@@ -4,6 +4,7 @@ import * as s from "../schemas";
 import * as cl from "../../console/console-liveops";
 import { consoleErrorFields } from "../../console/console-schemas";
 import type { ErrorCode } from "../../core/errors";
+import { CONSOLE_SIGNED_IN } from "./console-operations";
 import { AUTH_ERRORS, type OperationSpec } from "./operation-spec";
 
 const playerConfigSchema = z.strictObject({
@@ -43,7 +44,7 @@ function version() {
   return z.int().min(0).max(2_000_000_000).meta({ example: 3 });
 }
 
-const SIGNED_IN: ErrorCode[] = ["console_sign_in_required", "console_password_change_required", "console_role_forbidden", "invalid_request", "unknown_app"];
+const SIGNED_IN: ErrorCode[] = [...CONSOLE_SIGNED_IN, "invalid_request", "unknown_app"];
 const CHANGE: ErrorCode[] = [...SIGNED_IN, "console_csrf_invalid", "console_https_required", "version_conflict"];
 
 /** The console's LiveOps screen (src/console/console-liveops.ts). */
