@@ -57,6 +57,7 @@ export async function importClass(config: AppConfig, options: ClassImportOptions
       appKey: options.appKey,
       collection,
       ownerField: options.owner,
+      maxBatch: config.saves.maxBatch,
     });
     const stateFile = `${file}.${collection}.import-state.json`;
     const previous = options.restart ? undefined : loadImportState(stateFile);

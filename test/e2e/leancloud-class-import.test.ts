@@ -53,6 +53,7 @@ async function importClass(h: Harness, rows: object[]) {
     appKey: "default",
     collection: "progress",
     ownerField: "owner",
+    maxBatch: h.config.saves.maxBatch,
   });
   const lines: ReportLine[] = [];
   const state = await runImport({ file, importer, platforms: {}, importRecord: (row) => importClassRow(row, target), report: (line) => lines.push(line) });

@@ -16,6 +16,7 @@ import type { SaveReadPermission } from "../../core/ports/save-store";
 import type { PlatformIdentityKey, User } from "../../core/user";
 import type { SaveService } from "../saves/save-service";
 import type { ImportOutcome } from "./player-importer";
+import { SaveCreateBatcher } from "./save-create-batcher";
 
 export interface ClassImportTarget {
   /** The pointer field naming each row's owner (`--owner`). */
@@ -26,7 +27,10 @@ export interface ClassImportTarget {
   create(ownerId: string, key: string, value: Record<string, unknown>, permissionRead: SaveReadPermission): Promise<boolean>;
 }
 
-/** The target on this server's stores: owners found as the users import keyed them, objects created only if absent. */
+/**
+ * The target on this server's stores: owners found as the users import keyed them, objects created
+ * only if absent, the rows in flight together written as one batch (save-create-batcher.ts).
+ */
 export function classImportTarget(deps: {
   findByIdentity(key: PlatformIdentityKey): Promise<User | null>;
   sourceKey(objectId: string): PlatformIdentityKey;
@@ -34,19 +38,14 @@ export function classImportTarget(deps: {
   appKey: string;
   collection: string;
   ownerField: string;
+  /** Rows written in one batch at most (SAVES_MAX_BATCH). */
+  maxBatch: number;
 }): ClassImportTarget {
+  const batcher = new SaveCreateBatcher(deps.saves, deps.appKey, deps.maxBatch);
   return {
     ownerField: deps.ownerField,
     findOwner: async (objectId) => (await deps.findByIdentity(deps.sourceKey(objectId)))?.id ?? null,
-    create: async (ownerId, key, value, permissionRead) => {
-      try {
-        await deps.saves.writeForPlayers(deps.appKey, [{ ownerId, collection: deps.collection, key, value, permissionRead }]);
-        return true;
-      } catch (err) {
-        if (err instanceof AppError && err.code === "version_conflict") return false;
-        throw err;
-      }
-    },
+    create: (ownerId, key, value, permissionRead) => batcher.create({ ownerId, collection: deps.collection, key, value, permissionRead }),
   };
 }
 

@@ -134,7 +134,8 @@ export class SaveService {
       const permissionWrite = serverOwned ? "server" : "owner";
       return { kind: "put", ...ref, value, expected, permissionRead: input.permissionRead ?? "owner", permissionWrite, at };
     });
-    for (const ownerId of new Set(changes.map((c) => c.ownerId))) await this.checkRoom(app, ownerId, changes.filter((c) => c.ownerId === ownerId));
+    // An import's batch names many players: their counts are asked together, not one after another.
+    await Promise.all([...new Set(changes.map((c) => c.ownerId))].map((ownerId) => this.checkRoom(app, ownerId, changes.filter((c) => c.ownerId === ownerId))));
     const result = await this.store.write(changes);
     if (!result.ok) {
       const failed = changes[result.index];
@@ -156,7 +157,8 @@ export class SaveService {
     return this.store.erase(ownerId);
   }
 
-  private async find(app: string, readerId: string, input: SaveReadInput): Promise<SaveObject | null> {
+  /** Like get, null where get answers save_not_found (server code that expects absence often). */
+  async find(app: string, readerId: string, input: SaveReadInput): Promise<SaveObject | null> {
     const collection = checkCollection(input.collection, this.settings);
     const key = checkKey(input.key, this.settings);
     const ownerId = input.userId ?? readerId;
