@@ -26,6 +26,7 @@ import { savesStep } from "./scenarios/saves";
 import { analyticsStep } from "./scenarios/analytics";
 import { serviceRun } from "./scenarios/service-run";
 import { douyinLiveStep } from "./scenarios/douyin-live";
+import { douyinFeedStep } from "./scenarios/douyin-feed";
 
 const HELP = `npm run bench [-- flags]
 
@@ -62,6 +63,8 @@ const HELP = `npm run bench [-- flags]
                           saves: cloud saves' reads and versioned writes on 100,000 players (PostgreSQL, SQLite);
                           douyin-live: 100 Douyin pushes/s for 60 s into two receivers, one killed with kill -9:
                           push answer p99, every gift exactly once (Redis + PostgreSQL);
+                          douyin-feed: Douyin's feed direct-play call, signed both ways, 50 connections on 1,000
+                          players: answer p99 (target < 100 ms), CPU per answer (Redis + PostgreSQL);
                           analytics: client-event ingestion per core, the rollup of 90 days × 20,000 DAU and the
                           console's daily and retention reads over them (PostgreSQL))
   --no-build              run the service from src/ through tsx instead of compiling it first
@@ -206,6 +209,7 @@ async function main(): Promise<void> {
   if (flags.only.includes("leaderboards") && !isAborting()) ctx.sections.push(await leaderboardsStep(ctx));
   if (flags.only.includes("saves") && !isAborting()) ctx.sections.push(await savesStep(ctx));
   if (flags.only.includes("douyin-live") && !isAborting()) ctx.sections.push(await douyinLiveStep(ctx));
+  if (flags.only.includes("douyin-feed") && !isAborting()) ctx.sections.push(await douyinFeedStep(ctx));
   if (flags.only.includes("analytics") && !isAborting()) ctx.sections.push(await analyticsStep(ctx));
 
   await simulator.stop();

@@ -12,7 +12,7 @@ export const TSX_IMPORT = ["--import", pathToFileURL(path.join(path.dirname(requ
 
 export const SCENARIOS = ["access-token", "users-me", "config", "returning-login", "new-login", "new-login-normal", "rooms"] as const;
 /** Parts of the bench beyond the per-run scenarios, selectable with --only like them. */
-export const STEPS = ["peers", "scale", "capacity", "room-traffic", "mongo-store", "leancloud-import", "leancloud-class-import", "leaderboards", "saves", "douyin-live", "analytics"] as const;
+export const STEPS = ["peers", "scale", "capacity", "room-traffic", "mongo-store", "leancloud-import", "leancloud-class-import", "leaderboards", "saves", "douyin-live", "douyin-feed", "analytics"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number] | (typeof STEPS)[number];
 export const RUNS = ["embedded", "redis-pg", "redis-mongo"] as const;
 export type RunId = (typeof RUNS)[number];

@@ -6,6 +6,8 @@ export interface HttpLoad {
   baseUrl: string;
   /** A fixed path, or one built per request (for single-use login codes). */
   path: string | (() => string);
+  /** Headers built per request from its path (a signed call: Douyin's feed); added to `headers`. */
+  signed?: (path: string) => Record<string, string>;
   headers?: Record<string, string>;
   /** GET unless given; a body is sent as is with every request. */
   method?: "GET" | "POST";
@@ -53,7 +55,14 @@ export function runHttpLoad(load: HttpLoad): Promise<Measurement> {
     headers: load.headers,
     requests: [
       dynamic
-        ? { method: load.method ?? "GET", body: load.body, setupRequest: (req: autocannon.Request) => ({ ...req, path: dynamic() }) }
+        ? {
+            method: load.method ?? "GET",
+            body: load.body,
+            setupRequest: (req: autocannon.Request) => {
+              const path = dynamic();
+              return load.signed ? { ...req, path, headers: { ...req.headers, ...load.signed(path) } } : { ...req, path };
+            },
+          }
         : { method: load.method ?? "GET", body: load.body, path: fixedPath },
     ],
   };

@@ -2,14 +2,15 @@
  * The platforms' growth surfaces (the server's docs/growth.md), over a logged-in GameClient:
  * `growth(client).sidebarReward(options)` reports a launch from Douyin's sidebar (pass tt.onShow's
  * options) and answers the once-per-day grant; `groupInfo` and `gameClub` hand WeChat's encrypted group
- * and game-circle data to the server; `riskCheck` lets it read the player's risk rank. Refusals throw the server's code (`not_from_sidebar`,
- * `growth_unsupported`, …).
+ * and game-circle data to the server; `riskCheck` lets it read the player's risk rank; `feedScenes`
+ * tells the server which Douyin feed scenes the player has ready (feed direct play). Refusals throw the
+ * server's code (`not_from_sidebar`, `growth_unsupported`, …).
  */
 import type { RewardResult } from "./rewards";
 
 /** Anything that makes authenticated calls to the server: a GameClient. */
 export interface GrowthRequester {
-  request<T = unknown>(method: "GET" | "POST", path: string, body?: unknown): Promise<T>;
+  request<T = unknown>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T>;
 }
 
 /** A once-per-day growth grant: `granted` false when the player had it today (nothing more given). */
@@ -66,6 +67,35 @@ export function launchedFromSidebar(options: DouyinShowOptions | undefined): boo
   return options?.launch_from === "homepage" && options.location === "sidebar_card";
 }
 
+/**
+ * A Douyin feed scene the player has ready (the server's docs/growth.md): 1 offline income, 2 stamina
+ * restored, 3 an event's drop; the content ids Douyin's console approved for it; ready from `readyAt`
+ * (now when absent) until `until`; `extra` reaches the game when the player comes in from the card.
+ */
+export interface FeedScene {
+  scene: 1 | 2 | 3;
+  contentIds: string[];
+  readyAt?: string;
+  until?: string;
+  extra?: string;
+}
+
+/** What tt.getLaunchOptionsSync reports (only these fields are read). */
+export interface DouyinLaunchOptions {
+  scene?: string | number;
+  query?: Record<string, string | undefined>;
+}
+
+/**
+ * Whether Douyin launched the game from a feed card: its launch scene ends in 3041 (Douyin's docs);
+ * `feed_game_scene` and `feed_game_extra` in the query are what third-party SDKs read (unconfirmed).
+ */
+export function feedLaunch(options: DouyinLaunchOptions | undefined): { scene: number | null; extra: string } | null {
+  if (!options || !String(options.scene ?? "").endsWith("3041")) return null;
+  const scene = Number(options.query?.feed_game_scene);
+  return { scene: Number.isInteger(scene) && scene > 0 ? scene : null, extra: options.query?.feed_game_extra ?? "" };
+}
+
 export class Growth {
   constructor(private readonly client: GrowthRequester) {}
 
@@ -100,6 +130,14 @@ export class Growth {
    */
   riskCheck(): Promise<{ checked: boolean }> {
     return this.client.request("POST", "/api/growth/risk-check");
+  }
+
+  /**
+   * Replaces the player's ready feed scenes, which the server answers Douyin's feed call with (saved
+   * as `<collection>/scenes`, DOUYIN_FEED_COLLECTION on the server). An empty list: no card.
+   */
+  feedScenes(scenes: FeedScene[], collection = "douyin_feed"): Promise<{ version: number }> {
+    return this.client.request("PUT", `/api/saves/${encodeURIComponent(collection)}/scenes`, { value: { scenes }, overwrite: true });
   }
 }
 

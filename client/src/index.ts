@@ -25,7 +25,7 @@ export type { PlayerConfig, PlayerConfigData, LiveEventView } from "./liveops";
 export { playerConfig } from "./liveops";
 export { Leaderboard, type LeaderboardRecord, type LeaderboardPage, type LeaderboardPeriod } from "./leaderboards";
 export type { Mail, MailAttachments, RewardResult, AdRewardResult, AdVerification, ShowRewardedAd, WatchAdOptions } from "./rewards";
-export { growth, launchedFromSidebar, Growth, type DailyReward, type DouyinShowOptions, type SealedData, type GroupInfo, type GameClub, type ShareMessage } from "./growth";
+export { growth, launchedFromSidebar, feedLaunch, Growth, type DailyReward, type DouyinShowOptions, type DouyinLaunchOptions, type FeedScene, type SealedData, type GroupInfo, type GameClub, type ShareMessage } from "./growth";
 export { MAX_TEMPLATES_PER_PROMPT, type SubscribeDecision, type SubscribeGrants, type SubscribePromptApi } from "./subscribe";
 export { webRuntime, type WebRuntimeOptions } from "./runtimes/web-runtime";
 export { detectMiniGameRuntime } from "./runtimes/detect-runtime";

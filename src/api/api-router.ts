@@ -10,6 +10,7 @@ import { minigameRoutes } from "./minigame-routes";
 import { playerDataRoutes } from "./player-data-routes";
 import { economyRoutes } from "./economy-routes";
 import { paymentRoutes } from "./payment-routes";
+import { douyinFeedRoutes } from "./douyin-feed-routes";
 import { douyinLivePushRoutes, douyinLiveSessionRoutes } from "./douyin-live-routes";
 import { pushRoutes } from "./push-routes";
 import { rewardPushRoutes } from "./reward-push-routes";
@@ -54,6 +55,21 @@ export function createApiRouter(services: Services, hot?: HotRoutes, readBody: R
     "/minigame",
     rewardPushRoutes({ ...pushes, platforms: services.platformDefinitions, rewardApps: services.rewardSources.rewardApps, ads: services.rewardSources.ads, gifts: services.rewardSources.gifts, support: services.support }),
   );
+  // Douyin's feed direct-play call: its own query signature and answer shape (douyin-feed-routes.ts).
+  if (services.platformDefinitions.some((p) => p.name === "douyin")) {
+    const feed = services.config.growth.douyinFeed;
+    api.use(
+      "/minigame",
+      douyinFeedRoutes({
+        secretOf: (appId) => (Object.hasOwn(feed.secrets, appId) ? feed.secrets[appId] : undefined),
+        appOf: (appId) => services.platformApps.appsOf("douyin").find((entry) => entry.appId === appId)?.app,
+        feed: services.growth.douyinFeed,
+        logger: services.logger,
+        refused: (reason) => services.metrics.pushRefused("douyin", "feed", reason),
+        nowSec: () => Math.floor(Date.now() / 1000),
+      }),
+    );
+  }
   // Douyin live pushes too: the signature covers the raw body (douyin-live-routes.ts).
   const live = services.douyinLive;
   if (live) api.use(douyinLivePushRoutes({ pushPath: live.pushPath, secrets: live.secrets, intake: live.intake, sessions: live.sessions, logger: services.logger, refused: (reason) => services.metrics.pushRefused("douyin", "live", reason) }));

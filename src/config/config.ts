@@ -26,7 +26,7 @@ import { catalogAppProblems, economyConfig, economyShape } from "./settings/econ
 import { liveopsDefinitions, liveopsShape } from "./settings/liveops";
 import { leaderboardsConfig, leaderboardsShape } from "./settings/leaderboards";
 import { paymentProductionProblems, paymentsConfig, paymentsShape } from "./settings/payments";
-import { growthConfig, growthShape } from "./settings/growth";
+import { growthConfig, growthProductionProblems, growthShape } from "./settings/growth";
 import { giftPushesWithoutAesKey, rewardProductionProblems, rewardsConfig, rewardsShape } from "./settings/rewards";
 import { savesConfig, savesShape } from "./settings/saves";
 import { platformCredentialProblems, platformsConfig, platformsShape, enabledPlatforms, platformSetting, settingsPrefix, simulatorMode } from "./settings/platforms";
@@ -122,7 +122,7 @@ function productionRules(s: Settings, ctx: z.RefinementCtx): void {
     exposeSessionKeyConfirmed: s.EXPOSE_SESSION_KEY_CONFIRMED,
     giftPushesWithoutAesKey: giftPushesWithoutAesKey(s, s.APPS_FILE?.apps ?? []),
   });
-  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder));
+  if (s.NODE_ENV === "production") problems.push(...paymentProductionProblems(s, isPlaceholder), ...rewardProductionProblems(s, isPlaceholder), ...growthProductionProblems(s, isPlaceholder));
   if (s.NODE_ENV === "production" && s.ECONOMY_CRASH_POINT) problems.push({ key: "ECONOMY_CRASH_POINT", message: "is for fault tests only; not allowed in production" });
   problems.push(...consoleProductionProblems(s));
   problems.push(...douyinLiveProblems(s, s.NODE_ENV === "production", isPlaceholder));

@@ -37,7 +37,7 @@ import { buildRewardServices, catalogRewards } from "./reward-wiring";
 import { buildSaves } from "./save-wiring";
 import { buildAnalytics, eraseMarkedEvents } from "./analytics-wiring";
 import { recordingGrants } from "../services/analytics/server-facts";
-import { buildGrowthServices, buildRiskChecks } from "./growth-wiring";
+import { buildDouyinFeed, buildGrowthServices, buildRiskChecks } from "./growth-wiring";
 import { buildSupportDesk } from "./support-wiring";
 
 import type { HoldTimer, Services } from "../services/services";
@@ -218,7 +218,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
       payments,
       economy,
       rewardSources,
-      growth,
+      growth: { ...growth, douyinFeed: buildDouyinFeed({ config, platformApps, store, saves: saves.saves, analytics: analytics.writer, now: overrides.now }) },
       support,
       liveops: liveops.liveops,
       metrics,

@@ -1,7 +1,7 @@
 /**
  * The growth surfaces' part of the composition root (container.ts): the once-per-day rewards over the
  * economy's RewardGranter and live catalogs, in the studio's time zone, and the sidebar revisit for
- * the apps on Douyin (docs/growth.md).
+ * the apps on Douyin, its feed direct play over the players' saves (docs/growth.md).
  */
 import type { AppConfig } from "../config/config";
 import type { AppSettings } from "../config/settings/apps";
@@ -21,6 +21,9 @@ import { WechatOpenData, type OpenDataDecrypter } from "../services/growth/wecha
 import type { PlatformApps } from "../services/platform-apps";
 import type { SessionKeyCustody } from "../services/session-key-custody";
 import { StoredPlayerOpenids } from "../services/social/player-openids";
+import { DouyinFeed, savedFeedScenes, type FeedSceneSource } from "../services/growth/douyin-feed";
+import type { SaveService } from "../services/saves/save-service";
+import type { AnalyticsRecorder } from "../core/ports/analytics-store";
 
 import type { GrowthServices } from "../services/service-groups";
 export type { GrowthServices };
@@ -80,7 +83,7 @@ export interface GrowthWiringInput extends RiskWiringInput {
   now?: () => number;
 }
 
-export function buildGrowthServices(input: GrowthWiringInput): GrowthServices {
+export function buildGrowthServices(input: GrowthWiringInput): Omit<GrowthServices, "douyinFeed"> {
   const { config, platformApps } = input;
   const daily = new DailyGrowthRewards({ rewards: input.rewards, catalog: growthCatalog(input.catalogs), timeZone: config.growth.timeZone, now: input.now });
   const namespaceOf = (platform: string, app: string) => {
@@ -115,4 +118,30 @@ export function buildGrowthServices(input: GrowthWiringInput): GrowthServices {
 /** The growth rewards' view of the live catalogs (every process follows an operator's new version). */
 export function growthCatalog(catalogs: Pick<CatalogService, "get">): GrowthRewardCatalog {
   return { growthReward: async (app, rewardId) => catalogs.get(app).catalog.growthRewards.find((r) => r.rewardId === rewardId) };
+}
+
+/**
+ * Douyin's feed direct play, once the saves exist: the ready scenes from the player's save
+ * `<DOUYIN_FEED_COLLECTION>/scenes`, unless the studio's own source is given.
+ */
+export function buildDouyinFeed(input: {
+  config: AppConfig;
+  platformApps: PlatformApps;
+  store: Pick<UserStore, "findByIdentity">;
+  saves: Pick<SaveService, "find">;
+  analytics: AnalyticsRecorder;
+  source?: FeedSceneSource;
+  now?: () => number;
+}): DouyinFeed {
+  const { douyinFeed } = input.config.growth;
+  return new DouyinFeed({
+    userIdOf: async (app, openid) => {
+      const entry = input.platformApps.find("douyin", app);
+      return entry ? (await input.store.findByIdentity({ platform: input.platformApps.namespaceOf(entry), platformId: openid }))?.id : undefined;
+    },
+    source: input.source ?? savedFeedScenes(input.saves, douyinFeed.collection),
+    analytics: input.analytics,
+    deadlineMs: douyinFeed.deadlineMs,
+    now: input.now,
+  });
 }

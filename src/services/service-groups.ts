@@ -24,6 +24,7 @@ import type { EconomyRewards } from "./economy/reward-granter";
 import type { ShopService } from "./economy/shop-service";
 import type { DailyGrowthRewards } from "./growth/daily-rewards";
 import type { RiskRanks } from "./growth/risk-rank";
+import type { DouyinFeed } from "./growth/douyin-feed";
 import type { ShareMessages } from "./growth/share-messages";
 import type { SidebarRewards } from "./growth/sidebar-reward";
 import type { WechatOpenData } from "./growth/wechat-open-data";
@@ -92,6 +93,8 @@ export interface GrowthServices {
   riskRanks: RiskRanks;
   wechatOpenData: WechatOpenData;
   shares: ShareMessages;
+  /** Douyin's feed direct play: the ready scenes Douyin asks for. */
+  douyinFeed: DouyinFeed;
 }
 
 export interface SocialServices {

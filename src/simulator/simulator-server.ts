@@ -19,6 +19,7 @@
  * - `GET /__simulator/storage`, `POST /__simulator/subscribe-grant`, `GET /__simulator/subscribe-messages`:
  *   player storage, subscribe grants and delivered messages (social-controls.ts).
  */
+import { DouyinFeedSimulator } from "./douyin-feed-simulator";
 import { DouyinLiveSimulator } from "./douyin-live-simulator";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -76,6 +77,8 @@ export interface RunningSimulator {
   setGameContentCheck(settings: Partial<Pick<ContentCheckSettings, "perMinute" | "perDay">>): void;
   /** Douyin's live side (douyin-live-simulator.ts): streamers, tasks, pushes, failed data. */
   douyinLive: DouyinLiveSimulator;
+  /** Douyin calling the developer's feed direct-play URL (douyin-feed-simulator.ts). */
+  douyinFeed: DouyinFeedSimulator;
   /** Also drops keep-alive connections, so a pooled client cannot hold the server open. */
   close(): Promise<void>;
 }
@@ -177,6 +180,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     (token) => (douyin ? state.contextFor(douyin.name, douyin.simulator.tokenPolicy).tokenStatus(token).status === "valid" : false),
     options.now ?? Date.now,
   );
+  const douyinFeed = new DouyinFeedSimulator(options.now ?? Date.now);
 
   const perPlatform = (): Record<string, number> => Object.fromEntries(platforms.map((p) => [p.name, 0]));
   const zeroStats = () => Object.fromEntries(CALL_KINDS.map((kind) => [kind, perPlatform()])) as SimulatorStats;
@@ -220,6 +224,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       const out = await douyinLive.handle(req.method ?? "", url.pathname, url.searchParams, headers, body && body !== MALFORMED_BODY ? body : {});
       return send(res, out.status, { contentType: JSON_TYPE, body: out.body });
     }
+    if (req.method === "POST" && douyinFeed.owns(url.pathname)) {
+      const body = await readBody(req);
+      const out = await douyinFeed.handle(url.pathname, body && body !== MALFORMED_BODY ? body : {});
+      return send(res, out.status, { contentType: JSON_TYPE, body: out.body });
+    }
     const mounted = routes.get(routeKey);
     if (!mounted) {
       req.resume();
@@ -256,6 +265,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     stats,
     payments,
     douyinLive,
+    douyinFeed,
     resetStats: () => {
       counters = zeroStats();
     },

@@ -18,6 +18,7 @@ import { callbackSignature, signCallback } from "../../src/platforms/douyin/douy
 import { simulatorPaymentKeys } from "../../src/simulator/payments/payment-keys";
 import { adSignature, encryptAdReward } from "../../src/platforms/wechat/wechat-ad-reward";
 import { signDouyinPush } from "../../src/platforms/douyin/douyin-gift";
+import { signFeedPull } from "../../src/platforms/douyin/douyin-feed";
 import { simulatorRewardKeys } from "../../src/simulator/rewards/reward-keys";
 import { simulatorRewardEnv } from "../support/rewards";
 import { sealedGiftPush } from "../support/wechat-gift-pushes";
@@ -29,6 +30,7 @@ interface Res {
 }
 
 const INTERNAL_KEY = "internal-key-for-openapi-tests";
+const FEED_SECRET = "feed-secret-for-openapi-tests";
 const DOC_ID = "https://openapi.test/doc.json";
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let seq = 0;
@@ -83,7 +85,7 @@ describe("OpenAPI description", () => {
     clock = Date.now();
     h = await startHarness({
       // Payments with the simulator's keys (WeChat's wallet at the harness's simulator; Douyin's is not called here).
-      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1", ...simulatorPaymentEnv("http://127.0.0.1:9"), ...simulatorRewardEnv() },
+      env: { ACCESS_TOKEN_ROUTE_KEY: INTERNAL_KEY, REFRESH_GRACE_SEC: "1", ...simulatorPaymentEnv("http://127.0.0.1:9"), ...simulatorRewardEnv(), DOUYIN_FEED_SECRETS: `tt_simulator_app:${FEED_SECRET}` },
       overrides: { now: () => clock },
     });
     const res = await h.get("/api-docs.json");
@@ -157,6 +159,7 @@ describe("OpenAPI description", () => {
       "GET /api/payments/orders/{orderId}",
       "GET /api/minigame/wechat/push",
       "POST /api/minigame/wechat/push",
+      "GET /api/minigame/douyin/feed",
       "GET /api/minigame/douyin/push",
       "POST /api/minigame/douyin/push",
       "GET /api/catalog",
@@ -335,6 +338,13 @@ describe("OpenAPI description", () => {
     assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, { ...msg, appid: "tt_other" }, timestamp, "1") })).status, 400);
     const nobody = { ...msg, cp_orderno: unique("dy"), cp_extra: JSON.stringify({ openid: unique("nobody"), itemId: "gem" }) };
     assert.equal((await call("POST", dyPush, { body: signCallback(douyinToken, nobody, timestamp, "1") })).status, 500);
+
+    // Douyin's feed direct-play call: answered signed, refused in Douyin's shape.
+    const feed = "/api/minigame/douyin/feed";
+    const pull = signFeedPull(douyinApp, dyBuyer.openid, FEED_SECRET, Math.floor(Date.now() / 1000));
+    assert.equal((await call("GET", feed, { path: `${feed}?${pull.search}`, headers: { "x-signature": pull.signature } })).status, 200);
+    assert.equal((await call("GET", feed, { path: `${feed}?${pull.search}`, headers: { "x-signature": "forged" } })).status, 401);
+    assert.equal((await call("GET", feed, { path: `${feed}?appid=${douyinApp}` })).status, 400);
   });
 
   it("economy routes: catalog, wallet, inventory and soft purchases, success and failures match the document", async () => {

@@ -162,6 +162,18 @@ describe("config: which platforms are served", () => {
     assert.ok(problemsOf({ PLATFORMS: " , " }).some((p) => p.startsWith("PLATFORMS")));
   });
 
+  it("reads Douyin's feed secrets as appid:secret pairs, reports malformed ones, and refuses a placeholder in production", () => {
+    assert.deepEqual(parseConfig({ DOUYIN_FEED_SECRETS: "tt123:one, tt456:two:with-colon" }).growth.douyinFeed.secrets, { tt123: "one", tt456: "two:with-colon" });
+    assert.deepEqual(parseConfig({}).growth.douyinFeed.secrets, {});
+    assert.ok(problemsOf({ DOUYIN_FEED_SECRETS: "tt123" }).some((p) => p.startsWith("DOUYIN_FEED_SECRETS: must be appid:secret pairs")));
+    assert.ok(problemsOf({ DOUYIN_FEED_DEADLINE_MS: "300" }).some((p) => p.startsWith("DOUYIN_FEED_DEADLINE_MS")));
+    assert.deepEqual(
+      problemsOf({ ...productionEnv, DOUYIN_FEED_SECRETS: "tt123:9f8e7d6c5b4a39281706,tt456:your-feed-secret" }).filter((p) => p.startsWith("DOUYIN_FEED")),
+      ["DOUYIN_FEED_SECRETS: the secret of tt456 is still a placeholder"],
+    );
+    assert.doesNotThrow(() => parseConfig({ ...productionEnv, DOUYIN_FEED_SECRETS: "tt123:9f8e7d6c5b4a39281706" }));
+  });
+
   it("reports each setting once, the placeholder first", () => {
     const problems = problemsOf({ ...productionEnv, JWT_SECRET: "change-me" });
     assert.deepEqual(problems.filter((p) => p.startsWith("JWT_SECRET")), ["JWT_SECRET: still the arena.env placeholder"]);

@@ -24,6 +24,19 @@ export function registerGrowthComponents(register: (id: string, schema: z.ZodTyp
   register("GroupEnterInfoResponse", s.okEnvelope(g.groupEnterInfoSchema));
   register("GameClubResponse", s.okEnvelope(g.gameClubSchema));
   register("ShareResponse", s.okEnvelope(g.shareSchema));
+  const scene = z.strictObject({
+    scene: z.int().min(1).max(3).meta({ description: "1 offline income, 2 stamina restored, 3 an important event's drop", example: 1 }),
+    content_ids: z.array(z.string()).meta({ description: "The content ids Douyin's console approved for the scene's card", example: ["CONTENT963547906"] }),
+    extra: z.string().meta({ description: "Handed to the game when the player comes in from the card (empty: none)", example: "" }),
+  });
+  register(
+    "DouyinFeedReply",
+    z.strictObject({
+      err_no: z.int().min(0).max(99_999_999).meta({ description: "0: answered; 28006009 a signature, timestamp or app refused; 28001007 a malformed query; 1 the scenes could not be read", example: 0 }),
+      err_msg: z.string().meta({ example: "" }),
+      data: z.strictObject({ scenes: z.array(scene) }),
+    }),
+  );
 }
 
 export function growthOperations(platforms: readonly { name: string }[]): OperationSpec[] {
@@ -119,6 +132,34 @@ export function growthOperations(platforms: readonly { name: string }[]): Operat
     );
   }
   if (platforms.some((p) => p.name === "douyin")) {
+    ops.push({
+      method: "get",
+      path: "/api/minigame/douyin/feed",
+      operationId: "douyinFeedScenes",
+      tag: GROWTH_TAG.name,
+      summary: "Douyin's feed direct-play call: the player's ready scenes (called by Douyin, not by games)",
+      description:
+        "Douyin asks, while the player scrolls its feed, which scenes the player has ready, and shows a card for one. Signed " +
+        "both ways with the secret Douyin generated for the app (DOUYIN_FEED_SECRETS): header `x-signature` = " +
+        "base64(md5(the query's `k=v` pairs sorted by name and joined by `&` + the body (empty for the call) + the secret)); " +
+        "the answer carries `x-signature` over the same query and its exact body. The scenes are the game's save " +
+        "`douyin_feed/scenes` (DOUYIN_FEED_COLLECTION): the entries ready now, each scene once; a player this app does not " +
+        "know gets none. Scenes not read within DOUYIN_FEED_DEADLINE_MS → answered with none. Refused in Douyin's shape, " +
+        "unsigned, recording nothing: 401 (err_no 28006009) a bad signature, a timestamp more than 600 s off, an app without " +
+        "a secret; 400 (28001007) a malformed query or a repeated parameter. The store failing → 503, err_no 1. The answer's " +
+        "shape and err_nos are unconfirmed (docs/growth.md).",
+      query: {
+        schema: z.object({ appid: z.string(), openid: z.string(), nonce: z.string(), timestamp: z.string().describe("Seconds since the epoch") }),
+        examples: { appid: "tt411d37a0de37d565", openid: "Bv-7RJnQcBqep1vT", nonce: "356acp", timestamp: "1717038098" },
+      },
+      success: { status: 200, component: "DouyinFeedReply", description: "err_no 0: the ready scenes (possibly none), signed" },
+      errors: [],
+      platformReplies: [
+        { status: 400, component: "DouyinFeedReply", description: "Refused: a malformed query" },
+        { status: 401, component: "DouyinFeedReply", description: "Refused: signature, timestamp or app" },
+        { status: 503, component: "DouyinFeedReply", description: "The scenes could not be read; Douyin asks again later" },
+      ],
+    });
     ops.push({
       method: "post",
       path: "/api/growth/sidebar",

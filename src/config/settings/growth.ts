@@ -1,10 +1,11 @@
 /**
  * Settings of the growth surfaces (docs/growth.md): the studio's time zone that "once per day"
  * rewards (sidebar revisit, game-circle activity) count their days in, and where WeChat's risk rank
- * (getuserriskrank) is asked before a grant, with the rank that refuses or flags it.
+ * (getuserriskrank) is asked before a grant, with the rank that refuses or flags it; Douyin's feed
+ * direct play (the secrets of its calls, where the ready scenes are saved).
  */
 import { z } from "zod";
-import { splitList } from "../config-types";
+import { splitList, type SettingProblem } from "../config-types";
 
 /** Grants the risk rank can guard (docs/growth.md). */
 export const RISK_CHECKED_GRANTS = ["ad_reward", "gift_pack", "sidebar", "game_club"] as const;
@@ -35,6 +36,18 @@ export const growthShape = {
   RISK_RANK_CACHE_SEC: z.coerce.number().int().min(0).max(7 * 86_400).default(3600),
   /** What WeChat's getuserriskrank is told the scene is (WeChat: 0 registration, 1 marketing fraud, 2 UGC). */
   RISK_RANK_SCENE: z.coerce.number().int().min(0).max(2).default(1),
+  /**
+   * Douyin feed direct play: `appid:secret` pairs, comma-separated, the secret Douyin generated for
+   * each app's feed ability (docs/growth.md). Empty: Douyin's calls are refused (no app is set up).
+   */
+  DOUYIN_FEED_SECRETS: z
+    .string()
+    .default("")
+    .refine((v) => splitList(v).every((pair) => /^[A-Za-z0-9_-]+:\S+$/.test(pair)), "must be appid:secret pairs, comma-separated (the app id as Douyin writes it, e.g. tt1234abcd:…)"),
+  /** The saves collection whose `scenes` object says which feed scenes a player has ready. */
+  DOUYIN_FEED_COLLECTION: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, "must be a collection name: a-z, 0-9, _ (starting with a letter)").default("douyin_feed"),
+  /** How long the scenes may take before Douyin is answered with none (Douyin waits 300 ms in all). */
+  DOUYIN_FEED_DEADLINE_MS: z.coerce.number().int().min(20).max(280).default(200),
 };
 
 type GrowthSettings = z.output<z.ZodObject<typeof growthShape>>;
@@ -49,6 +62,13 @@ export function studioTimeZone(s: { STUDIO_TIME_ZONE?: string; ANALYTICS_TIME_ZO
   return s.STUDIO_TIME_ZONE ?? s.ANALYTICS_TIME_ZONE ?? DEFAULT_STUDIO_TIME_ZONE;
 }
 
+/** Production: no feed secret that is a placeholder. */
+export function growthProductionProblems(s: GrowthSettings, isPlaceholder: (value: string) => boolean): SettingProblem[] {
+  return splitList(s.DOUYIN_FEED_SECRETS)
+    .filter((pair) => isPlaceholder(pair.slice(pair.indexOf(":") + 1)))
+    .map((pair) => ({ key: "DOUYIN_FEED_SECRETS", message: `the secret of ${pair.slice(0, pair.indexOf(":"))} is still a placeholder` }));
+}
+
 export function growthConfig(s: GrowthSettings & { ANALYTICS_TIME_ZONE?: string }) {
   return {
     growth: {
@@ -59,6 +79,12 @@ export function growthConfig(s: GrowthSettings & { ANALYTICS_TIME_ZONE?: string 
         action: s.RISK_RANK_ACTION,
         cacheSec: s.RISK_RANK_CACHE_SEC,
         scene: s.RISK_RANK_SCENE,
+      },
+      douyinFeed: {
+        /** Douyin app id → the feed ability's secret. */
+        secrets: Object.fromEntries(splitList(s.DOUYIN_FEED_SECRETS).map((pair) => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)])) as Record<string, string>,
+        collection: s.DOUYIN_FEED_COLLECTION,
+        deadlineMs: s.DOUYIN_FEED_DEADLINE_MS,
       },
     },
   };

@@ -20,6 +20,8 @@ export const SERVER_EVENTS = {
   operatorGrant: "operator_grant",
   /** A score submitted to a leaderboard (counted; the score itself is not kept); props: board, improved. */
   leaderboardSubmit: "leaderboard_submit",
+  /** Douyin's feed asked for a known player's ready scenes; props: ready (how many), scenes ("1,2"). */
+  feedPull: "douyin_feed_pull",
 } as const;
 
 /** Client events (POST /api/events) are stored under this prefix, so no client can write a server event. */
