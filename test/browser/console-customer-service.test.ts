@@ -6,12 +6,15 @@
  * the conversation and in the audit.
  */
 import assert from "node:assert/strict";
+import path from "node:path";
 import { startSimulator } from "../../src/simulator/simulator-server";
 import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, OPERATOR_PASSWORD } from "../support/console";
 import { simulatorPaymentEnv } from "../support/payments";
 import { simulatorRewardEnv } from "../support/rewards";
-import { launchChromium, requireChromium, unique, type Browser } from "./chromium";
+import { launchChromium, requireChromium, RESULTS, unique, type Browser } from "./chromium";
+
+const DOCS = path.resolve(__dirname, "../../docs");
 
 const RAW_ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/;
 
@@ -81,5 +84,7 @@ describe("operator console: a customer-service conversation round trip (headless
     await page.locator("#support-messages td", { hasText: "已为您补发 40 钻石" }).waitFor();
     await page.locator("#support-messages td", { hasText: `客服 ${support.name}` }).waitFor();
     assert.equal(await page.inputValue("#support-reply-text"), "", "ready for the next reply");
+    await page.screenshot({ path: path.join(RESULTS, "console-zh-support.png"), fullPage: true });
+    if (process.env.UPDATE_CONSOLE_SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, "console-zh-support.png"), fullPage: true });
   });
 });

@@ -6,6 +6,7 @@
  * once, the same msg_ids the game received — in English and in Chinese with local times.
  */
 import assert from "node:assert/strict";
+import path from "node:path";
 import { Client, type Room } from "@colyseus/sdk";
 import type { Page } from "playwright-core";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
@@ -13,7 +14,9 @@ import { startHarness, type Harness } from "../support/app-harness";
 import { addOperator, ConsoleClient, OPERATOR_PASSWORD } from "../support/console";
 import { Conformance } from "../support/openapi-conformance";
 import { leaveRooms } from "../support/rooms";
-import { launchChromium, requireChromium, unique, type Browser, type BrowserLocale } from "./chromium";
+import { launchChromium, requireChromium, RESULTS, unique, type Browser, type BrowserLocale } from "./chromium";
+
+const DOCS = path.resolve(__dirname, "../../docs");
 
 const SECRETS = { live_comment: "comment-secret-0123456789", live_gift: "gift-secret-0123456789", live_like: "like-secret-0123456789" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -121,6 +124,8 @@ describe("console Douyin live screen in headless Chromium", function () {
     const first = (await cells(page, "#live-ledger table:nth-of-type(1)"))[0];
     assert.equal(first[5], "推送");
     assert.match(first[0], /\d/);
+    await page.screenshot({ path: path.join(RESULTS, "console-zh-douyin-live.png"), fullPage: true });
+    if (process.env.UPDATE_CONSOLE_SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, "console-zh-douyin-live.png"), fullPage: true });
     assert.deepEqual(browser.pageErrors, []);
     await page.close();
   });
