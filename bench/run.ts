@@ -41,6 +41,7 @@ const HELP = `npm run bench [-- flags]
   --capacity-clients <n>  where the capacity ramp stops at the latest (default 10000, the target)
   --import-users <n>      leancloud-import: players in the generated export (default 1000000)
   --class-rows <n>        leancloud-class-import: rows in the generated class export (default 100000)
+  --analytics-dau <n>     analytics: players a day in the generated 90 days (default 100000)
   --traffic-steps <list>  room-traffic: these total room counts (e.g. 20,40), each measured whatever its latency
                           or CPU (for profiles and before/after pairs); default the ramp with its stop rules
   --mongo-users <n>       mongo-store: users seeded into each FerretDB handler (default 100000)
@@ -65,7 +66,7 @@ const HELP = `npm run bench [-- flags]
                           push answer p99, every gift exactly once (Redis + PostgreSQL);
                           douyin-feed: Douyin's feed direct-play call, signed both ways, 50 connections on 1,000
                           players: answer p99 (target < 100 ms), CPU per answer (Redis + PostgreSQL);
-                          analytics: client-event ingestion per core, the rollup of 90 days × 20,000 DAU and the
+                          analytics: client-event ingestion per core, the rollup of 90 days × --analytics-dau players a day and the
                           console's daily and retention reads over them (PostgreSQL))
   --no-build              run the service from src/ through tsx instead of compiling it first
   --profile               run the service under node --cpu-prof and print its top self-time functions
@@ -92,6 +93,7 @@ function parseFlags(): Flags {
       "mongo-users": { type: "string", default: "100000" },
       "import-users": { type: "string", default: "1000000" },
       "class-rows": { type: "string", default: "100000" },
+      "analytics-dau": { type: "string", default: "100000" },
       runs: { type: "string", default: RUNS.join(",") },
       only: { type: "string", default: [...SCENARIOS, ...STEPS].join(",") },
       "no-build": { type: "boolean", default: false },
@@ -128,6 +130,7 @@ function parseFlags(): Flags {
     capacityClients: Math.floor(int("capacity-clients", values["capacity-clients"]!, 1, 50_000)),
     importUsers: Math.floor(int("import-users", values["import-users"]!, 1, 10_000_000)),
     classRows: Math.floor(int("class-rows", values["class-rows"]!, 5, 10_000_000)),
+    analyticsDau: Math.floor(int("analytics-dau", values["analytics-dau"]!, 3, 1_000_000)),
     trafficSteps: values["traffic-steps"]?.split(",").map((v) => Math.floor(int("traffic-steps", v.trim(), 1, 1000))),
     mongoUsers: Math.floor(int("mongo-users", values["mongo-users"]!, 100, 1_000_000)),
     runs: list("runs", values.runs!, RUNS),

@@ -28,6 +28,8 @@ export interface Flags {
   /** leancloud-import: players in the generated export. */
   importUsers: number;
   classRows: number;
+  /** analytics: players a day in the generated dataset. */
+  analyticsDau: number;
   /** room-traffic: fixed total rooms per step, measured whatever the latency (profiling, A/B); default the ramp. */
   trafficSteps?: number[];
   /** mongo-store: how many users each FerretDB handler is seeded with. */

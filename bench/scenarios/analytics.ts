@@ -25,12 +25,12 @@ import { section, simpleTable } from "../lib/report";
 const INGEST_EVENTS = 200_000;
 const BATCH = 100;
 const DAYS = 90;
-const DAU = 20_000;
 const READS = 50;
 const ZONE = "Asia/Shanghai";
 const silent = { warn: () => undefined, info: () => undefined, error: () => undefined } as never;
 
 export async function analyticsStep(ctx: Context): Promise<string> {
+  const DAU = ctx.flags.analyticsDau;
   const title = "Analytics: client-event ingestion, rollup and reads (PostgreSQL)";
   const pg = await prepareBackends(ctx, "redis-pg", tempDir("mgl-bench-analytics-"));
   if (typeof pg === "string") return section(title, [], simpleTable(["measure", "result"], []), [`skipped: ${pg}`]);
@@ -58,7 +58,7 @@ export async function analyticsStep(ctx: Context): Promise<string> {
     // Generated dataset, then the rollup and the reads.
     const first = "2026-01-01";
     const seeded = Date.now();
-    await seed(pg.env.DATABASE_URL, first);
+    await seed(pg.env.DATABASE_URL, first, DAU);
     log(`analytics: ${(DAYS * DAU).toLocaleString("en")} events seeded in ${((Date.now() - seeded) / 1000).toFixed(1)} s`);
     const last = addDays(first, DAYS - 1);
     const rollups = new RollupService(store, { timeZone: ZONE, now: () => dayStart(addDays(last, 1), ZONE) + 3600_000 });
@@ -92,7 +92,7 @@ export async function analyticsStep(ctx: Context): Promise<string> {
 }
 
 /** DAYS × DAU login events in one statement: day d's players are p(d·DAU/3) … p(d·DAU/3 + DAU − 1). */
-async function seed(url: string, first: string): Promise<void> {
+async function seed(url: string, first: string, DAU: number): Promise<void> {
   const pool = new Pool({ connectionString: url, max: 1 });
   try {
     const start = new Date(dayStart(first, ZONE) + 3600_000).toISOString();

@@ -6,6 +6,7 @@
  */
 import { ALL, RETENTION_DAYS, type AnalyticsEvent, type AnalyticsStore, type DailyRow, type RetentionRow } from "../../core/ports/analytics-store";
 import { SERVER_EVENTS } from "./event-names";
+import { distinctOverWindow, NO_PLAYERS, PlayerIds, PlayerSet, sharedCount } from "./player-days";
 import { addDays, dayStart, daysBetween, localDate } from "./zoned-days";
 
 export interface RollupOptions {
@@ -17,11 +18,11 @@ export interface RollupOptions {
   pageSize?: number;
 }
 
-/** What one day of one (app, platform) saw. */
+/** What one day of one (app, platform) saw; players as interned ids (player-days.ts). */
 interface DayTally {
-  active: Set<string>;
-  newPlayers: Set<string>;
-  payers: Set<string>;
+  active: PlayerSet;
+  newPlayers: PlayerSet;
+  payers: PlayerSet;
   sessions: number;
   sessionSeconds: number;
   revenue: Record<string, number>;
@@ -62,8 +63,8 @@ export class RollupService {
     if (from > last) return { days: 0, cohorts: 0 };
     const firstCohort = addDays(from, -LONGEST_RETENTION);
     const lastSeen = addDays(last, LONGEST_RETENTION) < today ? addDays(last, LONGEST_RETENTION) : today;
-    const tallies = await this.tally(firstCohort, lastSeen);
-    const daily = this.dailyRows(tallies, from, last);
+    const { byDay: tallies, players } = await this.tally(firstCohort, lastSeen);
+    const daily = this.dailyRows(tallies, firstCohort, from, last, players);
     const retention = this.retentionRows(tallies, firstCohort, last, today);
     await this.store.saveDaily(daily);
     await this.store.saveRetention(retention);
@@ -85,40 +86,59 @@ export class RollupService {
     return days > 0 ? addDays(this.today(), -days) : undefined;
   }
 
-  /** Every event of days [first, last], tallied per day and (app, platform) key. */
-  private async tally(first: string, last: string): Promise<Map<string, Map<string, DayTally>>> {
+  /**
+   * Every event of days [first, last], tallied per day and (app, platform) key. The scan comes in
+   * time order, so a day is sealed (its players made sorted arrays) once the next one starts.
+   */
+  private async tally(first: string, last: string): Promise<{ byDay: Map<string, Map<string, DayTally>>; players: PlayerIds }> {
     const zone = this.options.timeZone;
     const from = new Date(dayStart(first, zone)).toISOString();
     const to = new Date(dayStart(addDays(last, 1), zone)).toISOString();
     const byDay = new Map<string, Map<string, DayTally>>();
+    const players = new PlayerIds();
+    let current: string | undefined;
     let after: { at: string; id: string } | undefined;
     for (;;) {
       const page = await this.store.scan({ from, to, after, limit: this.options.pageSize ?? 5000 });
       for (const event of page) {
         const date = localDate(Date.parse(event.at), zone);
+        if (date !== current) {
+          if (current !== undefined) sealDay(byDay.get(current));
+          current = date;
+        }
         let keys = byDay.get(date);
         if (!keys) byDay.set(date, (keys = new Map()));
+        const user = event.userId ? players.of(event.userId) : undefined;
         for (const key of keysOf(event)) {
           let tally = keys.get(key);
           if (!tally) keys.set(key, (tally = emptyTally()));
-          count(tally, event);
+          count(tally, event, user);
         }
       }
       if (page.length < (this.options.pageSize ?? 5000)) break;
       const lastEvent = page.at(-1)!;
       after = { at: lastEvent.at, id: lastEvent.id };
     }
-    return byDay;
+    for (const keys of byDay.values()) sealDay(keys);
+    return { byDay, players };
   }
 
-  private dailyRows(byDay: Map<string, Map<string, DayTally>>, from: string, to: string): DailyRow[] {
+  private dailyRows(byDay: Map<string, Map<string, DayTally>>, first: string, from: string, to: string, players: PlayerIds): DailyRow[] {
     const rows: DailyRow[] = [];
     // Every app and platform seen in the window gets a row for every day, zeros included: a rerun
     // after late events then replaces each row it wrote before, never leaves one behind.
     const keys = new Set<string>();
     for (const tallies of byDay.values()) for (const key of tallies.keys()) keys.add(key);
     const sorted = [...keys].sort();
+    const dates: string[] = [];
+    for (let date = first; date <= to; date = addDays(date, 1)) dates.push(date);
+    const windows = new Map<string, { wau: number[]; mau: number[] }>();
+    for (const key of sorted) {
+      const days = dates.map((date) => byDay.get(date)?.get(key)?.active.seal() ?? NO_PLAYERS);
+      windows.set(key, { wau: distinctOverWindow(days, WAU_DAYS, players.size), mau: distinctOverWindow(days, MAU_DAYS, players.size) });
+    }
     for (let date = from; date <= to; date = addDays(date, 1)) {
+      const index = daysBetween(first, date);
       for (const key of sorted) {
         const [app, platform] = splitKey(key);
         const tally = byDay.get(date)?.get(key) ?? emptyTally();
@@ -127,8 +147,8 @@ export class RollupService {
           platform,
           date,
           dau: tally.active.size,
-          wau: activeOver(byDay, key, date, WAU_DAYS),
-          mau: activeOver(byDay, key, date, MAU_DAYS),
+          wau: windows.get(key)!.wau[index],
+          mau: windows.get(key)!.mau[index],
           newPlayers: tally.newPlayers.size,
           sessions: tally.sessions,
           sessionSeconds: tally.sessionSeconds,
@@ -153,7 +173,7 @@ export class RollupService {
         for (const n of RETENTION_DAYS) {
           const later = addDays(date, n);
           const active = byDay.get(later)?.get(key)?.active;
-          retained[`d${n}`] = daysBetween(later, today) < 0 ? null : active ? [...tally.newPlayers].filter((u) => active.has(u)).length : 0;
+          retained[`d${n}`] = daysBetween(later, today) < 0 ? null : active ? sharedCount(tally.newPlayers.seal(), active.seal()) : 0;
         }
         rows.push({ app, platform, date, size: tally.newPlayers.size, retained });
       }
@@ -163,7 +183,15 @@ export class RollupService {
 }
 
 function emptyTally(): DayTally {
-  return { active: new Set(), newPlayers: new Set(), payers: new Set(), sessions: 0, sessionSeconds: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0 };
+  return { active: new PlayerSet(), newPlayers: new PlayerSet(), payers: new PlayerSet(), sessions: 0, sessionSeconds: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0 };
+}
+
+function sealDay(keys: Map<string, DayTally> | undefined): void {
+  for (const tally of keys?.values() ?? []) {
+    tally.active.seal();
+    tally.newPlayers.seal();
+    tally.payers.seal();
+  }
 }
 
 /** The rows an event counts in: its app and platform, and ALL of either. */
@@ -176,20 +204,19 @@ function splitKey(key: string): [string, string] {
   return [key.slice(0, at), key.slice(at + 1)];
 }
 
-function count(tally: DayTally, event: AnalyticsEvent): void {
-  const user = event.userId;
-  if (user) tally.active.add(user);
+function count(tally: DayTally, event: AnalyticsEvent, user: number | undefined): void {
+  if (user !== undefined) tally.active.add(user);
   const props = event.props;
   switch (event.name) {
     case SERVER_EVENTS.login:
-      if (user && props.new === true) tally.newPlayers.add(user);
+      if (user !== undefined && props.new === true) tally.newPlayers.add(user);
       break;
     case SERVER_EVENTS.sessionEnd:
       tally.sessions++;
       tally.sessionSeconds += wholeNumber(props.seconds);
       break;
     case SERVER_EVENTS.orderDelivered:
-      if (user) tally.payers.add(user);
+      if (user !== undefined) tally.payers.add(user);
       if (typeof props.unit === "string") tally.revenue[props.unit] = (tally.revenue[props.unit] ?? 0) + wholeNumber(props.revenue);
       tally.revenueCoins += wholeNumber(props.coins);
       break;
@@ -204,10 +231,4 @@ function count(tally: DayTally, event: AnalyticsEvent): void {
 
 function wholeNumber(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? Math.max(0, Math.round(value)) : 0;
-}
-
-function activeOver(byDay: Map<string, Map<string, DayTally>>, key: string, date: string, days: number): number {
-  const players = new Set<string>();
-  for (let back = 0; back < days; back++) for (const user of byDay.get(addDays(date, -back))?.get(key)?.active ?? []) players.add(user);
-  return players.size;
 }

@@ -67,8 +67,9 @@ export class MongoAnalyticsStore implements AnalyticsStore {
   }
 
   async scan(query: EventScan): Promise<AnalyticsEvent[]> {
-    const range = { at: { $gte: query.from, $lt: query.to } };
     const after = query.after;
+    // The cursor's time bounds the index range too, so a page never reads the index from `from` again.
+    const range = { at: { $gte: after && Date.parse(after.at) > Date.parse(query.from) ? after.at : query.from, $lt: query.to } };
     const filter = after ? { $and: [range, { $or: [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }] }] } : range;
     const docs = await this.events.find(filter).sort({ at: 1, _id: 1 }).limit(query.limit).toArray();
     return docs.map(({ _id, ...rest }) => ({ id: _id, ...rest }));
@@ -76,7 +77,7 @@ export class MongoAnalyticsStore implements AnalyticsStore {
 
   async userEvents(query: { userId: string; after?: { at: string; id: string }; limit: number }): Promise<AnalyticsEvent[]> {
     const after = query.after;
-    const filter = after ? { userId: query.userId, $or: [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }] } : { userId: query.userId };
+    const filter = after ? { userId: query.userId, at: { $gte: after.at }, $or: [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }] } : { userId: query.userId };
     const docs = await this.events.find(filter).sort({ at: 1, _id: 1 }).limit(query.limit).toArray();
     return docs.map(({ _id, ...rest }) => ({ id: _id, ...rest }));
   }
