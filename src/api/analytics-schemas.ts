@@ -49,6 +49,8 @@ export const dailyDaySchema = z.object({
   sessions: count("Room sessions that ended that day", 2500),
   avgSessionSeconds: count("Their average length, in whole seconds", 310),
   softPurchases: count("Purchases with soft currency", 140),
+  softSources: z.record(z.string(), count("Amount", 5000)).meta({ description: "Soft currency given that day per currency: gifts, mail claims, operators' grants", example: { gems: 5000 } }),
+  softSinks: z.record(z.string(), count("Amount", 4200)).meta({ description: "Soft currency spent on purchases or taken back by operators that day, per currency", example: { gems: 4200 } }),
 });
 
 const retained = (n: number, example: number) => count(`Players of the cohort active ${n} days after their first`, example).nullable();

@@ -71,8 +71,8 @@ describe("console Analytics screen in headless Chromium", function () {
   async function assertScriptedNumbers(page: Page): Promise<void> {
     const dailyRows = await page.locator("#analytics-daily tbody tr").evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
     assert.deepEqual(
-      dailyRows.map((cells) => [cells[0], Number(cells[1]), Number(cells[4]), Number(cells[5]), cells[6]]),
-      expected.daily.map((d) => [d.date, d.dau, d.newPlayers, d.payingPlayers, Object.entries(d.revenue).map(([unit, n]) => `${n} ${unit}`).join(", ") || "0"]),
+      dailyRows.map((cells) => [cells[0], Number(cells[1]), Number(cells[4]), Number(cells[5]), cells[6], cells[13], cells[14]]),
+      expected.daily.map((d) => [d.date, d.dau, d.newPlayers, d.payingPlayers, ...[d.revenue, d.softSources, d.softSinks].map((sums) => Object.entries(sums).map(([unit, n]) => `${n} ${unit}`).join(", ") || "0")]),
     );
     const cohortRows = await page.locator("#analytics-retention tbody tr").evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
     assert.deepEqual(
@@ -113,7 +113,7 @@ describe("console Analytics screen in headless Chromium", function () {
     assert.equal(await page.textContent("#analytics-filters button[type=submit]"), "查询");
     assert.equal(await page.locator("#analytics-platform option:checked").textContent(), "全部平台");
     assert.deepEqual(await headers(page, "#analytics-daily"), [
-      "日期", "日活跃 DAU", "周活跃 WAU", "月活跃 MAU", "新增玩家", "付费玩家", "收入", "人均收入 ARPDAU", "付费用户人均 ARPPU", "付费率", "广告观看", "游戏场次", "平均时长",
+      "日期", "日活跃 DAU", "周活跃 WAU", "月活跃 MAU", "新增玩家", "付费玩家", "收入", "人均收入 ARPDAU", "付费用户人均 ARPPU", "付费率", "广告观看", "游戏场次", "平均时长", "货币产出", "货币消耗",
     ]);
     assert.deepEqual(await headers(page, "#analytics-retention"), ["首次登录日", "新增人数", "次日留存 D1", "3日留存 D3", "7日留存 D7", "14日留存 D14", "30日留存 D30"]);
     assert.deepEqual(await charts(page), ["日活跃用户 DAU", "新增玩家", "收入", "激励广告观看次数"]);

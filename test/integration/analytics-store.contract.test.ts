@@ -60,7 +60,7 @@ for (const impl of storeImplementations("analytics")) {
     });
 
     it("replaces a rollup row whole and reads rows of one app and platform by date", async () => {
-      const row = (date: string, dau: number): DailyRow => ({ app: "default", platform: "all", date, dau, wau: dau, mau: dau, newPlayers: 1, sessions: 2, sessionSeconds: 90, payingPlayers: 1, revenue: { wechat_coins: 60 }, revenueCoins: 60, adViews: 3, softPurchases: 0 });
+      const row = (date: string, dau: number): DailyRow => ({ app: "default", platform: "all", date, dau, wau: dau, mau: dau, newPlayers: 1, sessions: 2, sessionSeconds: 90, payingPlayers: 1, revenue: { wechat_coins: 60 }, revenueCoins: 60, adViews: 3, softPurchases: 1, softSources: { gems: 50 }, softSinks: { gems: 20, gold: 5 } });
       await store.saveDaily([row("2026-03-01", 5), row("2026-03-02", 6), { ...row("2026-03-02", 9), platform: "wechat" }]);
       await store.saveDaily([row("2026-03-02", 7)]);
       const rows = await store.daily({ app: "default", platform: "all", from: "2026-03-01", to: "2026-03-03" });
@@ -73,7 +73,7 @@ for (const impl of storeImplementations("analytics")) {
     });
 
     it("two rollups writing the same rows at once leave one row each", async () => {
-      const rows: DailyRow[] = Array.from({ length: 20 }, (_, i) => ({ app: "race", platform: "all", date: `2026-04-${String(i + 1).padStart(2, "0")}`, dau: i, wau: i, mau: i, newPlayers: 0, sessions: 0, sessionSeconds: 0, payingPlayers: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0 }));
+      const rows: DailyRow[] = Array.from({ length: 20 }, (_, i) => ({ app: "race", platform: "all", date: `2026-04-${String(i + 1).padStart(2, "0")}`, dau: i, wau: i, mau: i, newPlayers: 0, sessions: 0, sessionSeconds: 0, payingPlayers: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0, softSources: {}, softSinks: {} }));
       await Promise.all([store.saveDaily(rows), store.saveDaily(rows), store.saveDaily(rows)]);
       assert.deepEqual(await store.daily({ app: "race", platform: "all", from: "2026-04-01", to: "2026-04-30" }), rows);
     });

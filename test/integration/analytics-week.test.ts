@@ -61,8 +61,12 @@ for (const impl of storeImplementations("analytics-week")) {
         assert.deepEqual(days[7], {
           date: "2026-03-08", dau: 2, wau: 5, mau: 5, newPlayers: 0, payingPlayers: 2, revenue: { wechat_coins: 36 }, revenueCoins: 36,
           arpdau: { wechat_coins: 18 }, arppu: { wechat_coins: 18 }, payerConversion: 1, adViews: 0, adViewsPerDau: 0, sessions: 0, avgSessionSeconds: 0, softPurchases: 0,
+          softSources: {}, softSinks: { gems: 3 },
         });
         assert.equal(days[5]!.avgSessionSeconds, 201); // (300 + 101) / 2, rounded
+        // Day 2: c claimed mail with 7 gems and 100 gold; day 3: a bought a potion for 10 gems and was gifted 5.
+        assert.deepEqual([days[2]!.softSources, days[2]!.softSinks], [{ gems: 7, gold: 100 }, {}]);
+        assert.deepEqual([days[3]!.softPurchases, days[3]!.softSources, days[3]!.softSinks], [1, { gems: 5 }, { gems: 10 }]);
         const cohorts = await reports.retention({ from: FIRST, to: addDays(FIRST, TODAY) });
         assert.deepEqual(cohorts, [
           { date: "2026-03-01", size: 2, retained: { d1: 2, d3: 1, d7: 2, d14: null, d30: null } },

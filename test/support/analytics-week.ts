@@ -24,6 +24,8 @@ const login = (day: number, user: string, platform: string, isNew = false, secon
 const paid = (day: number, user: string, platform: string, unit: string, revenue: number): Step => ({ day, second: 7200, user, platform, name: "order_delivered", props: { kind: "coin_spend", revenue, unit, coins: revenue } });
 const ad = (day: number, user: string, platform: string, second = 9000): Step => ({ day, second, user, platform, name: "ad_reward", props: { adUnitId: "u1", granted: true } });
 const session = (day: number, user: string, platform: string, seconds: number): Step => ({ day, second: 10_000, user, platform, name: "session_end", props: { room: "match", seconds } });
+const bought = (day: number, user: string, platform: string, costs: Record<string, number>): Step => ({ day, second: 11_000, user, platform, name: "soft_purchase", props: { itemId: "potion", quantity: 1, ...Object.fromEntries(Object.entries(costs).map(([c, n]) => [`cost_${c}`, n])) } });
+const granted = (day: number, user: string, platform: string, name: string, currencies: Record<string, number>): Step => ({ day, second: 12_000, user, platform, name, props: { source: "s", sourceId: `${name}-${day}-${user}`, items: 0, ...Object.fromEntries(Object.entries(currencies).map(([c, n]) => [`currency_${c}`, n])) } });
 
 /** The week. a, b, d on wechat; c on douyin; e was a player before the week began. */
 export const SCRIPT: Step[] = [
@@ -38,9 +40,12 @@ export const SCRIPT: Step[] = [
   login(2, "c", "douyin"),
   ad(2, "c", "douyin"),
   ad(2, "c", "douyin", 9100),
+  granted(2, "c", "douyin", "mail_claimed", { gems: 7, gold: 100 }),
   login(2, "d", "wechat", true),
   login(3, "a", "wechat"),
   ad(3, "a", "wechat"),
+  bought(3, "a", "wechat", { gems: 10 }),
+  granted(3, "a", "wechat", "gift_granted", { gems: 5 }),
   paid(4, "c", "douyin", "douyin_price", 600),
   login(5, "e", "wechat"),
   session(5, "e", "wechat", 300),
@@ -48,6 +53,7 @@ export const SCRIPT: Step[] = [
   login(7, "a", "wechat"),
   paid(7, "a", "wechat", "wechat_coins", 30),
   paid(7, "b", "wechat", "wechat_coins", 6),
+  granted(7, "a", "wechat", "operator_grant", { gems: -3 }),
   login(8, "c", "douyin"),
 ];
 
@@ -70,7 +76,10 @@ export function truth(first: string, app: string, platform: string) {
       sessions: sessions.length, sessionSeconds: sessions.reduce((n, s) => n + (s.props!.seconds as number), 0),
       payingPlayers: players(on(day).filter((s) => s.name === "order_delivered")).size,
       revenue, revenueCoins: Object.values(revenue).reduce((a, b) => a + b, 0),
-      adViews: on(day).filter((s) => s.name === "ad_reward").length, softPurchases: 0,
+      adViews: on(day).filter((s) => s.name === "ad_reward").length,
+      softPurchases: on(day).filter((s) => s.name === "soft_purchase").length,
+      softSources: sums(on(day), "currency_", (n) => n > 0),
+      softSinks: sums(on(day), "cost_", () => true, sums(on(day), "currency_", (n) => n < 0)),
     });
   }
   const retention: RetentionRow[] = [];
@@ -82,6 +91,17 @@ export function truth(first: string, app: string, platform: string) {
     retention.push({ app, platform, date: addDays(first, day), size: cohort.size, retained });
   }
   return { daily, retention };
+}
+
+/** Per currency, the absolute amounts of the steps' `<prefix><currency>` props that pass `keep`. */
+function sums(steps: Step[], prefix: string, keep: (amount: number) => boolean, start: Record<string, number> = {}): Record<string, number> {
+  const out: Record<string, number> = { ...start };
+  for (const step of steps) {
+    for (const [key, value] of Object.entries(step.props ?? {})) {
+      if (key.startsWith(prefix) && typeof value === "number" && keep(value)) out[key.slice(prefix.length)] = (out[key.slice(prefix.length)] ?? 0) + Math.abs(value);
+    }
+  }
+  return out;
 }
 
 export function eventsIn(first: string, timeZone: string): AnalyticsEvent[] {

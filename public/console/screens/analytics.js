@@ -19,6 +19,7 @@ addTexts({
     "analytics.col.newPlayers": "New players", "analytics.col.payingPlayers": "Paying players", "analytics.col.revenue": "Revenue",
     "analytics.col.arpdau": "ARPDAU", "analytics.col.arppu": "ARPPU", "analytics.col.payerConversion": "Paying %",
     "analytics.col.adViews": "Ad views", "analytics.col.sessions": "Sessions", "analytics.col.avgSession": "Avg session",
+    "analytics.col.softSources": "Currency given", "analytics.col.softSinks": "Currency spent",
     "analytics.col.cohortDate": "First day", "analytics.col.size": "Cohort size", "analytics.col.d1": "D1", "analytics.col.d3": "D3",
     "analytics.col.d7": "D7", "analytics.col.d14": "D14", "analytics.col.d30": "D30",
   },
@@ -36,6 +37,7 @@ addTexts({
     "analytics.col.newPlayers": "新增玩家", "analytics.col.payingPlayers": "付费玩家", "analytics.col.revenue": "收入",
     "analytics.col.arpdau": "人均收入 ARPDAU", "analytics.col.arppu": "付费用户人均 ARPPU", "analytics.col.payerConversion": "付费率",
     "analytics.col.adViews": "广告观看", "analytics.col.sessions": "游戏场次", "analytics.col.avgSession": "平均时长",
+    "analytics.col.softSources": "货币产出", "analytics.col.softSinks": "货币消耗",
     "analytics.col.cohortDate": "首次登录日", "analytics.col.size": "新增人数", "analytics.col.d1": "次日留存 D1", "analytics.col.d3": "3日留存 D3",
     "analytics.col.d7": "7日留存 D7", "analytics.col.d14": "14日留存 D14", "analytics.col.d30": "30日留存 D30",
   },
@@ -143,6 +145,7 @@ export async function render(root, context) {
         { title: col("revenue"), cell: (x) => units(x.revenue) }, { title: col("arpdau"), cell: (x) => units(x.arpdau) }, { title: col("arppu"), cell: (x) => units(x.arppu) },
         { title: col("payerConversion"), cell: (x) => percent(x.payerConversion) }, number("adViews"), number("sessions"),
         { title: col("avgSession"), cell: (x) => (x.sessions === 0 ? NOT_YET : duration(x.avgSessionSeconds)) },
+        { title: col("softSources"), cell: (x) => units(x.softSources) }, { title: col("softSinks"), cell: (x) => units(x.softSinks) },
       ], d.days, t("analytics.daily")),
       download(h, "analytics-daily.csv", d.days),
     );

@@ -60,6 +60,10 @@ export interface DailyMetrics {
   revenueCoins: number;
   adViews: number;
   softPurchases: number;
+  /** Soft currency given to players that day, per currency: gifts, mail, operators' grants. */
+  softSources: Record<string, number>;
+  /** Soft currency players spent (purchases) or operators took back (debits), per currency. */
+  softSinks: Record<string, number>;
 }
 
 export interface DailyRow extends DailyMetrics {

@@ -24,6 +24,9 @@ export interface DailyReport {
   sessions: number;
   avgSessionSeconds: number;
   softPurchases: number;
+  /** Soft currency given (gifts, mail, operators' grants) and spent or taken back, per currency. */
+  softSources: Record<string, number>;
+  softSinks: Record<string, number>;
 }
 
 export interface RetentionReport {
@@ -50,6 +53,9 @@ export function dailyReport(row: DailyRow): DailyReport {
     sessions: row.sessions,
     avgSessionSeconds: row.sessions === 0 ? 0 : Math.round(row.sessionSeconds / row.sessions),
     softPurchases: row.softPurchases,
+    // Rows rolled up before these were counted carry none: a rollup of their days fills them in.
+    softSources: row.softSources ?? {},
+    softSinks: row.softSinks ?? {},
   };
 }
 

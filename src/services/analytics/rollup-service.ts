@@ -29,6 +29,8 @@ interface DayTally {
   revenueCoins: number;
   adViews: number;
   softPurchases: number;
+  softSources: Record<string, number>;
+  softSinks: Record<string, number>;
 }
 
 const MAU_DAYS = 30;
@@ -157,6 +159,8 @@ export class RollupService {
           revenueCoins: tally.revenueCoins,
           adViews: tally.adViews,
           softPurchases: tally.softPurchases,
+          softSources: tally.softSources,
+          softSinks: tally.softSinks,
         });
       }
     }
@@ -183,7 +187,7 @@ export class RollupService {
 }
 
 function emptyTally(): DayTally {
-  return { active: new PlayerSet(), newPlayers: new PlayerSet(), payers: new PlayerSet(), sessions: 0, sessionSeconds: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0 };
+  return { active: new PlayerSet(), newPlayers: new PlayerSet(), payers: new PlayerSet(), sessions: 0, sessionSeconds: 0, revenue: {}, revenueCoins: 0, adViews: 0, softPurchases: 0, softSources: {}, softSinks: {} };
 }
 
 function sealDay(keys: Map<string, DayTally> | undefined): void {
@@ -225,8 +229,26 @@ function count(tally: DayTally, event: AnalyticsEvent, user: number | undefined)
       break;
     case SERVER_EVENTS.softPurchase:
       tally.softPurchases++;
+      for (const [currency, amount] of amountsOf(props, "cost_")) add(tally.softSinks, currency, amount);
+      break;
+    case SERVER_EVENTS.gift:
+    case SERVER_EVENTS.mailClaim:
+    case SERVER_EVENTS.operatorGrant:
+      // An operator's debit is a grant of a negative amount: a sink.
+      for (const [currency, amount] of amountsOf(props, "currency_")) add(amount >= 0 ? tally.softSources : tally.softSinks, currency, Math.abs(amount));
       break;
   }
+}
+
+/** The `<prefix><currency>` props of an event that are whole numbers. */
+function amountsOf(props: AnalyticsEvent["props"], prefix: string): Array<[string, number]> {
+  return Object.entries(props)
+    .filter(([key, value]) => key.startsWith(prefix) && key.length > prefix.length && typeof value === "number" && Number.isFinite(value))
+    .map(([key, value]) => [key.slice(prefix.length), Math.round(value as number)]);
+}
+
+function add(sums: Record<string, number>, currency: string, amount: number): void {
+  if (amount !== 0) sums[currency] = (sums[currency] ?? 0) + amount;
 }
 
 function wholeNumber(value: unknown): number {
