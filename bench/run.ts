@@ -73,6 +73,8 @@ const HELP = `npm run bench [-- flags]
                           (numbers are then skewed; results go to bench/results/profile.md)
   --hot-front-ab          after each run's routes, measure them again on a second service with HTTP_HOT_FRONT=false
                           (the hot routes through Express instead of the node:http front): an A/B in one run
+  --analytics-ab          after each run's routes, measure them again on a second service with ANALYTICS_RECORD=false
+                          (no analytics event kept): the cost of recording, side by side in one run
   --out <file>            Markdown output (default bench/results/latest.md)
 
 Env: BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DATABASE_URL
@@ -100,6 +102,7 @@ function parseFlags(): Flags {
       "no-anchor": { type: "boolean", default: false },
       profile: { type: "boolean", default: false },
       "hot-front-ab": { type: "boolean", default: false },
+      "analytics-ab": { type: "boolean", default: false },
       out: { type: "string" },
       help: { type: "boolean", default: false },
     },
@@ -139,6 +142,7 @@ function parseFlags(): Flags {
     anchor: !values["no-anchor"],
     profile,
     hotFrontAb: values["hot-front-ab"] ?? false,
+    analyticsAb: values["analytics-ab"] ?? false,
     out: path.resolve(values.out ?? path.join(RESULTS_DIR, profile ? "profile.md" : "latest.md")),
   };
   // Each loop owns a player (a new login of a player ends its previous session), plus the anchor's.

@@ -39,6 +39,22 @@ psql "$PGURL" -qtAc 'select 1' >/dev/null || fail "PostgreSQL" "$PGURL does not 
 redis-cli -u "$REDISURL" ping | grep -q PONG || fail "Redis" "$REDISURL does not answer"
 echo "PostgreSQL and Redis answer"
 
+# CI runs two suites at once, and a two-process suite's servers hold about 50 pooled connections
+# each at their peak: beyond PostgreSQL's default 100, a run fails with "too many clients" (seen in
+# CI). On CI only, the machine's own cluster is given 300 (ALTER SYSTEM, then a restart).
+want_connections=300
+if [ "${CI:-}" = "true" ]; then
+  have="$(psql "$PGURL" -qtAc 'show max_connections' 2>/dev/null || echo 0)"
+  if [ "$have" -lt "$want_connections" ] && command -v pg_ctlcluster >/dev/null; then
+    echo "PostgreSQL allows $have connections; raising it to $want_connections (restart)"
+    if psql "$PGURL" -qtAc "alter system set max_connections = $want_connections" >/dev/null &&
+      pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n1)" main restart; then
+      for _ in $(seq 1 30); do psql "$PGURL" -qtAc 'select 1' >/dev/null 2>&1 && break; sleep 1; done
+    fi
+    echo "PostgreSQL allows $(psql "$PGURL" -qtAc 'show max_connections') connections"
+  fi
+fi
+
 step="FerretDB build"
 if [ ! -x "$FERRETDB_BIN" ]; then
   command -v go >/dev/null || fail "$step" "go is not installed (FerretDB is built from its Go module)"

@@ -10,7 +10,7 @@ export const PEERS_DIR = path.join(ROOT, "bench", "peers");
 /** tsx's loader by absolute URL, so children with another cwd (the service's temp dir) still find it. */
 export const TSX_IMPORT = ["--import", pathToFileURL(path.join(path.dirname(require.resolve("tsx/package.json", { paths: [ROOT] })), "dist/loader.mjs")).href];
 
-export const SCENARIOS = ["access-token", "users-me", "config", "returning-login", "new-login", "new-login-normal", "rooms"] as const;
+export const SCENARIOS = ["access-token", "users-me", "config", "events", "returning-login", "new-login", "new-login-normal", "rooms"] as const;
 /** Parts of the bench beyond the per-run scenarios, selectable with --only like them. */
 export const STEPS = ["peers", "scale", "capacity", "room-traffic", "mongo-store", "leancloud-import", "leancloud-class-import", "leaderboards", "saves", "douyin-live", "douyin-feed", "analytics"] as const;
 export type ScenarioId = (typeof SCENARIOS)[number] | (typeof STEPS)[number];
@@ -41,6 +41,8 @@ export interface Flags {
   profile: boolean;
   /** Measure the routes again on a second service with HTTP_HOT_FRONT=false (through Express), same run. */
   hotFrontAb: boolean;
+  /** Measure the routes again on a second service with ANALYTICS_RECORD=false (no events kept), same run. */
+  analyticsAb: boolean;
   out: string;
 }
 

@@ -1,4 +1,4 @@
-/** The HTTP route scenarios of a service run: access-token, users-me, returning-login, new-login, new-login-normal. */
+/** The HTTP route scenarios of a service run: access-token, users-me, config, events, returning-login, new-login, new-login-normal. */
 import path from "node:path";
 import { nextCode, type Context, type RunId, type ScenarioId } from "../lib/context";
 import type { HttpLoad } from "../lib/http-load";
@@ -12,6 +12,9 @@ import type { Baselines } from "./baselines";
 const ROUTE_TARGETS = { "access-token": 0.85, "users-me": 0.8, "returning-login": 0.55, "new-login": 0.33 } as const;
 /** GET /api/config with 50 flags, 5 experiments and 5 events costs at most this many /users/me (issue 52), in CPU per request. */
 const CONFIG_MAX_USERS_ME = 1.2;
+/** POST /api/events: client events accepted per second per core of the service (issue 53), a batch of EVENTS_PER_REQUEST a request. */
+const EVENTS_PER_CORE = 20_000;
+const EVENTS_PER_REQUEST = 50;
 /** × the bare node:http hello of the same run, on rates (issue 56: where a Go server, Nakama, stood on one machine, and beyond). */
 const NODE_TARGETS = { "access-token": 0.22, "users-me": 0.2, "returning-login": 0.1, "new-login": 0.065 } as const;
 
@@ -47,6 +50,7 @@ export async function measureRoutes(
     if (!only.includes(id)) continue;
     table.rows.push(await measureRoute(ctx, baselines, service, id, id, label, load(base, userToken)));
     if (id === "users-me" && only.includes("config")) table.rows.push(await measureConfig(ctx, baselines, service, base, userToken, table.rows.at(-1)!));
+    if (id === "users-me" && only.includes("events")) table.rows.push(await measureEvents(ctx, service, base, userToken));
     if (!variant) continue;
     // Right after the same route on the main service, so both see the same state of a shared machine.
     const row = await measureRoute(ctx, baselines, variant.service, id, id, label + variant.suffix, load(variant.base, variant.userToken));
@@ -62,6 +66,22 @@ async function measureConfig(ctx: Context, baselines: Baselines, service: Child,
   againstNode(row, baselines);
   const usersMeCpu = usersMe.cpuMsPerReq ?? NaN;
   row.target = { ratio: usersMeCpu / (row.cpuMsPerReq ?? NaN), min: Math.round(1000 / CONFIG_MAX_USERS_ME) / 1000, against: `/users/me just before: ${fmt(usersMeCpu, 2)} ms, CPU (config ≤ ${CONFIG_MAX_USERS_ME} × its cost)` };
+  return row;
+}
+
+/** POST /api/events with a batch of client events, judged on events accepted per second per core of the service. */
+async function measureEvents(ctx: Context, service: Child, baseUrl: string, token: string): Promise<Row> {
+  const events = Array.from({ length: EVENTS_PER_REQUEST }, (_, i) => ({ name: "level_done", props: { level: i, stars: 3, mode: "classic" } }));
+  const row = await measureHttp(ctx, `POST /api/events (Bearer), ${EVENTS_PER_REQUEST} events a request`, service, {
+    baseUrl,
+    path: "/api/events",
+    method: "POST",
+    body: JSON.stringify({ events }),
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+  });
+  row.id = "events";
+  const perCore = (EVENTS_PER_REQUEST * 1000) / (row.cpuMsPerReq ?? NaN);
+  row.target = { ratio: perCore, min: EVENTS_PER_CORE, against: "client events accepted per second per core of the service" };
   return row;
 }
 

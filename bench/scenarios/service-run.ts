@@ -66,7 +66,9 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
   // the example's small definitions (issue 52: login and /users/me no slower for 50 flags).
   const variant = flags.hotFrontAb
     ? await startThroughExpress(ctx, run, backends.env, tmp, profiling.nodeArgs)
-    : only.includes("config")
+    : flags.analyticsAb
+      ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, "no events kept (ANALYTICS_RECORD=false)", { ANALYTICS_RECORD: "false" })
+      : only.includes("config")
       ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, "the example's definitions (no LIVEOPS_FILE)", {})
       : undefined;
   try {

@@ -50,6 +50,7 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     counters,
     now: input.now,
     sink: settings.jsonLines ? jsonLinesSink(settings.jsonLines) : undefined,
+    recording: settings.record,
     platformOf: async (userId) => {
       const [first] = await input.users.listIdentities(userId);
       return first ? parseIdentityNamespace(first.platform).platform : "account";

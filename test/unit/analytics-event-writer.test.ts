@@ -34,6 +34,15 @@ function counting(): AnalyticsCounters & { counts: Record<string, number> } {
 const fact = (i: number, userId: string | null = `u${i % 3}`) => ({ name: "login", app: "default", platform: "wechat", userId, props: { new: i % 2 === 0 } });
 
 describe("analytics event writer", () => {
+  it("keeps nothing when recording is off (ANALYTICS_RECORD=false)", async () => {
+    const store = new FakeStore();
+    const counters = counting();
+    const writer = new EventWriter(store, logger, { maxBuffered: 1000, batchSize: 4, flushMs: 1000, counters, recording: false });
+    for (let i = 0; i < 10; i++) writer.record(fact(i));
+    await writer.flush();
+    assert.deepEqual([store.stored.size, store.batches.length, writer.backlog, counters.counts.recorded ?? 0], [0, 0, 0, 0]);
+  });
+
   it("records without touching the store, then writes in batches of the configured size", async () => {
     const store = new FakeStore();
     const counters = counting();

@@ -1,6 +1,6 @@
 /** Settings of analytics (docs/analytics.md): the studio's day, the event writer's bounds, client events. */
 import { z } from "zod";
-import { int } from "../config-types";
+import { bool, int } from "../config-types";
 import { studioTimeZone } from "./growth";
 
 const timeZone = z.string().refine((zone) => {
@@ -25,6 +25,8 @@ export const analyticsShape = {
     .refine((days) => days === 0 || days >= 62, "must be 0 (keep) or at least 62 days (a rollup reads 60 days back)")
     .default(0),
   ANALYTICS_JSONL: z.string().refine((v) => v === "stdout" || v.startsWith("/"), "must be stdout or an absolute file path").optional(),
+  /** false: no event is kept (client events are still checked and answered); the console's analytics stay empty. */
+  ANALYTICS_RECORD: bool.default(true),
 };
 
 type AnalyticsSettings = z.output<z.ZodObject<typeof analyticsShape>>;
@@ -44,6 +46,7 @@ export function analyticsConfig(s: AnalyticsSettings & { STUDIO_TIME_ZONE?: stri
       clientEventPastMs: s.ANALYTICS_CLIENT_EVENT_PAST_HOURS * 3600_000,
       /** Events older than this many days are deleted by the rollup job (rollups stay); 0: kept. */
       eventRetentionDays: s.ANALYTICS_EVENT_RETENTION_DAYS,
+      record: s.ANALYTICS_RECORD,
       /** Where every written event also goes as a JSON line, for a warehouse; undefined: nowhere. */
       jsonLines: s.ANALYTICS_JSONL === undefined ? undefined : s.ANALYTICS_JSONL === "stdout" ? ("stdout" as const) : { file: s.ANALYTICS_JSONL },
     },

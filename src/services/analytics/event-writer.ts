@@ -30,6 +30,8 @@ export interface EventWriterOptions {
   writeTimeoutMs?: number;
   /** Also given every batch the store accepted (the JSON Lines sink); its failures are logged, not retried. */
   sink?: (events: readonly AnalyticsEvent[]) => Promise<void>;
+  /** false: every fact is dropped at once (ANALYTICS_RECORD=false). */
+  recording?: boolean;
 }
 
 /** Players whose platform this process knows: bounded, the oldest forgotten first. */
@@ -59,6 +61,7 @@ export class EventWriter implements AnalyticsRecorder {
   }
 
   record(fact: Parameters<AnalyticsRecorder["record"]>[0]): void {
+    if (this.options.recording === false) return;
     try {
       if (this.buffer.length >= this.options.maxBuffered) {
         this.counters.dropped("buffer_full", 1);
