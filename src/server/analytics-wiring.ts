@@ -34,8 +34,9 @@ export function recentDays(clientEventPastMs: number): number {
 const BATCH_SIZE = 500;
 
 /** The events of those among `userIds` whose erase has begun are removed (the writer's fence). */
-export async function eraseMarkedEvents(store: Pick<AnalyticsStore, "eraseUser">, erasures: Pick<ErasureMarks, "isMarked">, userIds: string[]): Promise<void> {
-  await Promise.all(userIds.map(async (userId) => (await erasures.isMarked(userId)) && store.eraseUser(userId)));
+export async function eraseMarkedEvents(store: Pick<AnalyticsStore, "eraseUser">, erasures: Pick<ErasureMarks, "markedAmong">, userIds: string[]): Promise<void> {
+  // One read for the batch's players: a point read each cost a new-player login 0.3 ms of CPU (bench --analytics-ab).
+  await Promise.all((await erasures.markedAmong(userIds)).map((userId) => store.eraseUser(userId)));
 }
 
 export async function buildAnalytics(input: { config: AppConfig; users: Pick<UserStore, "listIdentities">; logger: Logger; metrics: Metrics; now?: () => number }): Promise<AnalyticsServices> {

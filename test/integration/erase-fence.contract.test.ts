@@ -182,12 +182,15 @@ for (const impl of storeImplementations("erase-fence")) {
       assert.equal(report.finished, 1);
       assert.deepEqual(await left(gone), nothing);
       assert.equal(await economy.erasures.isMarked(gone), true, "the mark stays a while: late writes still check it");
+      assert.deepEqual(await economy.erasures.markedAmong([`${gone}-not`, gone, "nobody"]), [gone], "one read for a batch of players");
+      assert.deepEqual(await economy.erasures.markedAmong([]), []);
       await refusedAsErased(economy.apply(grant(gone)));
 
       const dayLater = Date.now() + 25 * 3_600_000;
       const later = await new EraseSweep(marking.erasures, { runErase }, logger, { now: () => dayLater }).runOnce();
       assert.ok(later.forgotten >= 1);
       assert.equal(await economy.erasures.isMarked(gone), false);
+      assert.deepEqual(await economy.erasures.markedAmong([gone]), []);
     });
   });
 }

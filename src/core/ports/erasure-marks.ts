@@ -24,6 +24,8 @@ export interface ErasureMarks {
   mark(userId: string, at: string): Promise<void>;
   /** True while the user carries a mark. One point read by the user id. */
   isMarked(userId: string): Promise<boolean>;
+  /** Those of `userIds` that carry a mark, in one read (a batch of many players' events). */
+  markedAmong(userIds: readonly string[]): Promise<string[]>;
   /** Records that a run of the erase finished. */
   finish(userId: string, at: string): Promise<void>;
   /** Marks to run again: unfinished ones, and those finished at or after `finishedSince`. */

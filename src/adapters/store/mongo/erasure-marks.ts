@@ -33,6 +33,11 @@ export class MongoErasureMarks implements ErasureMarks {
     return (await this.marks.findOne({ _id: userId })) !== null;
   }
 
+  async markedAmong(userIds: readonly string[]): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    return (await this.marks.find({ _id: { $in: [...userIds] } }, { projection: { _id: 1 } }).toArray()).map((m) => m._id);
+  }
+
   async finish(userId: string, at: string): Promise<void> {
     await this.marks.updateOne({ _id: userId }, { $set: { finishedAt: new Date(at) } });
   }

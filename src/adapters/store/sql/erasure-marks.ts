@@ -41,6 +41,12 @@ export class SqlErasureMarks implements ErasureMarks {
     return row !== undefined;
   }
 
+  async markedAmong(userIds: readonly string[]): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    const rows = await this.db.selectFrom("user_erasures").select("user_id").where("user_id", "in", [...userIds]).execute();
+    return rows.map((r) => r.user_id);
+  }
+
   async finish(userId: string, at: string): Promise<void> {
     await this.db.updateTable("user_erasures").set({ finished_at: at }).where("user_id", "=", userId).execute();
   }
