@@ -1,9 +1,10 @@
 /**
  * Douyin's feed direct play in the simulator (platforms/douyin/douyin-feed.ts; docs/growth.md): the
  * platform calls the developer's server, so the simulator is the caller here.
- * - `POST /__simulator/douyin-feed/register {appid, url, secret?}` → `{appid, url, secret}`: the
- *   console's setup of the ability; Douyin generates the secret (given here, it is used as is, so a
- *   test can match the server's DOUYIN_FEED_SECRETS).
+ * - `POST /__simulator/douyin-feed/register {appid, url, secret?, deadlineMs?}` → `{appid, url, secret}`:
+ *   the console's setup of the ability; Douyin generates the secret (given here, it is used as is, so a
+ *   test can match the server's DOUYIN_FEED_SECRETS); Douyin waits 300 ms (`deadlineMs`: a test on a
+ *   slow store may give more, so that what it checks is the answer, not the machine's speed).
  * - `POST /__simulator/douyin-feed/pull {appid, openid, forge?: "signature" | "stale"}` → what Douyin
  *   saw: `{status, tookMs, late, signed, errNo, scenes}`. The call is Douyin's: GET with
  *   appid/openid/nonce/timestamp and `x-signature`; an answer later than 300 ms, not 2xx, or not
@@ -12,7 +13,7 @@
 import crypto from "node:crypto";
 import { feedSignatureMatches, signFeedPull } from "../platforms/douyin/douyin-feed";
 
-const DEADLINE_MS = 300;
+const DOUYIN_DEADLINE_MS = 300;
 
 export interface FeedPullReport {
   status: number;
@@ -26,7 +27,7 @@ export interface FeedPullReport {
 }
 
 export class DouyinFeedSimulator {
-  private readonly apps = new Map<string, { url: string; secret: string }>();
+  private readonly apps = new Map<string, { url: string; secret: string; deadlineMs: number }>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -42,7 +43,8 @@ export class DouyinFeedSimulator {
       const url = typeof body.url === "string" ? body.url : "";
       if (!/^https?:\/\//.test(url)) return problem("expected url: the developer's feed URL");
       const secret = typeof body.secret === "string" && body.secret ? body.secret : crypto.randomBytes(16).toString("hex");
-      this.apps.set(appid, { url, secret });
+      const deadlineMs = Number.isInteger(body.deadlineMs) && (body.deadlineMs as number) > 0 ? (body.deadlineMs as number) : DOUYIN_DEADLINE_MS;
+      this.apps.set(appid, { url, secret, deadlineMs });
       return { status: 200, body: { appid, url, secret } };
     }
     if (path === "/__simulator/douyin-feed/pull") {
@@ -54,13 +56,13 @@ export class DouyinFeedSimulator {
     return { status: 404, body: { errcode: 404, errmsg: `no simulator route for ${path}` } };
   }
 
-  private async pull(appid: string, openid: string, app: { url: string; secret: string }, forge: unknown): Promise<FeedPullReport> {
+  private async pull(appid: string, openid: string, app: { url: string; secret: string; deadlineMs: number }, forge: unknown): Promise<FeedPullReport> {
     const nowSec = Math.floor(this.now() / 1000) - (forge === "stale" ? 3600 : 0);
     const { search, signature } = signFeedPull(appid, openid, forge === "signature" ? `${app.secret}-forged` : app.secret, nowSec);
     const started = performance.now();
     const none = (status: number, late: boolean, signed = false, errNo: number | null = null): FeedPullReport => ({ status, tookMs: Math.round(performance.now() - started), late, signed, errNo, scenes: [] });
     try {
-      const res = await fetch(`${app.url}?${search}`, { headers: { "x-signature": signature }, signal: AbortSignal.timeout(DEADLINE_MS) });
+      const res = await fetch(`${app.url}?${search}`, { headers: { "x-signature": signature }, signal: AbortSignal.timeout(app.deadlineMs) });
       const text = await res.text();
       const query = new Map(new URLSearchParams(search));
       const signed = feedSignatureMatches(query, text, app.secret, res.headers.get("x-signature") ?? undefined);

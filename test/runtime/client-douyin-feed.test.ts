@@ -24,8 +24,8 @@ describe("client: Douyin feed direct play in a Douyin runtime", function () {
   before(async () => {
     dropIn = ensureClientBuilt();
     simulator = await startSimulator({ port: 0 });
-    h = await startHarness({ simulator, env: { ...simulatorPlatformEnv(simulator.url), DOUYIN_FEED_SECRETS: `tt_simulator_app:${SECRET}` } });
-    const registered = await fetch(`${simulator.url}/__simulator/douyin-feed/register`, { method: "POST", body: JSON.stringify({ appid: "tt_simulator_app", url: `${h.baseUrl}/api/minigame/douyin/feed`, secret: SECRET }) });
+    h = await startHarness({ simulator, env: { ...simulatorPlatformEnv(simulator.url), DOUYIN_FEED_SECRETS: `tt_simulator_app:${SECRET}`, DOUYIN_FEED_DEADLINE_MS: "5000" } });
+    const registered = await fetch(`${simulator.url}/__simulator/douyin-feed/register`, { method: "POST", body: JSON.stringify({ appid: "tt_simulator_app", url: `${h.baseUrl}/api/minigame/douyin/feed`, secret: SECRET, deadlineMs: 10_000 }) });
     assert.equal(registered.status, 200);
   });
   after(async () => {

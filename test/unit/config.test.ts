@@ -166,7 +166,9 @@ describe("config: which platforms are served", () => {
     assert.deepEqual(parseConfig({ DOUYIN_FEED_SECRETS: "tt123:one, tt456:two:with-colon" }).growth.douyinFeed.secrets, { tt123: "one", tt456: "two:with-colon" });
     assert.deepEqual(parseConfig({}).growth.douyinFeed.secrets, {});
     assert.ok(problemsOf({ DOUYIN_FEED_SECRETS: "tt123" }).some((p) => p.startsWith("DOUYIN_FEED_SECRETS: must be appid:secret pairs")));
-    assert.ok(problemsOf({ DOUYIN_FEED_DEADLINE_MS: "300" }).some((p) => p.startsWith("DOUYIN_FEED_DEADLINE_MS")));
+    assert.ok(problemsOf({ DOUYIN_FEED_DEADLINE_MS: "10" }).some((p) => p.startsWith("DOUYIN_FEED_DEADLINE_MS")));
+    assert.equal(parseConfig({ DOUYIN_FEED_DEADLINE_MS: "5000" }).growth.douyinFeed.deadlineMs, 5000, "a slow test store may wait longer");
+    assert.ok(problemsOf({ ...productionEnv, DOUYIN_FEED_DEADLINE_MS: "300" }).some((p) => p.startsWith("DOUYIN_FEED_DEADLINE_MS: must be at most 280")));
     assert.deepEqual(
       problemsOf({ ...productionEnv, DOUYIN_FEED_SECRETS: "tt123:9f8e7d6c5b4a39281706,tt456:your-feed-secret" }).filter((p) => p.startsWith("DOUYIN_FEED")),
       ["DOUYIN_FEED_SECRETS: the secret of tt456 is still a placeholder"],

@@ -46,8 +46,8 @@ export const growthShape = {
     .refine((v) => splitList(v).every((pair) => /^[A-Za-z0-9_-]+:\S+$/.test(pair)), "must be appid:secret pairs, comma-separated (the app id as Douyin writes it, e.g. tt1234abcd:…)"),
   /** The saves collection whose `scenes` object says which feed scenes a player has ready. */
   DOUYIN_FEED_COLLECTION: z.string().regex(/^[a-z][a-z0-9_]{0,31}$/, "must be a collection name: a-z, 0-9, _ (starting with a letter)").default("douyin_feed"),
-  /** How long the scenes may take before Douyin is answered with none (Douyin waits 300 ms in all). */
-  DOUYIN_FEED_DEADLINE_MS: z.coerce.number().int().min(20).max(280).default(200),
+  /** How long the scenes may take before Douyin is answered with none (Douyin waits 300 ms in all; production refuses more than 280). */
+  DOUYIN_FEED_DEADLINE_MS: z.coerce.number().int().min(20).max(10_000).default(200),
 };
 
 type GrowthSettings = z.output<z.ZodObject<typeof growthShape>>;
@@ -62,11 +62,18 @@ export function studioTimeZone(s: { STUDIO_TIME_ZONE?: string; ANALYTICS_TIME_ZO
   return s.STUDIO_TIME_ZONE ?? s.ANALYTICS_TIME_ZONE ?? DEFAULT_STUDIO_TIME_ZONE;
 }
 
-/** Production: no feed secret that is a placeholder. */
+/** Douyin waits 300 ms for the feed's answer: a longer wait for the scenes means no card (tests give slow stores more). */
+const FEED_DEADLINE_PRODUCTION_MAX_MS = 280;
+
+/** Production: no feed secret that is a placeholder; a feed deadline Douyin would not wait for. */
 export function growthProductionProblems(s: GrowthSettings, isPlaceholder: (value: string) => boolean): SettingProblem[] {
-  return splitList(s.DOUYIN_FEED_SECRETS)
+  const problems = splitList(s.DOUYIN_FEED_SECRETS)
     .filter((pair) => isPlaceholder(pair.slice(pair.indexOf(":") + 1)))
     .map((pair) => ({ key: "DOUYIN_FEED_SECRETS", message: `the secret of ${pair.slice(0, pair.indexOf(":"))} is still a placeholder` }));
+  if (s.DOUYIN_FEED_DEADLINE_MS > FEED_DEADLINE_PRODUCTION_MAX_MS) {
+    problems.push({ key: "DOUYIN_FEED_DEADLINE_MS", message: `must be at most ${FEED_DEADLINE_PRODUCTION_MAX_MS} in production: Douyin waits 300 ms for the whole answer` });
+  }
+  return problems;
 }
 
 export function growthConfig(s: GrowthSettings & { ANALYTICS_TIME_ZONE?: string }) {
