@@ -61,8 +61,10 @@ export function createApiRouter(services: Services, hot?: HotRoutes, readBody: R
     api.use(
       "/minigame",
       douyinFeedRoutes({
-        secretOf: (appId) => (Object.hasOwn(feed.secrets, appId) ? feed.secrets[appId] : undefined),
-        appOf: (appId) => services.platformApps.appsOf("douyin").find((entry) => entry.appId === appId)?.app,
+        feedApp: (appId) => {
+          const entry = services.platformApps.appsOf("douyin").find((e) => e.appId === appId);
+          return entry && Object.hasOwn(feed.secrets, appId) ? { app: entry.app, secret: feed.secrets[appId] } : undefined;
+        },
         feed: services.growth.douyinFeed,
         logger: services.logger,
         refused: (reason) => services.metrics.pushRefused("douyin", "feed", reason),

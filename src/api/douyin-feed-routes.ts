@@ -10,10 +10,8 @@ import { FEED_ERR_NO, feedAnswerBody, feedErrorBody, feedSignature, readFeedPull
 import type { DouyinFeed } from "../services/growth/douyin-feed";
 
 export interface DouyinFeedRouteDeps {
-  /** The feed secret of a Douyin app id (DOUYIN_FEED_SECRETS). */
-  secretOf(appId: string): string | undefined;
-  /** Our key of the app Douyin names by its app id, if this deployment serves it. */
-  appOf(appId: string): string | undefined;
+  /** The app Douyin names by its app id: our key of it and its feed secret (DOUYIN_FEED_SECRETS), if both exist. */
+  feedApp(appId: string): { app: string; secret: string } | undefined;
   feed: Pick<DouyinFeed, "answer">;
   logger: Logger;
   refused(reason: FeedRefusal): void;
@@ -35,8 +33,8 @@ export function douyinFeedRoutes(deps: DouyinFeedRouteDeps): Router {
       if (query && secret) res.set("x-signature", feedSignature(query, body, secret));
       res.status(status).type("application/json").send(body);
     };
-    const secretOf = (appId: string) => (deps.appOf(appId) === undefined ? undefined : deps.secretOf(appId));
-    const pull = readFeedPull(search, req.get("x-signature"), secretOf, deps.nowSec());
+    let target: { app: string; secret: string } | undefined;
+    const pull = readFeedPull(search, req.get("x-signature"), (appId) => (target = deps.feedApp(appId))?.secret, deps.nowSec());
     if ("refused" in pull) {
       deps.refused(pull.refused);
       deps.logger.warn({ event: "feed_call_refused", platform: "douyin", appId: pull.appId, reason: pull.refused }, "a Douyin feed call was refused");
@@ -44,9 +42,9 @@ export function douyinFeedRoutes(deps: DouyinFeedRouteDeps): Router {
       // Signed only where the call proved it came from Douyin: the secret is never used to sign for a stranger.
       return send(status, feedErrorBody(errNo, pull.refused), undefined, undefined);
     }
-    const secret = deps.secretOf(pull.appId)!;
+    const { app, secret } = target!; // the app whose secret verified the call
     try {
-      const answer = await deps.feed.answer(deps.appOf(pull.appId)!, pull.openid);
+      const answer = await deps.feed.answer(app, pull.openid);
       if (answer.player === "late") deps.logger.warn({ event: "feed_scenes_late", platform: "douyin", appId: pull.appId }, "the ready scenes took too long; Douyin was answered with none");
       send(200, feedAnswerBody(answer.scenes), pull.query, secret);
     } catch (err) {

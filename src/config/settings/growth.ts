@@ -62,14 +62,19 @@ export function studioTimeZone(s: { STUDIO_TIME_ZONE?: string; ANALYTICS_TIME_ZO
   return s.STUDIO_TIME_ZONE ?? s.ANALYTICS_TIME_ZONE ?? DEFAULT_STUDIO_TIME_ZONE;
 }
 
+/** DOUYIN_FEED_SECRETS as [app id, secret] pairs (a secret may itself hold colons). */
+function feedSecretPairs(value: string): Array<[string, string]> {
+  return splitList(value).map((pair) => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)]);
+}
+
 /** Douyin waits 300 ms for the feed's answer: a longer wait for the scenes means no card (tests give slow stores more). */
 const FEED_DEADLINE_PRODUCTION_MAX_MS = 280;
 
 /** Production: no feed secret that is a placeholder; a feed deadline Douyin would not wait for. */
 export function growthProductionProblems(s: GrowthSettings, isPlaceholder: (value: string) => boolean): SettingProblem[] {
-  const problems = splitList(s.DOUYIN_FEED_SECRETS)
-    .filter((pair) => isPlaceholder(pair.slice(pair.indexOf(":") + 1)))
-    .map((pair) => ({ key: "DOUYIN_FEED_SECRETS", message: `the secret of ${pair.slice(0, pair.indexOf(":"))} is still a placeholder` }));
+  const problems = feedSecretPairs(s.DOUYIN_FEED_SECRETS)
+    .filter(([, secret]) => isPlaceholder(secret))
+    .map(([appId]) => ({ key: "DOUYIN_FEED_SECRETS", message: `the secret of ${appId} is still a placeholder` }));
   if (s.DOUYIN_FEED_DEADLINE_MS > FEED_DEADLINE_PRODUCTION_MAX_MS) {
     problems.push({ key: "DOUYIN_FEED_DEADLINE_MS", message: `must be at most ${FEED_DEADLINE_PRODUCTION_MAX_MS} in production: Douyin waits 300 ms for the whole answer` });
   }
@@ -89,7 +94,7 @@ export function growthConfig(s: GrowthSettings & { ANALYTICS_TIME_ZONE?: string 
       },
       douyinFeed: {
         /** Douyin app id → the feed ability's secret. */
-        secrets: Object.fromEntries(splitList(s.DOUYIN_FEED_SECRETS).map((pair) => [pair.slice(0, pair.indexOf(":")), pair.slice(pair.indexOf(":") + 1)])) as Record<string, string>,
+        secrets: Object.fromEntries(feedSecretPairs(s.DOUYIN_FEED_SECRETS)) as Record<string, string>,
         collection: s.DOUYIN_FEED_COLLECTION,
         deadlineMs: s.DOUYIN_FEED_DEADLINE_MS,
       },

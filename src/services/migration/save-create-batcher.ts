@@ -1,7 +1,8 @@
 /**
  * Creates-if-absent of an import, gathered into batches: the rows an import has in flight at one
  * moment become one `writeForPlayers` call (one transaction, one commit) instead of one each. A
- * commit per row held the class import to ~1,600 rows/s on PostgreSQL (bench/results/saves.md).
+ * commit per row held the class import to ~1,600 rows/s on PostgreSQL
+ * (bench/results/leancloud-class-import-2026-11-29.md).
  *
  * A batch is all-or-none, so one row must never decide for the others: a row that already exists
  * (an earlier run, or a write whose answer was lost) is answered `false` and the rest are written

@@ -5,7 +5,7 @@
  * no compare-and-set (FerretDB has none); an upsert that lost an insert race is simply repeated.
  */
 import type { Collection, Connection } from "mongoose";
-import type { AnalyticsEvent, AnalyticsStore, DailyRow, EventScan, RetentionRow, RollupQuery } from "../../../core/ports/analytics-store";
+import { scanStart, type AnalyticsEvent, type AnalyticsStore, type DailyRow, type EventScan, type RetentionRow, type RollupQuery } from "../../../core/ports/analytics-store";
 import { isDuplicateKey } from "./claims";
 
 interface EventDoc extends Omit<AnalyticsEvent, "id"> {
@@ -68,8 +68,7 @@ export class MongoAnalyticsStore implements AnalyticsStore {
 
   async scan(query: EventScan): Promise<AnalyticsEvent[]> {
     const after = query.after;
-    // The cursor's time bounds the index range too, so a page never reads the index from `from` again.
-    const range = { at: { $gte: after && Date.parse(after.at) > Date.parse(query.from) ? after.at : query.from, $lt: query.to } };
+    const range = { at: { $gte: scanStart(query), $lt: query.to } };
     const filter = after ? { $and: [range, { $or: [{ at: { $gt: after.at } }, { at: after.at, _id: { $gt: after.id } }] }] } : range;
     const docs = await this.events.find(filter).sort({ at: 1, _id: 1 }).limit(query.limit).toArray();
     return docs.map(({ _id, ...rest }) => ({ id: _id, ...rest }));
