@@ -7,12 +7,12 @@
  */
 import type { Collection, Connection } from "mongoose";
 import type { SaveChange, SaveObject, SavePage, SaveRef, SaveStore, SaveWriteResult, SaveWritten } from "../../../core/ports/save-store";
-import { newBatchId, objectId, SaveVersions, type BatchDoc, type ClaimDoc, type HeadDoc, type SaveState } from "./save-versions";
+import { newBatchId, objectId, ObjectInFlightError, SaveVersions, type BatchDoc, type ClaimDoc, type HeadDoc, type SaveState } from "./save-versions";
 
 /** How often a writer reads again after another took the number it wanted (last-writer-wins only loops). */
 const TAKE_ATTEMPTS = 50;
 
-type Taken = { ok: true; state: SaveState; written: SaveWritten } | { ok: false; current: number | null };
+type Taken = { ok: true; state: SaveState; written: SaveWritten } | { ok: false; current: number | null; inFlight?: true };
 
 const liveVersion = (state: SaveState | null) => (state && !state.deleted ? state.version : null);
 
@@ -51,6 +51,7 @@ export class MongoSaveStore implements SaveStore {
       if (!outcome.ok) {
         // The numbers this batch took stay taken but never come into force.
         if (batch && taken.length > 0) await this.versions.decide(batch, "aborted");
+        if (outcome.inFlight) throw new ObjectInFlightError(objectId(change));
         return { ok: false, index, current: outcome.current };
       }
       taken.push(outcome.state);
@@ -116,7 +117,7 @@ export class MongoSaveStore implements SaveStore {
     for (let attempt = 0; attempt < TAKE_ATTEMPTS; attempt++) {
       const resolved = await this.versions.settled(change, batch);
       const current = liveVersion(resolved.state);
-      if (resolved.pending) return { ok: false, current };
+      if (resolved.pending) return { ok: false, current, inFlight: true };
       const expected = change.expected;
       const refused = expected === "absent" ? current !== null : expected === "any" ? change.kind === "delete" && current === null : current !== expected;
       if (refused) return { ok: false, current };
