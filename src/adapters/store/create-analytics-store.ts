@@ -12,6 +12,6 @@ export function createAnalyticsStore(config: AppConfig["store"], options: { shar
   return openStore<AnalyticsStore, AnalyticsDatabase>(
     config,
     { sql: (db, dialect, close) => new KyselyAnalyticsStore(db, dialect, close), mongo: (connection, close) => new MongoAnalyticsStore(connection, close) },
-    options,
+    { ...options, what: "The analytics store" },
   );
 }

@@ -12,6 +12,7 @@ import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselyEconomyStore, type EconomyDatabase } from "./sql/kysely-economy-store";
 import { createPostgresPool } from "./sql/postgres-pool";
 import { openSqliteFile } from "./sql/sqlite-file";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 
 export async function createEconomyStore(config: AppConfig["store"], crashPoint?: EconomyCrashHook): Promise<EconomyStore> {
   let store: EconomyStore;
@@ -32,5 +33,6 @@ export async function createEconomyStore(config: AppConfig["store"], crashPoint?
     await store.close().catch(() => undefined);
     throw err;
   }
-  return store;
+  // A database that cannot answer now is a 503 the game retries with the same source id, never a 500.
+  return failFastWhenUnavailable(store, "The economy store");
 }

@@ -11,6 +11,7 @@ import { openMongoConnection } from "./mongo/open-mongo";
 import { KyselyLeaderboardStore } from "./sql/kysely-leaderboard-store";
 import { createPostgresPool, type PostgresTimeouts } from "./sql/postgres-pool";
 import { openSqliteFile } from "./sql/sqlite-file";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 
 export async function createLeaderboardStore(config: AppConfig["store"], shared?: { sqlite?: Kysely<unknown> }): Promise<LeaderboardStore> {
   let store: LeaderboardStore;
@@ -34,5 +35,6 @@ export async function createLeaderboardStore(config: AppConfig["store"], shared?
     await store.close().catch(() => undefined);
     throw err;
   }
-  return store;
+  // A database that cannot answer now is a 503, never a 500.
+  return failFastWhenUnavailable(store, "The leaderboard store");
 }

@@ -8,18 +8,16 @@ import type { LiveGiftLedger } from "../../core/ports/live-gift-ledger";
 import { MongoLiveGiftLedger } from "./mongo/mongo-live-gift-ledger";
 import { openStore } from "./open-store";
 import { KyselyLiveGiftLedger, type LiveLedgerDatabase } from "./sql/kysely-live-gift-ledger";
-import { failFastWhenUnavailable } from "./unavailable-errors";
 
 export type ClosableLiveGiftLedger = LiveGiftLedger & { close(): Promise<void> };
 
 export async function createLiveGiftLedger(config: AppConfig["store"]): Promise<ClosableLiveGiftLedger> {
-  const ledger = await openStore<KyselyLiveGiftLedger | MongoLiveGiftLedger, LiveLedgerDatabase>(
+  return openStore<KyselyLiveGiftLedger | MongoLiveGiftLedger, LiveLedgerDatabase>(
     config,
     {
       sql: (db, dialect, close) => new KyselyLiveGiftLedger(db, dialect, close),
       mongo: (connection, close) => new MongoLiveGiftLedger(connection, close),
     },
-    { shareSqlite: true, connections: 5, synchronousDefault: "FULL" },
+    { shareSqlite: true, connections: 5, synchronousDefault: "FULL", what: "The Douyin live gift ledger" },
   );
-  return failFastWhenUnavailable(ledger, "The Douyin live gift ledger");
 }

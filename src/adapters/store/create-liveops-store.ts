@@ -12,6 +12,6 @@ export function createLiveOpsStore(config: AppConfig["store"]): Promise<LiveOpsS
   return openStore<LiveOpsStore, LiveOpsDatabase>(
     config,
     { sql: (db, dialect, close) => new KyselyLiveOpsStore(db, dialect, close), mongo: (connection, close) => new MongoLiveOpsStore(connection, close) },
-    { shareSqlite: true, connections: 2, synchronousDefault: "FULL" },
+    { shareSqlite: true, connections: 2, synchronousDefault: "FULL", what: "The LiveOps store" },
   );
 }

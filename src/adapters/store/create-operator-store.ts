@@ -17,6 +17,6 @@ export function createOperatorStore(config: AppConfig["store"], options: Operato
   return openStore<OperatorStore, OperatorDatabase>(
     config,
     { sql: (db, dialect, close) => new KyselyOperatorStore(db, dialect, close), mongo: (connection, close) => new MongoOperatorStore(connection, close) },
-    options,
+    { ...options, what: "The operator store" },
   );
 }

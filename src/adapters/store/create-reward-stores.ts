@@ -17,6 +17,7 @@ import { sharedSqliteConnection } from "./create-user-store";
 import { KyselyRewardStores, type RewardDatabase } from "./sql/kysely-reward-stores";
 import { createPostgresPool } from "./sql/postgres-pool";
 import { openSqliteFile } from "./sql/sqlite-file";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 
 export type { PlayerRewardRecords, RewardStores } from "../../core/ports/mail-store";
 import type { RewardStores } from "../../core/ports/mail-store";
@@ -60,7 +61,8 @@ export function fenceRewardWrites<T extends RewardStores>(stores: T, marks: Eras
 async function migrated<T extends { migrate(): Promise<void> }>(stores: T, release: () => Promise<void>): Promise<T> {
   try {
     await stores.migrate();
-    return stores;
+    // A database that cannot answer now is a 503, never a 500.
+    return failFastWhenUnavailable(stores, "The rewards store");
   } catch (err) {
     await release().catch(() => undefined);
     throw err;

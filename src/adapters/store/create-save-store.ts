@@ -8,16 +8,14 @@ import type { SaveStore } from "../../core/ports/save-store";
 import { MongoSaveStore } from "./mongo/mongo-save-store";
 import { openStore } from "./open-store";
 import { KyselySaveStore, type SaveDatabase } from "./sql/kysely-save-store";
-import { failFastWhenUnavailable } from "./unavailable-errors";
 
 export async function createSaveStore(config: AppConfig["store"]): Promise<SaveStore> {
-  const store = await openStore<SaveStore, SaveDatabase>(
+  return openStore<SaveStore, SaveDatabase>(
     config,
     {
       sql: (db, dialect, close) => new KyselySaveStore(db, dialect, close),
       mongo: (connection, close) => new MongoSaveStore(connection, close),
     },
-    { shareSqlite: true, connections: 10, synchronousDefault: "FULL" },
+    { shareSqlite: true, connections: 10, synchronousDefault: "FULL", what: "The saves store" },
   );
-  return failFastWhenUnavailable(store, "The saves store");
 }

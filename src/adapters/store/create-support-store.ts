@@ -13,6 +13,6 @@ export function createSupportStore(config: AppConfig["store"]): Promise<SupportM
   return openStore<SupportMessageStore, SupportDatabase>(
     config,
     { sql: (db, dialect, close) => new KyselySupportStore(db, dialect, close), mongo: (connection, close) => new MongoSupportStore(connection, close) },
-    { shareSqlite: true, connections: 2, synchronousDefault: "FULL" },
+    { shareSqlite: true, connections: 2, synchronousDefault: "FULL", what: "The support store" },
   );
 }

@@ -2,6 +2,7 @@ import path from "node:path";
 import SqliteDatabase from "better-sqlite3";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import type { AppConfig } from "../../config/config";
+import type { EconomyStore } from "../../core/ports/economy-store";
 import type { UserStore } from "../../core/ports/user-store";
 import { openMongoUserStore } from "./mongo/open-mongo";
 import type { EconomyCrashHook } from "./economy-chain";
@@ -86,10 +87,10 @@ export function sharedSqliteConnection(file: string): Kysely<unknown> | undefine
 }
 
 /** The economy store on the user store's own SQLite connection, for the reason given above. */
-export function sharedSqliteEconomy(file: string, crashPoint?: EconomyCrashHook): KyselyEconomyStore {
+export function sharedSqliteEconomy(file: string, crashPoint?: EconomyCrashHook): EconomyStore {
   const kysely = sqliteConnections.get(path.resolve(file));
   if (!kysely) throw new Error(`no user store is open on ${file} in this process`);
-  return new KyselyEconomyStore(kysely as unknown as Kysely<EconomyDatabase>, "sqlite", undefined, crashPoint);
+  return failFastWhenUnavailable(new KyselyEconomyStore(kysely as unknown as Kysely<EconomyDatabase>, "sqlite", undefined, crashPoint), "The economy store");
 }
 
 /**

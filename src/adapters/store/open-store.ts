@@ -10,6 +10,7 @@ import { sharedSqliteConnection } from "./create-user-store";
 import { openMongoConnection } from "./mongo/open-mongo";
 import { createPostgresPool } from "./sql/postgres-pool";
 import { openSqliteFile } from "./sql/sqlite-file";
+import { failFastWhenUnavailable } from "./unavailable-errors";
 
 export interface MigratingStore {
   migrate(): Promise<void>;
@@ -29,9 +30,11 @@ export interface OpenStoreOptions {
   connections?: number;
   /** SQLite's synchronous pragma when the settings name none. */
   synchronousDefault?: "FULL" | "NORMAL";
+  /** The store's name in a 503's message ("The LiveOps store is unavailable; retry later"). */
+  what: string;
 }
 
-export async function openStore<S extends MigratingStore, DB>(config: AppConfig["store"], build: StoreBuilders<S, DB>, options: OpenStoreOptions = {}): Promise<S> {
+export async function openStore<S extends MigratingStore, DB>(config: AppConfig["store"], build: StoreBuilders<S, DB>, options: OpenStoreOptions): Promise<S> {
   const connections = options.connections ?? 3;
   let store: S;
   const shared = config.kind === "sqlite" && options.shareSqlite ? sharedSqliteConnection(config.path) : undefined;
@@ -54,5 +57,6 @@ export async function openStore<S extends MigratingStore, DB>(config: AppConfig[
     await store.close().catch(() => undefined);
     throw err;
   }
-  return store;
+  // A database that cannot answer now (a timeout, a full pool, a dropped connection) is a 503, never a 500.
+  return failFastWhenUnavailable(store, options.what);
 }
