@@ -10,6 +10,7 @@ import { Client, type Room } from "@colyseus/sdk";
 import type { Harness } from "../support/app-harness";
 import { storeBackends as backends } from "../support/backends";
 import { paymentServerPerSuite } from "../support/payments";
+import { untilAnswered } from "../support/until-answered";
 
 let seq = 0;
 const unique = (label: string) => `${label}${Date.now().toString(36)}${seq++}`;
@@ -55,8 +56,9 @@ for (const backend of backends) {
     it("100 concurrent soft purchases by a player who can afford 10: exactly 10 succeed, balance 0, 10 items, 90 × 402", async () => {
       const p = await player();
       await gems(p.userId, 100);
-      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => h.request("POST", "/api/economy/purchases", { purchaseId: `buy-${i}`, itemId: "potion" }, p.headers)));
-      assert.equal(results.filter((r) => r.status === 201).length, 10);
+      const results = await Promise.all(Array.from({ length: 100 }, (_, i) => untilAnswered(() => h.request("POST", "/api/economy/purchases", { purchaseId: `buy-${i}`, itemId: "potion" }, p.headers))));
+      // A retried purchase that had happened is answered 200 (the same purchase), not 201.
+      assert.equal(results.filter((r) => r.status === 201 || r.status === 200).length, 10);
       const refused = results.filter((r) => r.status === 402);
       assert.equal(refused.length, 90);
       assert.ok(refused.every((r) => r.body.data.code === "insufficient_funds"));
@@ -73,9 +75,10 @@ for (const backend of backends) {
       const p = await player();
       await gems(p.userId, 50);
       const body = { purchaseId: unique("chest"), itemId: "starter-chest" };
-      const results = await Promise.all(Array.from({ length: 100 }, () => h.request("POST", "/api/economy/purchases", body, p.headers)));
+      // A replay answered 503 (MongoDB: the first still holds the claim past the wait) is sent again, as a game does.
+      const results = await Promise.all(Array.from({ length: 100 }, () => untilAnswered(() => h.request("POST", "/api/economy/purchases", body, p.headers))));
       assert.equal(results.filter((r) => r.status === 201).length, 1);
-      assert.equal(results.filter((r) => r.status === 200).length, 99);
+      assert.equal(results.filter((r) => r.status === 200).length, 99, JSON.stringify(results.filter((r) => r.status !== 200 && r.status !== 201).slice(0, 3)));
       assert.ok(results.every((r) => r.body.data.balances.gems === 20));
       assert.deepEqual(results[0].body.data.paid, { gems: 30 });
       assert.deepEqual(await wallet(p.headers), { gems: 20 });

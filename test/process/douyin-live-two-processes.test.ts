@@ -37,6 +37,8 @@ for (const backend of backends) {
         ...prepared.env,
         DOUYIN_LIVE_ENABLED: "true",
         DOUYIN_LIVE_API_BASE_URL: sim.url,
+        // A push Douyin counts failed (late on a loaded machine) comes back through the failed-data query.
+        DOUYIN_LIVE_FAILED_DATA_POLL_SEC: "5",
         DOUYIN_LIVE_SECRET_COMMENT: SECRETS.live_comment,
         DOUYIN_LIVE_SECRET_GIFT: SECRETS.live_gift,
         DOUYIN_LIVE_SECRET_LIKE: SECRETS.live_like,
@@ -71,9 +73,9 @@ for (const backend of backends) {
       await second.leave();
       await control("register", { urls: servers.map((s) => `${s.baseUrl}/api/douyin-live/push`), secrets: SECRETS });
       const report = await control("emit", { roomId, gifts: 200, comments: 100, ratePerSec: 100, duplicateRate: 0.1 });
-      assert.equal(report.failed, 0);
       assert.ok(report.duplicates > 0);
-      for (let i = 0; i < 50 && gifts.length < report.giftIds.length; i++) await sleep(100);
+      // Every gift once: pushed, or (a push answered late or not at all) read from the failed data.
+      for (let i = 0; i < 200 && gifts.length < report.giftIds.length; i++) await sleep(100);
       await sleep(300);
       assert.deepEqual([...gifts].sort(), [...report.giftIds].sort());
     });

@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { simulatorPlatformEnv, startSimulator, type RunningSimulator } from "../../src/simulator/simulator-server";
 import { runAdmin } from "../support/admin-cli";
 import { storeBackends } from "../support/backends";
-import { startServerProcesses, type ServerProcess } from "../support/server-process";
+import { startServerProcesses, unhandledErrors, type ServerProcess } from "../support/server-process";
+import { untilAnswered } from "../support/until-answered";
 
 const JWT = "economy-two-process-tests-jwt-secret-0123456789";
 const backends = storeBackends.filter((b) => !b.name.startsWith("embedded"));
@@ -54,17 +55,12 @@ for (const backend of backends) {
      * seen on a loaded CI machine: 7 of 100) may have happened: the game sends the same purchaseId
      * again, as the API description says, and the tally is taken over the final answers.
      */
-    async function purchaseUntilAnswered(server: ServerProcess, token: string, body: unknown) {
-      for (let attempt = 1; ; attempt++) {
-        const res = await call(server, token, "POST", "/api/economy/purchases", body);
-        if (res.status !== 503 || attempt === 5) return res;
-      }
-    }
+    const purchaseUntilAnswered = (server: ServerProcess, token: string, body: unknown) => untilAnswered(() => call(server, token, "POST", "/api/economy/purchases", body));
 
     it("100 concurrent purchases by a player who can afford 10: exactly 10 made, balance 0, 10 items, 90 × 402", async () => {
       const token = await playerWithGems(100);
       const results = await Promise.all(Array.from({ length: 100 }, (_, i) => purchaseUntilAnswered(servers[i % 2], token, { purchaseId: `p-${i}`, itemId: "potion" })));
-      const others = JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 402).map((r) => ({ status: r.status, body: r.body })));
+      const others = JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 402).map((r) => ({ status: r.status, body: r.body }))) + unhandledErrors(servers);
       // A retried purchase that had happened is answered 200 (the same purchase), not 201.
       assert.equal(results.filter((r) => r.status === 201 || r.status === 200).length, 10, others);
       assert.equal(results.filter((r) => r.status === 402).length, 90, others);
@@ -78,7 +74,7 @@ for (const backend of backends) {
       const token = await playerWithGems(35);
       const body = { purchaseId: "chest-1", itemId: "starter-chest" };
       const results = await Promise.all(Array.from({ length: 100 }, (_, i) => purchaseUntilAnswered(servers[i % 2], token, body)));
-      const others = JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 200).map((r) => ({ status: r.status, body: r.body })));
+      const others = JSON.stringify(results.filter((r) => r.status !== 201 && r.status !== 200).map((r) => ({ status: r.status, body: r.body }))) + unhandledErrors(servers);
       assert.equal(results.filter((r) => r.status === 201).length, 1, others);
       assert.equal(results.filter((r) => r.status === 200).length, 99, others);
       assert.deepEqual((await call(servers[1], token, "GET", "/api/economy/wallet")).body.data.balances, { gems: 5 });

@@ -70,7 +70,9 @@ for (const backend of backends) {
       const { token, userId } = await player(200);
       const before = await Promise.all(servers.map((s) => call(s, token, "GET", "/api/config")));
       const startsAt = Date.now() + 9_000;
-      const endsAt = startsAt + 4_000;
+      // Long enough for the 20 replays across the start and the sale's checks on a loaded machine (CI
+      // once spent the 4 s this was before the catalog was read: the sale had ended).
+      const endsAt = startsAt + 10_000;
       const published = await admin("liveops", "publish", "--app", "default", file("sale.json", definitions(startsAt, endsAt)));
       assert.equal(published.status, 0, published.stderr);
       const version = JSON.parse(published.stdout).version as number;
@@ -102,6 +104,7 @@ for (const backend of backends) {
       assert.equal(replays.filter((r) => r.status === 200).length, 19);
       assert.deepEqual(new Set(replays.map((r) => JSON.stringify(r.body.data.paid))), new Set([JSON.stringify({ gems: 10 })]));
       await sleepUntil(startsAt + 100);
+      assert.ok(Date.now() < endsAt, "the sale ended before the test could buy during it");
       for (const i of [0, 1]) assert.deepEqual((await buy(i, `during-${i}`)).body.data.paid, { gems: 5 });
       const catalog = await call(servers[1], token, "GET", "/api/catalog");
       const potion = catalog.body.data.items.find((it: { itemId: string }) => it.itemId === "potion");

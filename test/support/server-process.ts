@@ -21,6 +21,12 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+/** The servers' "unhandled error" log lines (a 500's cause), for a failure's message. */
+export function unhandledErrors(servers: ServerProcess[]): string {
+  const lines = servers.flatMap((server) => server.output().split("\n").filter((line) => line.includes('"unhandled error"')));
+  return lines.length === 0 ? "" : `\nunhandled errors in the servers' logs:\n${lines.slice(0, 5).join("\n")}`;
+}
+
 export async function startServerProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ["--enable-source-maps", compiledEntry("src/server/index.ts")], {
