@@ -81,8 +81,9 @@ export async function buildAnalytics(input: { config: AppConfig; users: Pick<Use
     clientEvents: new ClientEvents(writer, { pastMs: settings.clientEventPastMs, counters, now: input.now }),
     counters,
     roomSessions: new RoomSessions(writer, input.now),
-    joinLiveOps(source) {
+    joinLiveOps(source, stamper) {
       services.experiments = new ExperimentResults(store, source, { timeZone: settings.timeZone, now: input.now });
+      writer.stampWith(stamper);
     },
     start() {
       writer.start();

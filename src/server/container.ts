@@ -154,7 +154,7 @@ export async function buildServices(config: AppConfig, logger: Logger, overrides
     cleanups.push(() => boards.close());
     const liveops = await buildLiveOps(config, { users: store, orders: payments.ledger, platformApps, economy, rewardSources, leaderboards: boards.leaderboards, logger, now: overrides.now });
     cleanups.push(() => liveops.close());
-    analytics.joinLiveOps(experimentSource(liveops.liveops, liveops.store, appKeys));
+    analytics.joinLiveOps(experimentSource(liveops.liveops, liveops.store, appKeys), (app, userId, at) => liveops.liveops.stampOf(app, userId, at));
     const saves = await opening("the cloud saves' store", storeSetting, () => buildSaves(config, overrides.now));
     cleanups.push(() => saves.close());
     const douyinLive = await buildDouyinLive({ config, apps, cache, tokens: platformTokens, logger, metrics, simulatorUrl: simulator?.url, now: overrides.now });

@@ -10,7 +10,7 @@ import type { LiveMsgType } from "../platforms/douyin/douyin-live";
 import type { AnalyticsCounters } from "./analytics/analytics-events";
 import type { AnalyticsReports } from "./analytics/analytics-reports";
 import type { ClientEvents } from "./analytics/client-events";
-import type { EventWriter } from "./analytics/event-writer";
+import type { EventWriter, Stamper } from "./analytics/event-writer";
 import type { ExperimentResults, ExperimentSource } from "./analytics/experiment-results";
 import type { RollupService } from "./analytics/rollup-service";
 import type { RoomSessions } from "./analytics/room-sessions";
@@ -115,8 +115,8 @@ export interface AnalyticsServices {
   roomSessions: RoomSessions;
   /** Experiments' results per variant; set once LiveOps is built (it knows the experiments and assignments). */
   experiments?: ExperimentResults;
-  /** Builds `experiments` over LiveOps' experiments and stored assignments. */
-  joinLiveOps(source: ExperimentSource): void;
+  /** Builds `experiments` over LiveOps' experiments and stored assignments; events are stamped by `stamper` from then on. */
+  joinLiveOps(source: ExperimentSource, stamper: Stamper): void;
   /** Starts writing and the periodic rollup. */
   start(): void;
   /** Writes what is buffered (within a budget), stops the timers, closes the store. */

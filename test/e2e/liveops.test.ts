@@ -1,8 +1,9 @@
 /**
  * LiveOps end to end on every store backend: GET /api/config (the example definitions, ETag and
  * 304), a published sale charged to coin orders (the order's unit price is the sale's, the ledger
- * names the event), the example experiment's ad reward multiplier applied by the server, and the
- * player's variant kept when the weights change.
+ * names the event), analytics events stamped with the served variant and the active events, the
+ * example experiment's ad reward multiplier applied by the server, and the player's variant kept
+ * when the weights change.
  */
 import assert from "node:assert/strict";
 import type { LiveOpsStore } from "../../src/core/ports/liveops-store";
@@ -71,6 +72,27 @@ for (const backend of backends) {
       const entries = await h.services.economy.store.entries("default", p.userId);
       assert.equal(entries.find((e) => e.source === "purchase")?.liveEvent, "example-sale");
       assert.equal(entries.find((e) => e.source === "coin_order")?.liveEvent, "example-sale", "the coin order's delivery names the event");
+    });
+
+    it("analytics events carry the player's variant and active live events: none before the config is served, the served variant after", async () => {
+      const defs = base();
+      delete defs.experiments[0].startsAt;
+      const sale = defs.events.find((e) => e.eventId === "example-sale")!;
+      sale.startsAt = new Date(Date.now() - 60_000).toISOString();
+      sale.endsAt = new Date(Date.now() + 3_600_000).toISOString();
+      await h.services.liveops.publish("default", defs, "test");
+      const p = await player();
+      const eventsOf = async (name: string) => {
+        await h.services.analytics.writer.flush();
+        const all = await h.services.analytics.store.userEvents({ userId: p.userId, limit: 100 });
+        return all.filter((e) => e.name === name).map((e) => [e.experiments, e.liveEvents]);
+      };
+      // Counting a player never assigns them: the login came before any config was served.
+      assert.deepEqual(await eventsOf("login"), [[{}, ["example-sale"]]]);
+      const variant = (await h.get("/api/config", p.headers)).body.data.experiments[0].variant as string;
+      assert.equal((await h.request("POST", "/api/events", { events: [{ name: "level_start" }] }, p.headers)).status, 202);
+      assert.deepEqual(await eventsOf("client.level_start"), [[{ "example-reward": variant }, ["example-sale"]]]);
+      assert.deepEqual(await (h.services.liveops as unknown as { store: LiveOpsStore }).store.assignments("default", p.userId), { "example-reward": variant });
     });
 
     it("an audience on a leaderboard best: a player whose best on the board is in range gets the audience's value", async () => {

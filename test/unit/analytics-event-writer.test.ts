@@ -117,6 +117,29 @@ describe("analytics event writer", () => {
     assert.deepEqual(asked, ["known", "lost"], "a known player's platform is remembered");
   });
 
+  it("stamps each player's events with LiveOps' answer while writing, asked once per event even when the batch is retried; a failed stamp leaves them empty", async () => {
+    const store = new FakeStore();
+    let now = 0;
+    const writer = new EventWriter(store, logger, { maxBuffered: 100, batchSize: 100, flushMs: 100, now: () => now });
+    const asked: string[] = [];
+    writer.stampWith(async (app, userId, at) => {
+      asked.push(`${userId}@${at}`);
+      if (userId === "u2") throw new Error("liveops store out");
+      return { experiments: { exp: `v-${userId}` }, liveEvents: [`sale-${app}`] };
+    });
+    for (let i = 0; i < 3; i++) writer.record(fact(i));
+    writer.record(fact(3, null));
+    store.down = true;
+    await writer.flush();
+    assert.deepEqual(asked, ["u0@0", "u1@0", "u2@0"], "asked while writing, not while recording; not for an event without a player");
+    store.down = false;
+    now += 60_000;
+    await writer.flush();
+    assert.equal(asked.length, 3, "a retried batch keeps the stamps it got");
+    const byUser = Object.fromEntries([...store.stored.values()].map((e) => [String(e.userId), [e.experiments, e.liveEvents]]));
+    assert.deepEqual(byUser, { u0: [{ exp: "v-u0" }, ["sale-default"]], u1: [{ exp: "v-u1" }, ["sale-default"]], u2: [{}, []], null: [{}, []] });
+  });
+
   it("forgets an erased player's buffered events", async () => {
     const store = new FakeStore();
     const writer = new EventWriter(store, logger, { maxBuffered: 100, batchSize: 100, flushMs: 100 });

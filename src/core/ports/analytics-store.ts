@@ -23,9 +23,9 @@ export interface AnalyticsEvent {
   /** ISO 8601 UTC, millisecond precision. */
   at: string;
   props: Record<string, EventPropValue>;
-  /** Reserved for LiveOps: the player's experiment assignments at that moment (experiment → variant). */
+  /** The variants the player held at `at` (experiment → variant), stamped by the writer from LiveOps. */
   experiments: Record<string, string>;
-  /** Reserved for LiveOps: the live events active for the player at that moment. */
+  /** The live events active for the player at `at`, stamped by the writer from LiveOps. */
   liveEvents: string[];
 }
 

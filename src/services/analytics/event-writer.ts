@@ -39,6 +39,8 @@ const KNOWN_PLATFORMS_MAX = 50_000;
 const RETRY_MAX_MS = 30_000;
 
 type Pending = Omit<AnalyticsEvent, "platform"> & { platform: string | undefined };
+/** What an event of the player at `at` carries of LiveOps: their variants and the live events active for them. */
+export type Stamper = (app: string, userId: string, at: number) => Promise<Pick<AnalyticsEvent, "experiments" | "liveEvents">>;
 
 export class EventWriter implements AnalyticsRecorder {
   private buffer: Pending[] = [];
@@ -50,6 +52,10 @@ export class EventWriter implements AnalyticsRecorder {
   private readonly counters: AnalyticsCounters;
   private readonly now: () => number;
   private fence: ((userIds: string[]) => Promise<void>) | undefined;
+  private stamp: Stamper | undefined;
+  /** Events whose stamp was asked (once: a batch retried keeps what it got). */
+  private readonly stamped = new WeakSet<Pending>();
+  private stampFailures = 0;
 
   constructor(
     private readonly store: Pick<AnalyticsStore, "append">,
@@ -113,6 +119,15 @@ export class EventWriter implements AnalyticsRecorder {
     this.fence = fence;
   }
 
+  /**
+   * Stamps each event of a player, while it is written, with their experiment variants and the live
+   * events active for them at its `at` (LiveOps: event-stamps.ts). A stamp that cannot be read (the
+   * LiveOps store out) leaves the event's empty: analytics never waits on it.
+   */
+  stampWith(stamp: Stamper): void {
+    this.stamp = stamp;
+  }
+
   forget(userId: string): void {
     this.buffer = this.buffer.filter((e) => e.userId !== userId);
     this.platforms.delete(userId);
@@ -143,7 +158,7 @@ export class EventWriter implements AnalyticsRecorder {
     while (this.buffer.length > 0) {
       const batch = this.buffer.slice(0, this.options.batchSize);
       try {
-        const events = await this.withPlatforms(batch);
+        const events = await this.completed(batch);
         await withTimeout(this.store.append(events), this.options.writeTimeoutMs ?? 10_000);
       } catch (err) {
         this.failures++;
@@ -167,10 +182,18 @@ export class EventWriter implements AnalyticsRecorder {
     }
   }
 
-  private async withPlatforms(batch: Pending[]): Promise<AnalyticsEvent[]> {
+  /** The batch with every event's platform and stamp filled in. */
+  private async completed(batch: Pending[]): Promise<AnalyticsEvent[]> {
     for (const event of batch) {
-      if (event.platform !== undefined) continue;
-      event.platform = (event.userId && (this.platforms.get(event.userId) ?? (await this.lookUp(event.userId)))) || "unknown";
+      if (event.platform === undefined) event.platform = (event.userId && (this.platforms.get(event.userId) ?? (await this.lookUp(event.userId)))) || "unknown";
+      if (this.stamp && event.userId && !this.stamped.has(event)) {
+        this.stamped.add(event);
+        try {
+          Object.assign(event, await this.stamp(event.app, event.userId, Date.parse(event.at)));
+        } catch (err) {
+          if (this.stampFailures++ % 1000 === 0) this.logger.warn({ err, event: "analytics_stamp_failed" }, "an event's experiments and live events could not be read; written without them");
+        }
+      }
     }
     return batch as AnalyticsEvent[];
   }

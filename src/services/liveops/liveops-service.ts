@@ -14,6 +14,7 @@ import type { DefinitionsVersionInfo, LiveOpsStore } from "../../core/ports/live
 import type { Logger } from "../../logging/logger";
 import { TtlLru } from "../ttl-lru";
 import type { Offers } from "../economy/offers";
+import { EventStamps, type EventStamp } from "./event-stamps";
 import { liveOpsRecordsOf, type LiveOpsExportRow } from "./liveops-export";
 
 /** What the server knows of a player besides the request: read when their cached facts expire. */
@@ -46,6 +47,7 @@ export class LiveOpsService implements Offers {
   private readonly players: TtlLru<Cached>;
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<(app: string, version: number) => void>();
+  private readonly stamps: EventStamps;
 
   constructor(
     private readonly store: LiveOpsStore,
@@ -58,6 +60,20 @@ export class LiveOpsService implements Offers {
   ) {
     for (const app of appKeys) this.live.set(app, { version: 0, definitions: base[app] ?? emptyDefinitions() });
     this.players = new TtlLru(CACHED_PLAYERS, 24 * 3600_000, now);
+    this.stamps = new EventStamps(
+      (app) => this.current(app),
+      (app, userId) => this.players.get(`${app}\u0000${userId}`),
+      async (app, userId) => ({
+        facts: { userId, app, ...(await this.factsOf(app, userId)), properties: await this.store.properties(app, userId) },
+        stored: await this.store.assignments(app, userId),
+      }),
+      now,
+    );
+  }
+
+  /** The player's experiment variants and active live events at `at`, for an analytics event (never assigns). */
+  stampOf(app: string, userId: string, at: number): Promise<EventStamp> {
+    return this.stamps.stampOf(app, userId, at);
   }
 
   async start(refreshMs: number): Promise<void> {
