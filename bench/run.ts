@@ -75,6 +75,8 @@ const HELP = `npm run bench [-- flags]
                           (the hot routes through Express instead of the node:http front): an A/B in one run
   --analytics-ab          after each run's routes, measure them again on a second service with ANALYTICS_RECORD=false
                           (no analytics event kept): the cost of recording, side by side in one run
+  --node-args-ab=<flags> after each run's routes, measure them again on a second service started with these
+                          node flags (e.g. --node-args-ab=--max-semi-space-size=64: a larger young generation)
   --out <file>            Markdown output (default bench/results/latest.md)
 
 Env: BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DATABASE_URL
@@ -103,6 +105,7 @@ function parseFlags(): Flags {
       profile: { type: "boolean", default: false },
       "hot-front-ab": { type: "boolean", default: false },
       "analytics-ab": { type: "boolean", default: false },
+      "node-args-ab": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", default: false },
     },
@@ -143,6 +146,7 @@ function parseFlags(): Flags {
     profile,
     hotFrontAb: values["hot-front-ab"] ?? false,
     analyticsAb: values["analytics-ab"] ?? false,
+    nodeArgsAb: values["node-args-ab"]?.split(/\s+/).filter(Boolean),
     out: path.resolve(values.out ?? path.join(RESULTS_DIR, profile ? "profile.md" : "latest.md")),
   };
   // Each loop owns a player (a new login of a player ends its previous session), plus the anchor's.

@@ -43,6 +43,8 @@ export interface Flags {
   hotFrontAb: boolean;
   /** Measure the routes again on a second service with ANALYTICS_RECORD=false (no events kept), same run. */
   analyticsAb: boolean;
+  /** Measure the routes again on a second service started with these node flags, same run. */
+  nodeArgsAb?: string[];
   out: string;
 }
 

@@ -68,6 +68,8 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
     ? await startThroughExpress(ctx, run, backends.env, tmp, profiling.nodeArgs)
     : flags.analyticsAb
       ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, "no events kept (ANALYTICS_RECORD=false)", { ANALYTICS_RECORD: "false" })
+    : flags.nodeArgsAb
+      ? await startSecond(ctx, run, backends.env, tmp, [...profiling.nodeArgs, ...flags.nodeArgsAb], `node ${flags.nodeArgsAb.join(" ")}`, {})
       : only.includes("config")
       ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, "the example's definitions (no LIVEOPS_FILE)", {})
       : undefined;
