@@ -17,6 +17,7 @@ import { describeApps } from "../config/settings/apps";
 import { buildServices, type ServiceOverrides, type Services } from "./container";
 import { answerTheRestWithEnvelope, applyEdgeRules } from "./express-edge";
 import { HttpDrain } from "./http-drain";
+import { bearWithAppPrototypes } from "./app-prototypes";
 import { hotFront, type HotFront } from "./hot-front";
 import { colyseusLogger } from "./colyseus-logger";
 import { createSharedRooms } from "./shared-rooms";
@@ -149,6 +150,7 @@ export function createApp(settings: AppConfig, options: AppOptions = {}): App {
       if (settings.console.enabled) closeConsole = await mountConsole(app, ready, () => openOperatorStore(ready.config, ready.logger, { shareSqlite: true }));
       const onError = answerTheRestWithEnvelope(app, logger);
       if (settings.hotFront) front = hotFront({ hot, app, cors, storeBudgets, onError });
+      if (httpServer && !bearWithAppPrototypes(httpServer, app)) logger.warn({ event: "http_prototypes_unchanged" }, "this node's HTTP server keeps its own request classes; every request's prototype is set as it comes (slower)");
       logger.info(`ready: ${describeStartup(ready)}`);
     },
 
