@@ -65,6 +65,16 @@ export const retentionCohortSchema = z.object({
 
 const interval = z.object({ low: z.number(), high: z.number() }).meta({ description: "95 % interval", example: { low: 0.01, high: 0.05 } });
 const rate = (description: string, example: number) => z.number().min(0).max(1).meta({ description, example });
+const retentionOn = (day: string, example: { players: number; retained: number }) =>
+  z
+    .object({
+      players: count(`Players whose ${day} after their first day in the experiment has come`, example.players),
+      retained: count(`Of them, active on that ${day}`, example.retained),
+      rate: rate("retained / players (4 decimals)", Math.round((example.retained / example.players) * 10_000) / 10_000),
+      interval,
+    })
+    .nullable()
+    .describe(`Retention on the ${day} (Wilson interval); null while no player's ${day} has come`);
 export const experimentVariantSchema = z.object({
   variant: z.string().meta({ example: "control" }),
   players: count("Players with a stored assignment to the variant and an event of the app while the experiment ran", 480),
@@ -72,10 +82,8 @@ export const experimentVariantSchema = z.object({
   conversion: rate("payers / players (4 decimals)", 0.025),
   interval: interval.describe("The conversion's 95 % Wilson score interval"),
   retention: z.object({
-    d1: z
-      .object({ players: count("Players whose day after their first day in the experiment has come", 400), retained: count("Of them, active that next day", 150), rate: rate("retained / players", 0.375), interval })
-      .nullable()
-      .describe("Next-day retention (Wilson interval); null while no player's next day has come"),
+    d1: retentionOn("next day", { players: 400, retained: 150 }),
+    d7: retentionOn("7th day", { players: 310, retained: 62 }),
   }),
   revenue: z.record(z.string(), count("Revenue in the unit", 600)).meta({ description: "Delivered paid orders' revenue per unit while the experiment ran", example: { wechat_coins: 600 } }),
   revenuePerPlayer: z

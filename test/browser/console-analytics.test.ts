@@ -122,7 +122,7 @@ describe("console Analytics screen in headless Chromium", function () {
     await page.click("#experiment-form button[type=submit]");
     await page.locator("#experiment-verdict").waitFor();
     assert.match((await page.textContent("#experiment-verdict")) ?? "", /^数据还不够/);
-    assert.deepEqual(await headers(page, "#analytics-experiment"), ["实验组", "玩家数", "付费玩家", "付费率（区间）", "次日回访率（区间）", "人均收入（区间）"]);
+    assert.deepEqual(await headers(page, "#analytics-experiment"), ["实验组", "玩家数", "付费玩家", "付费率（区间）", "次日回访率（区间）", "第 7 日回访率（区间）", "人均收入（区间）"]);
     assert.match((await page.textContent("#analytics-zone")) ?? "", /^每天按 Asia\/Shanghai 时间/);
     // Durations read as minutes and seconds: day 5's two sessions of 300 s and 101 s average 201 s.
     const day5 = page.locator("#analytics-daily tbody tr", { hasText: addDays(first, 5) });

@@ -46,6 +46,7 @@ const script: AnalyticsEvent[] = [
   ev("b2", 2),
   ev("b3", 0, "login", { experiments: { price_test: "double" } }), // assigned on its own events
   ev("n1", 0), ev("n1", 1), // never assigned
+  ev("a1", 7), ev("b2", 9), ev("b1", 8), // a1 and b2 back on their 7th day; b1 on its 8th (not retained)
 ];
 
 for (const impl of storeImplementations("analytics-experiment")) {
@@ -84,7 +85,7 @@ for (const impl of storeImplementations("analytics-experiment")) {
         payers: 1,
         conversion: 0.3333,
         interval: { low: 0.0615, high: 0.7923 },
-        retention: { d1: { players: 3, retained: 2, rate: 0.6667, interval: { low: 0.2077, high: 0.9385 } } },
+        retention: { d1: { players: 3, retained: 2, rate: 0.6667, interval: { low: 0.2077, high: 0.9385 } }, d7: null },
         revenue: { wechat_coins: 100 },
         revenuePerPlayer: { wechat_coins: { mean: 33.33, interval: { low: 0, high: 98.67 } } },
       });
@@ -94,12 +95,24 @@ for (const impl of storeImplementations("analytics-experiment")) {
         payers: 1,
         conversion: 0.3333,
         interval: { low: 0.0615, high: 0.7923 },
-        retention: { d1: { players: 3, retained: 1, rate: 0.3333, interval: { low: 0.0615, high: 0.7923 } } },
+        retention: { d1: { players: 3, retained: 1, rate: 0.3333, interval: { low: 0.0615, high: 0.7923 } }, d7: null },
         revenue: { wechat_coins: 400 },
         revenuePerPlayer: { wechat_coins: { mean: 133.33, interval: { low: 0, high: 394.66 } } },
       });
       assert.ok(!asked.includes("b3"), "a variant on the player's own events needs no lookup");
       assert.ok(!asked.includes("x1") && !asked.includes("a4"), "only players active in the app while it ran are looked up");
+    });
+
+    it("counts day-7 retention once each player's 7th day has come, from their first day in the window", async () => {
+      const later = () => dayStart(addDays(FIRST, 12), ZONE) + 12 * 3600_000;
+      const report = await new ExperimentResults(store, source, { timeZone: ZONE, now: later, pageSize: 4, minPlayersPerVariant: 3 }).results("price_test");
+      const d7 = { players: 3, retained: 1, rate: 0.3333, interval: { low: 0.0615, high: 0.7923 } };
+      assert.deepEqual(report.variants.map((v) => [v.variant, v.retention.d7]), [["control", d7], ["double", d7]]);
+      assert.deepEqual(report.variants.map((v) => v.retention.d1?.retained), [2, 1], "day 1 as before");
+      const midway = () => dayStart(addDays(FIRST, 8), ZONE) + 12 * 3600_000;
+      const partial = await new ExperimentResults(store, source, { timeZone: ZONE, now: midway }).results("price_test");
+      // On day 8 only the players first seen on days 0 and 1 have had their 7th day: a1, a2 (control), b1, b3 (double).
+      assert.deepEqual(partial.variants.map((v) => [v.retention.d7?.players, v.retention.d7?.retained]), [[2, 1], [2, 0]]);
     });
 
     it("says when there is not enough data, and that a next day has not come", async () => {

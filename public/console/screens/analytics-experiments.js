@@ -1,5 +1,5 @@
 // The Analytics screen's experiment comparison: per variant the players LiveOps assigned, payer
-// conversion, next-day retention and revenue per player, each with its 95 % interval, and a plain
+// conversion, day-1 and day-7 retention and revenue per player, each with its 95 % interval, and a plain
 // warning while there are too few players to tell the variants apart (docs/analytics.md).
 import { addTexts, language, t } from "../i18n.js";
 
@@ -10,7 +10,7 @@ addTexts({
     "experiment.notEnough": "Not enough data yet: each variant needs at least {n} players before a difference means anything.",
     "experiment.enough": "Each variant has at least {n} players. A difference counts only where the ranges do not overlap.",
     "experiment.col.variant": "Variant", "experiment.col.players": "Players", "experiment.col.payers": "Paying players",
-    "experiment.col.conversion": "Paying % (range)", "experiment.col.d1": "Next-day return (range)",
+    "experiment.col.conversion": "Paying % (range)", "experiment.col.d1": "Next-day return (range)", "experiment.col.d7": "Day-7 return (range)",
     "experiment.col.revenuePerPlayer": "Revenue per player (range)", "experiment.notYet": "not yet",
   },
   "zh-CN": {
@@ -19,7 +19,7 @@ addTexts({
     "experiment.notEnough": "数据还不够：每组至少需要 {n} 名玩家，差异才有意义。",
     "experiment.enough": "每组都已有至少 {n} 名玩家。只有区间不重叠时，差异才算数。",
     "experiment.col.variant": "实验组", "experiment.col.players": "玩家数", "experiment.col.payers": "付费玩家",
-    "experiment.col.conversion": "付费率（区间）", "experiment.col.d1": "次日回访率（区间）",
+    "experiment.col.conversion": "付费率（区间）", "experiment.col.d1": "次日回访率（区间）", "experiment.col.d7": "第 7 日回访率（区间）",
     "experiment.col.revenuePerPlayer": "人均收入（区间）", "experiment.notYet": "尚无",
   },
 });
@@ -46,10 +46,10 @@ export function experimentSection({ api, h, table, load }, appOf, download) {
         { title: col("players"), cell: (v) => number(v.players) },
         { title: col("payers"), cell: (v) => number(v.payers) },
         { title: col("conversion"), cell: (v) => `${percent(v.conversion)} (${range(v.interval, percent)})` },
-        { title: col("d1"), cell: (v) => (v.retention.d1 ? `${percent(v.retention.d1.rate)} (${range(v.retention.d1.interval, percent)})` : t("experiment.notYet")) },
+        ...["d1", "d7"].map((day) => ({ title: col(day), cell: (v) => (v.retention[day] ? `${percent(v.retention[day].rate)} (${range(v.retention[day].interval, percent)})` : t("experiment.notYet")) })),
         { title: col("revenuePerPlayer"), cell: (v) => Object.entries(v.revenuePerPlayer).map(([unit, x]) => `${number(x.mean)} ${unit} (${range(x.interval, number)})`).join(", ") || "0" },
       ], r.variants, t("experiment.title")),
-      download(h, `experiment-${r.experimentId}.csv`, r.variants.map((v) => ({ variant: v.variant, players: v.players, payers: v.payers, conversion: v.conversion, conversionLow: v.interval.low, conversionHigh: v.interval.high, d1: v.retention.d1?.rate ?? null, d1Players: v.retention.d1?.players ?? null, revenue: v.revenue }))),
+      download(h, `experiment-${r.experimentId}.csv`, r.variants.map((v) => ({ variant: v.variant, players: v.players, payers: v.payers, conversion: v.conversion, conversionLow: v.interval.low, conversionHigh: v.interval.high, d1: v.retention.d1?.rate ?? null, d1Players: v.retention.d1?.players ?? null, d7: v.retention.d7?.rate ?? null, d7Players: v.retention.d7?.players ?? null, revenue: v.revenue }))),
     );
   };
   return h("section", {}, h("h2", {}, t("experiment.title")),

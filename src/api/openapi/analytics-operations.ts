@@ -62,7 +62,7 @@ export function analyticsOperations(consoleTag: string): OperationSpec[] {
       path: "/console/api/analytics/experiments/{experimentId}",
       operationId: "consoleAnalyticsExperiment",
       tag: consoleTag,
-      summary: "An experiment's results per variant: players, payer conversion, next-day retention, revenue per player",
+      summary: "An experiment's results per variant: players, payer conversion, day-1 and day-7 retention, revenue per player",
       description:
         "The experiment of the app's running LiveOps definitions (`app`: the first app that has it when not given). Players are those LiveOps " +
         "assigned (its stored exposure records) with an event of the app while it ran; 95 % Wilson intervals for rates, normal intervals " +

@@ -33,13 +33,27 @@ export interface VariantResult {
   /** payers / players (4 decimals); `interval` is its 95 % Wilson score interval. */
   conversion: number;
   interval: Interval;
-  /** Next-day retention of the players whose next day has come; null when none has. */
-  retention: { d1: { players: number; retained: number; rate: number; interval: Interval } | null };
+  /** Day-1 and day-7 retention (active again on the 1st / 7th day after their first in the window) of the players whose day has come; null when none has. */
+  retention: Record<RetentionDay, RetentionResult | null>;
   /** Delivered paid orders' revenue per unit while the experiment ran. */
   revenue: Record<string, number>;
   /** revenue / players per unit (2 decimals), with a 95 % normal interval of the mean. */
   revenuePerPlayer: Record<string, { mean: number; interval: Interval }>;
 }
+
+export type RetentionDay = "d1" | "d7";
+
+export interface RetentionResult {
+  players: number;
+  retained: number;
+  /** retained / players (4 decimals); `interval` is its 95 % Wilson score interval. */
+  rate: number;
+  interval: Interval;
+}
+
+/** The retention days a result reports, and so how long after the end its players' returns are read. */
+const RETENTION_DAYS: Record<RetentionDay, number> = { d1: 1, d7: 7 };
+const LAST_RETENTION_DAY = Math.max(...Object.values(RETENTION_DAYS));
 
 export interface ExperimentReport {
   experimentId: string;
@@ -96,7 +110,7 @@ export class ExperimentResults {
     const from = experiment.startsAt ? Date.parse(experiment.startsAt) : now - (this.options.lookbackDays ?? 90) * 86_400_000;
     const to = Math.min(now, experiment.endsAt ? Date.parse(experiment.endsAt) : now);
     // The day after the last day in the experiment is read too: the next-day retention of those who came last.
-    const readTo = Math.max(to, Math.min(now, dayStart(addDays(localDate(to, zone), 2), zone)));
+    const readTo = Math.max(to, Math.min(now, dayStart(addDays(localDate(to, zone), LAST_RETENTION_DAY + 1), zone)));
     // Not started yet: nobody exposed.
     const players = from < to ? await this.tally(found.app, experimentId, from, to, readTo) : new Map<string, PlayerTally>();
     const byVariant = new Map<string, PlayerTally[]>(experiment.variants.map((v) => [v.variant, []]));
@@ -164,8 +178,6 @@ function count(players: Map<string, PlayerTally>, event: AnalyticsEvent, experim
 function summarize(variant: string, members: PlayerTally[], readTo: number, zone: string): VariantResult {
   const players = members.length;
   const payers = members.filter((m) => m.paid).length;
-  const eligible = members.filter((m) => dayStart(addDays(m.firstDay, 1), zone) < readTo);
-  const retained = eligible.filter((m) => m.activeDays.has(addDays(m.firstDay, 1))).length;
   const revenue: Record<string, number> = {};
   for (const m of members) for (const [unit, amount] of Object.entries(m.revenue)) revenue[unit] = (revenue[unit] ?? 0) + amount;
   const revenuePerPlayer = Object.fromEntries(Object.keys(revenue).sort().map((unit) => [unit, meanInterval(members.map((m) => m.revenue[unit] ?? 0))]));
@@ -175,10 +187,18 @@ function summarize(variant: string, members: PlayerTally[], readTo: number, zone
     payers,
     conversion: round(players === 0 ? 0 : payers / players, 4),
     interval: wilson(payers, players),
-    retention: { d1: eligible.length === 0 ? null : { players: eligible.length, retained, rate: round(retained / eligible.length, 4), interval: wilson(retained, eligible.length) } },
+    retention: { d1: retention(members, RETENTION_DAYS.d1, readTo, zone), d7: retention(members, RETENTION_DAYS.d7, readTo, zone) },
     revenue,
     revenuePerPlayer,
   };
+}
+
+/** Of the members whose `day`-th day after their first has begun by `readTo`, those active on it; null when none has. */
+function retention(members: PlayerTally[], day: number, readTo: number, zone: string): RetentionResult | null {
+  const eligible = members.filter((m) => dayStart(addDays(m.firstDay, day), zone) < readTo);
+  if (eligible.length === 0) return null;
+  const retained = eligible.filter((m) => m.activeDays.has(addDays(m.firstDay, day))).length;
+  return { players: eligible.length, retained, rate: round(retained / eligible.length, 4), interval: wilson(retained, eligible.length) };
 }
 
 /** The 95 % Wilson score interval of a proportion: sound for small counts and rates near 0 or 1. */
