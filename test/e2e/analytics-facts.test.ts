@@ -1,6 +1,7 @@
 /**
  * The server's facts reach analytics once each, on every store: a paid order delivered (revenue in
- * the platform's coins), a soft-currency purchase and a verified rewarded ad, a gift pack, a mail
+ * the platform's coins), a soft-currency purchase and a verified rewarded ad (and its gems as a
+ * currency_granted), a gift pack, a mail
  * claim and an operator's grant, each replayed and still one event; a leaderboard submission counted
  * without its score.
  */
@@ -71,6 +72,11 @@ for (const backend of storeBackends) {
       assert.equal(purchases[0]!.platform, "wechat");
       const ads = await eventsOf(userId, "ad_reward");
       assert.deepEqual(ads.map((e) => [e.platform, e.props.adUnitId, e.props.granted]), [["wechat", "adunit-example", true]]);
+      // The ad's gems are a soft-currency source of the day: one event beside ad_reward, as the ledger has them.
+      const adEntry = (await h.services.economy.store.entries("default", userId)).find((e) => e.source === "ad_reward")!;
+      const granted = await eventsOf(userId, "currency_granted");
+      assert.deepEqual(granted.map((e) => [e.props.source, e.props.sourceId, e.props.currency_gems]), [["ad_reward", adEntry.sourceId, adEntry.currencies.gems]]);
+      assert.ok((adEntry.currencies.gems ?? 0) > 0);
     });
 
     it("a gift pack, a mail claim and an operator's grant: one event each however often replayed; a leaderboard submission counted without its score", async () => {

@@ -66,7 +66,7 @@ for (const impl of storeImplementations("analytics-week")) {
         assert.equal(days[5]!.avgSessionSeconds, 201); // (300 + 101) / 2, rounded
         // Day 2: c claimed mail with 7 gems and 100 gold; day 3: a bought a potion for 10 gems and was gifted 5.
         assert.deepEqual([days[2]!.softSources, days[2]!.softSinks], [{ gems: 7, gold: 100 }, {}]);
-        assert.deepEqual([days[3]!.softPurchases, days[3]!.softSources, days[3]!.softSinks], [1, { gems: 5 }, { gems: 10 }]);
+        assert.deepEqual([days[3]!.softPurchases, days[3]!.softSources, days[3]!.softSinks], [1, { gems: 7 }, { gems: 10 }], "the gift's 5 and the rewarded ad's 2");
         const cohorts = await reports.retention({ from: FIRST, to: addDays(FIRST, TODAY) });
         assert.deepEqual(cohorts, [
           { date: "2026-03-01", size: 2, retained: { d1: 2, d3: 1, d7: 2, d14: null, d30: null } },

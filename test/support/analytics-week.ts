@@ -46,6 +46,7 @@ export const SCRIPT: Step[] = [
   ad(3, "a", "wechat"),
   bought(3, "a", "wechat", { gems: 10 }),
   granted(3, "a", "wechat", "gift_granted", { gems: 5 }),
+  granted(3, "a", "wechat", "currency_granted", { gems: 2 }), // the rewarded ad's gems
   paid(4, "c", "douyin", "douyin_price", 600),
   login(5, "e", "wechat"),
   session(5, "e", "wechat", 300),

@@ -18,6 +18,12 @@ export const SERVER_EVENTS = {
   mailClaim: "mail_claimed",
   /** An operator's grant from the console; props as gift_granted. */
   operatorGrant: "operator_grant",
+  /**
+   * Soft currency from a source whose own event carries no amounts, or that has none: a rewarded ad,
+   * the sidebar and game-club rewards, season rewards, the currency of a paid order. props: source,
+   * sourceId, currency_<id>.
+   */
+  currencyGranted: "currency_granted",
   /** A score submitted to a leaderboard (counted; the score itself is not kept); props: board, improved. */
   leaderboardSubmit: "leaderboard_submit",
   /** Douyin's feed asked for a known player's ready scenes; props: ready (how many), scenes ("1,2"). */

@@ -234,6 +234,7 @@ function count(tally: DayTally, event: AnalyticsEvent, user: number | undefined)
     case SERVER_EVENTS.gift:
     case SERVER_EVENTS.mailClaim:
     case SERVER_EVENTS.operatorGrant:
+    case SERVER_EVENTS.currencyGranted:
       // An operator's debit is a grant of a negative amount: a sink.
       for (const [currency, amount] of amountsOf(props, "currency_")) add(amount >= 0 ? tally.softSources : tally.softSinks, currency, Math.abs(amount));
       break;

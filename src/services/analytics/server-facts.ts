@@ -45,17 +45,21 @@ const GRANT_EVENTS: Readonly<Record<string, string>> = {
   operator: SERVER_EVENTS.operatorGrant,
 };
 
+/** Grants whose currency is no player's gain in the game: a purchase's grants are its goods, an import's were earned elsewhere. */
+const NOT_SOURCES = new Set(["purchase", "import"]);
+
 /**
  * Gifts, mail claims and operator grants as events, from the granter's notice of each grant that
  * changed something (never a replay); the ledger's (app, source, sourceId) gives the event's id, so
- * a grant is one event whichever process reports it. Other sources have events of their own
- * (orders, ads, purchases) or are not player behaviour (imports, season rewards).
+ * a grant is one event whichever process reports it. Any other grant of soft currency (a rewarded
+ * ad, a growth surface, a season reward, a paid order's currency) is a `currency_granted` event
+ * beside the source's own, so the day's soft-currency sources are whole.
  */
 export function recordingGrants(recorder: AnalyticsRecorder): RewardListener {
   return (notice) => {
-    const name = GRANT_EVENTS[notice.source];
-    if (!name) return;
     const currencies = Object.fromEntries(Object.entries(notice.currencies).map(([currency, amount]) => [`currency_${currency}`, amount]));
+    const name = GRANT_EVENTS[notice.source] ?? (NOT_SOURCES.has(notice.source) || Object.keys(currencies).length === 0 ? undefined : SERVER_EVENTS.currencyGranted);
+    if (!name) return;
     recorder.record({
       id: `grant:${notice.appId}:${notice.source}:${notice.sourceId}`,
       name,
