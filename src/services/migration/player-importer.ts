@@ -53,6 +53,8 @@ const EMAIL = /^[^\s@"<>()\\,;:]+@[^\s@"<>()\\,;:]+\.[^\s@"<>()\\,;:]+$/;
 export class PlayerImporter {
   private readonly namespaces = new Map<string, IdentityNamespaces>();
   private readonly sourceNamespace: string;
+  /** The import of each objectId under way in this process: a copy of the record waits for it. */
+  private readonly importing = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly store: UserStore,
@@ -77,6 +79,20 @@ export class PlayerImporter {
    * under any other id, someone else's (another copy of the record, a login, an earlier run).
    */
   async importPlayer(player: LeanCloudPlayer, unfinished: UnfinishedAttempt = {}): Promise<ImportOutcome> {
+    // Copies of one record in one run go one after the other: two at once can both attach the
+    // objectId to the same user (the store answers a repeated attach as done, as it must for a
+    // write whose answer was lost), and both would count as `merged` where the second is `already`.
+    const before = this.importing.get(player.objectId);
+    const mine = (before ?? Promise.resolve()).catch(() => undefined).then(() => this.importOnce(player, unfinished));
+    this.importing.set(player.objectId, mine);
+    try {
+      return await mine;
+    } finally {
+      if (this.importing.get(player.objectId) === mine) this.importing.delete(player.objectId);
+    }
+  }
+
+  private async importOnce(player: LeanCloudPlayer, unfinished: UnfinishedAttempt): Promise<ImportOutcome> {
     const notes: string[] = [];
     const keys = this.keysOf(player, notes);
     if (keys.length === 0) return { kind: "skipped", reason: "platform_not_served", notes };
