@@ -98,6 +98,8 @@ describe("console Analytics screen in headless Chromium", function () {
     await page.click("#experiment-form button[type=submit]");
     await page.locator("#experiment-verdict").waitFor();
     assert.match((await page.textContent("#experiment-verdict")) ?? "", /^Not enough data yet: each variant needs at least 100 players/);
+    // Said as not started, not as a window from its start (2099) back to today.
+    assert.match((await page.textContent("#experiment-window")) ?? "", /^The experiment has not started yet: it starts .*2099/);
     const variants = await page.locator("#analytics-experiment tbody tr").evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll("td")].slice(0, 3).map((td) => td.textContent)));
     assert.deepEqual(variants, [["control", "0", "0"], ["double", "0", "0"]]);
     await page.close();
@@ -122,6 +124,7 @@ describe("console Analytics screen in headless Chromium", function () {
     await page.click("#experiment-form button[type=submit]");
     await page.locator("#experiment-verdict").waitFor();
     assert.match((await page.textContent("#experiment-verdict")) ?? "", /^数据还不够/);
+    assert.match((await page.textContent("#experiment-window")) ?? "", /^实验尚未开始：将于 .*2099/);
     assert.deepEqual(await headers(page, "#analytics-experiment"), ["实验组", "玩家数", "付费玩家", "付费率（区间）", "次日回访率（区间）", "第 7 日回访率（区间）", "人均收入（区间）"]);
     assert.match((await page.textContent("#analytics-zone")) ?? "", /^每天按 Asia\/Shanghai 时间/);
     // Durations read as minutes and seconds: day 5's two sessions of 300 s and 101 s average 201 s.

@@ -7,6 +7,7 @@ addTexts({
   en: {
     "experiment.title": "Experiment results", "experiment.id": "Experiment id", "experiment.show": "Compare variants",
     "experiment.window": "Players of {app} active between {from} and {to}, by the variant LiveOps assigned them.",
+    "experiment.notStarted": "The experiment has not started yet: it starts {from}. No player is in it so far.",
     "experiment.notEnough": "Not enough data yet: each variant needs at least {n} players before a difference means anything.",
     "experiment.enough": "Each variant has at least {n} players. A difference counts only where the ranges do not overlap.",
     "experiment.col.variant": "Variant", "experiment.col.players": "Players", "experiment.col.payers": "Paying players",
@@ -16,6 +17,7 @@ addTexts({
   "zh-CN": {
     "experiment.title": "实验结果", "experiment.id": "实验编号", "experiment.show": "对比各组",
     "experiment.window": "{app} 在 {from} 至 {to} 期间活跃的玩家，按运营配置分配的实验组统计。",
+    "experiment.notStarted": "实验尚未开始：将于 {from} 开始，目前还没有玩家参与。",
     "experiment.notEnough": "数据还不够：每组至少需要 {n} 名玩家，差异才有意义。",
     "experiment.enough": "每组都已有至少 {n} 名玩家。只有区间不重叠时，差异才算数。",
     "experiment.col.variant": "实验组", "experiment.col.players": "玩家数", "experiment.col.payers": "付费玩家",
@@ -39,7 +41,8 @@ export function experimentSection({ api, h, table, load }, appOf, download) {
     const range = (i, format) => `${format(i.low)} – ${format(i.high)}`;
     const col = (key) => t(`experiment.col.${key}`);
     result.replaceChildren(
-      h("p", { id: "experiment-window" }, t("experiment.window", { app: r.app, from: local(r.from), to: local(r.to) })),
+      // An experiment that starts later reads from its start to now: said plainly, not as a backwards window.
+      h("p", { id: "experiment-window" }, Date.parse(r.from) > Date.parse(r.to) ? t("experiment.notStarted", { from: local(r.from) }) : t("experiment.window", { app: r.app, from: local(r.from), to: local(r.to) })),
       h("p", { id: "experiment-verdict", "data-enough": String(r.enoughData) }, t(r.enoughData ? "experiment.enough" : "experiment.notEnough", { n: r.minPlayersPerVariant })),
       table([
         { title: col("variant"), cell: (v) => v.variant },
