@@ -63,12 +63,14 @@ export class LiveOpsService implements Offers {
     this.stamps = new EventStamps(
       (app) => this.current(app),
       (app, userId) => this.players.get(`${app}\u0000${userId}`),
-      async (app, userId) => ({
-        facts: { userId, app, ...(await this.factsOf(app, userId)), properties: await this.store.properties(app, userId) },
-        stored: await this.store.assignments(app, userId),
-      }),
+      async (app, userId) => ({ facts: await this.readFacts(app, userId), stored: await this.store.assignments(app, userId) }),
       now,
     );
+  }
+
+  /** What audiences are judged on, besides the request: the server's facts and the player's properties. */
+  private async readFacts(app: string, userId: string): Promise<Omit<PlayerFacts, "appVersion">> {
+    return { userId, app, ...(await this.factsOf(app, userId)), properties: await this.store.properties(app, userId) };
   }
 
   /** The player's experiment variants and active live events at `at`, for an analytics event (never assigns). */
@@ -146,7 +148,7 @@ export class LiveOpsService implements Offers {
     const cached = this.players.get(key);
     if (cached && cached.version === version && cached.request === requestKey && now < cached.config.validUntil && now < cached.factsUntil) return cached.config;
     const fresh = !cached || now >= cached.factsUntil;
-    const facts = fresh ? { userId, app, ...(await this.factsOf(app, userId)), properties: await this.store.properties(app, userId) } : cached.facts;
+    const facts = fresh ? await this.readFacts(app, userId) : cached.facts;
     const stored = fresh ? await this.store.assignments(app, userId) : { ...cached.stored };
     const known: PlayerFacts = { ...facts, ...(request.platform ? { platform: request.platform } : {}), ...(request.appVersion ? { appVersion: request.appVersion } : {}) };
     let evaluation = evaluate(definitions, known, stored, now);

@@ -7,7 +7,8 @@
  */
 import type { Collection, Connection } from "mongoose";
 import type { SaveChange, SaveObject, SavePage, SaveRef, SaveStore, SaveWriteResult, SaveWritten } from "../../../core/ports/save-store";
-import { newBatchId, objectId, ObjectInFlightError, SaveVersions, type BatchDoc, type ClaimDoc, type HeadDoc, type SaveState } from "./save-versions";
+import { ClaimInFlightError } from "./claims";
+import { newBatchId, objectId, SaveVersions, type BatchDoc, type ClaimDoc, type HeadDoc, type SaveState } from "./save-versions";
 
 /** How often a writer reads again after another took the number it wanted (last-writer-wins only loops). */
 const TAKE_ATTEMPTS = 50;
@@ -51,7 +52,8 @@ export class MongoSaveStore implements SaveStore {
       if (!outcome.ok) {
         // The numbers this batch took stay taken but never come into force.
         if (batch && taken.length > 0) await this.versions.decide(batch, "aborted");
-        if (outcome.inFlight) throw new ObjectInFlightError(objectId(change));
+        // Held by a batch that has not decided (alive and slow, or dead and not past BATCH_GRACE_MS).
+        if (outcome.inFlight) throw new ClaimInFlightError(objectId(change));
         return { ok: false, index, current: outcome.current };
       }
       taken.push(outcome.state);

@@ -27,24 +27,15 @@ import { isDuplicateKey } from "./claims";
 
 /** An undecided batch older than this was left by a writer that stopped: it is called off. */
 export const BATCH_GRACE_MS = 10_000;
-/** How long a writer waits for a batch that holds its object to decide before it is told to retry (ObjectInFlightError). */
+/**
+ * How long a writer waits for a batch that holds its object to decide before it is told to retry
+ * (ClaimInFlightError, a retryable 503). Not a conflict: what is in force may be exactly what the
+ * writer expects, and an import's create-if-absent would take "there already" for a row that is not.
+ */
 const PENDING_WAIT_MS = 1_000;
 const PENDING_POLL_MS = 20;
 /** Claims this many versions behind a new one lose their value (their number stays taken). */
 const KEEP_VALUES = 4;
-
-/**
- * An object held by a batch that has not decided (alive and slow, or dead and not yet past
- * BATCH_GRACE_MS). Not a conflict: what is in force may be exactly what the writer expects, and an
- * import's create-if-absent would take "there already" for a row that is not. A retryable 503.
- */
-export class ObjectInFlightError extends Error {
-  readonly code = "STORE_CLAIM_IN_FLIGHT";
-  constructor(id: string) {
-    super(`${id} is held by a batch that has not decided yet; retry`);
-    this.name = "ObjectInFlightError";
-  }
-}
 
 /** One version of an object as stored (value as JSON text: the game's keys are never document keys). */
 export interface SaveState {
