@@ -42,11 +42,15 @@ export function isUnavailable(err: unknown): boolean {
  * the user store, and the order ledger on every backend (`what` names it in the message).
  */
 export function failFastWhenUnavailable<T extends object = UserStore>(store: T, what = "The user store"): T {
+  // One wrapper per method, made on first use (every store call of a request goes through here).
+  const wrappers = new Map<PropertyKey, { method: unknown; wrapper: (...args: unknown[]) => Promise<unknown> }>();
   return new Proxy(store, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof value !== "function" || property === "close") return value;
-      return async (...args: unknown[]) => {
+      const known = wrappers.get(property);
+      if (known?.method === value) return known.wrapper;
+      const wrapper = async (...args: unknown[]) => {
         try {
           return await value.apply(target, args);
         } catch (err) {
@@ -56,6 +60,8 @@ export function failFastWhenUnavailable<T extends object = UserStore>(store: T, 
           throw err;
         }
       };
+      wrappers.set(property, { method: value, wrapper });
+      return wrapper;
     },
   });
 }
