@@ -64,8 +64,10 @@ export function say(text, kind = "ok") {
  * The result line beside what asked for it: after the form, or after the list holding the table
  * (rows are redrawn, the line stays), or after the button. It lives in the screen, so it goes with it.
  */
-function sayNear(near, text, kind) {
-  const anchor = near.closest("table")?.parentElement ?? near.closest("form") ?? near;
+/** What a result is shown after: the block holding the table or form the asking button is in. */
+const resultAnchor = (near) => near.closest("table")?.parentElement ?? near.closest("form") ?? near;
+
+function sayAfter(anchor, text, kind) {
   let slot = anchor.nextElementSibling;
   if (!slot?.classList.contains("result")) {
     slot = h("p", { className: "result", role: "status", "aria-live": "polite" });
@@ -124,24 +126,31 @@ export function keyValuePairs(text) {
 /**
  * Runs an action and reports its outcome. `options`: true (a read: report only a failure), or
  * { near: the form or button that asked (the result is shown beside it, else in the page's live
- * region), confirm: the effect in words (asked first; Cancel runs nothing), quiet, onError(err) }.
+ * region), confirm: the effect in words (asked first; Cancel runs nothing), quiet, onError(err),
+ * redraw(result): shows what the action changed, awaited before "done" is said }.
  */
 export async function attempt(what, action, options = {}) {
-  const { near, confirm, quiet, onError } = options === true ? { quiet: true } : options;
-  const report = (text, kind) => (near?.isConnected ? sayNear(near, text, kind) : say(text, kind));
+  const { near, confirm, quiet, onError, redraw: redrawAfter } = options === true ? { quiet: true } : options;
+  // Placed before the action: the redraw it causes may take the asking button off the page.
+  const anchor = near?.isConnected ? resultAnchor(near) : undefined;
+  const report = (text, kind) => (anchor?.isConnected ? sayAfter(anchor, text, kind) : say(text, kind));
   if (confirm && !(await confirmAction(confirm))) {
     report(t("shell.cancelled", { what }), "ok");
     return undefined;
   }
+  let result;
   try {
-    const result = await action();
-    if (!quiet) report(t("shell.done", { what }), "ok");
-    return result;
+    result = await action();
   } catch (err) {
     report(t("shell.failed", { what, error: errorText(err) }), "error");
     onError?.(err);
     return undefined;
   }
+  // Redrawn before "done": what the operator types once told is never overwritten by a late redraw.
+  // A redraw reports its own failure (a read through `load`); the action is done either way.
+  if (redrawAfter) await Promise.resolve().then(() => redrawAfter(result)).catch(() => undefined);
+  if (!quiet) report(t("shell.done", { what }), "ok");
+  return result;
 }
 
 /** Redraws whatever is shown (sign-in, password form, a screen) in the newly chosen language. */

@@ -270,9 +270,25 @@ describe("operator console in headless Chromium", function () {
       await page.click("#confirm-cancel");
       await page.locator("#save-list + .result", { hasText: "保存 slot2：已取消" }).waitFor();
       assert.deepEqual((await h.get("/api/saves/progress/slot2", bearer)).body.data.value, { level: 5 });
+      // Confirmed, it is replaced; "done" is said only once the list shows the new version, so text typed
+      // after it is never overwritten by the list's late redraw (held here until checked).
+      let entered = (): void => undefined;
+      let releaseList = (): void => undefined;
+      const listHeld = new Promise<void>((resolve) => (entered = resolve));
+      const released = new Promise<void>((resolve) => (releaseList = resolve));
+      await page.route("**/console/api/saves/players/**", async (route) => {
+        if (route.request().method() !== "GET") return route.continue();
+        entered();
+        await released;
+        return route.continue();
+      });
       await page.getByRole("button", { name: "保存 slot2" }).click();
       await page.click("#confirm-ok");
+      await listHeld;
+      assert.doesNotMatch((await page.locator("#save-list + .result").textContent()) ?? "", /已完成/, "not done before the list is redrawn");
+      releaseList();
       await page.locator("#save-list + .result", { hasText: "保存 slot2：已完成" }).waitFor();
+      await page.unroute("**/console/api/saves/players/**");
       assert.deepEqual((await h.get("/api/saves/progress/slot2", bearer)).body.data.value, { level: 50 });
       await page.getByRole("textbox", { name: "slot2 的内容" }).fill("{level");
       await page.getByRole("button", { name: "保存 slot2" }).click();

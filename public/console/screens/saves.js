@@ -62,12 +62,12 @@ export async function render(root, { api, h, table, attempt, load, operator }) {
           return attempt(what, () => Promise.reject(new Error(t("saves.notJson", { error: err.message }))), { near });
         }
         const confirm = t("saves.confirmSave", effect(x));
-        if (await attempt(what, () => api("POST", objectPath(x, "edit"), { app: page.app, version: x.version, value }), { near, confirm })) await show(cursor);
+        await attempt(what, () => api("POST", objectPath(x, "edit"), { app: page.app, version: x.version, value }), { near, confirm, redraw: () => show(cursor) });
       };
       const remove = async (e) => {
         const confirm = t("saves.confirmDelete", effect(x));
         const what = t("saves.deleteOf", { key: x.key });
-        if (await attempt(what, () => api("POST", objectPath(x, "delete"), { app: page.app, version: x.version }), { near: e.currentTarget, confirm })) await show(cursor);
+        await attempt(what, () => api("POST", objectPath(x, "delete"), { app: page.app, version: x.version }), { near: e.currentTarget, confirm, redraw: () => show(cursor) });
       };
       return [
         text,
