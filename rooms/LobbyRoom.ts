@@ -2,6 +2,7 @@ import { Encoder, MapSchema, Schema, type } from "@colyseus/schema";
 import { FORBIDDEN_TEXT_MESSAGE, isCleanText } from "../src/core/text-rules";
 import { AuthenticatedRoom, playerOf, type PlayerClient } from "./AuthenticatedRoom";
 import { mayChat } from "./chat-mute";
+import { ClientTurns } from "./in-turn";
 import { roomServices } from "./room-services";
 
 // A full lobby (500 players × ~80 bytes) outgrows the 8 KiB default encode buffer.
@@ -38,12 +39,16 @@ export interface ChatBroadcast {
 export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
   override maxClients = 500;
   private readonly recentChats = new Map<string, number[]>();
+  /** A player's chat lines are shown in the order sent, though each waits on the mute and content checks. */
+  private readonly chatTurns = new ClientTurns();
 
   override onCreate(options: unknown): void {
     super.onCreate(options);
     this.maxClients = roomServices().lobbyMaxClients;
     this.setState(new LobbyState());
-    this.onMessage("chat", (client: PlayerClient, message: unknown) => this.handleChat(client, message));
+    this.onMessage("chat", (client: PlayerClient, message: unknown) =>
+      this.chatTurns.run(client.sessionId, () => this.handleChat(client, message), (err) => roomServices().logger.error({ err }, "lobby chat failed")),
+    );
     this.onMessage("*", (client: PlayerClient, type: string | number) => {
       client.send("error", { code: "unknown_message", type: String(type).slice(0, 32) });
     });
@@ -61,6 +66,7 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
   protected override onPlayerLeave(client: PlayerClient): void {
     this.state.players.delete(client.sessionId);
     this.recentChats.delete(client.sessionId);
+    this.chatTurns.forget(client.sessionId);
   }
 
   private async handleChat(client: PlayerClient, message: unknown): Promise<void> {
