@@ -7,6 +7,7 @@
  * Run `npm run bench -- --help` for the flags. The scenarios are in bench/scenarios/.
  */
 import crypto from "node:crypto";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { log, RESULTS_DIR, ROOT, RUNS, SCENARIOS, STEPS, TSX_IMPORT, type Context, type Flags, type ScenarioId } from "./lib/context";
@@ -77,6 +78,9 @@ const HELP = `npm run bench [-- flags]
                           (no analytics event kept): the cost of recording, side by side in one run
   --node-args-ab=<flags> after each run's routes, measure them again on a second service started with these
                           node flags (e.g. --node-args-ab=--max-semi-space-size=64: a larger young generation)
+  --node-ab=<node binary> after each run's routes, measure them again on a second service run by this node
+                          (e.g. --node-ab=/usr/bin/node, the machine's Node 20, beside the bench's Node 22;
+                          below the floor it starts through bench/servers/service-below-floor.cjs)
   --out <file>            Markdown output (default bench/results/latest.md)
 
 Env: BENCH_REDIS_URL (default redis://127.0.0.1:6379), BENCH_DATABASE_URL
@@ -106,6 +110,7 @@ function parseFlags(): Flags {
       "hot-front-ab": { type: "boolean", default: false },
       "analytics-ab": { type: "boolean", default: false },
       "node-args-ab": { type: "string" },
+      "node-ab": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", default: false },
     },
@@ -147,11 +152,19 @@ function parseFlags(): Flags {
     hotFrontAb: values["hot-front-ab"] ?? false,
     analyticsAb: values["analytics-ab"] ?? false,
     nodeArgsAb: values["node-args-ab"]?.split(/\s+/).filter(Boolean),
+    nodeAb: values["node-ab"] ? nodeBinary(values["node-ab"]) : undefined,
     out: path.resolve(values.out ?? path.join(RESULTS_DIR, profile ? "profile.md" : "latest.md")),
   };
   // Each loop owns a player (a new login of a player ends its previous session), plus the anchor's.
   flags.roomPlayers = Math.max(flags.roomPlayers, flags.roomConcurrency + 1);
   return flags;
+}
+
+/** `--node-ab`'s binary and the version it reports; refused when it does not run. */
+function nodeBinary(file: string): { path: string; version: string } {
+  const answer = spawnSync(file, ["-p", "process.versions.node"], { encoding: "utf8", timeout: 10_000 });
+  if (answer.status !== 0) throw new Error(`--node-ab: ${file} did not run: ${answer.error?.message ?? answer.stderr}`);
+  return { path: file, version: answer.stdout.trim() };
 }
 
 async function main(): Promise<void> {

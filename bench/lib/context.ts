@@ -45,6 +45,8 @@ export interface Flags {
   analyticsAb: boolean;
   /** Measure the routes again on a second service started with these node flags, same run. */
   nodeArgsAb?: string[];
+  /** Measure the routes again on a second service run by another node binary (its path and version), same run. */
+  nodeAb?: { path: string; version: string };
   out: string;
 }
 

@@ -41,11 +41,13 @@ export interface StartOptions {
   cwd?: string;
   /** Opens an IPC channel (child.process.send / "message"). */
   ipc?: boolean;
+  /** Another node binary than the bench's own (a Node version A/B). */
+  node?: string;
 }
 
 /** Starts `node <args>` directly (no npm/tsx wrapper), so the pid is the server's own. */
 export function startNode(opts: StartOptions): Child {
-  const proc = spawn(process.execPath, opts.args, {
+  const proc = spawn(opts.node ?? process.execPath, opts.args, {
     cwd: opts.cwd,
     env: { ...baseEnv(), ...opts.env },
     stdio: opts.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],

@@ -31,6 +31,8 @@ export async function startService(
   extraArgs: string[],
   /** A wrapper entry (bench/servers/*.cjs) that starts the service itself, found through BENCH_SERVICE_ROOT. */
   wrapper?: string,
+  /** Another node binary than the bench's (older than the floor: started through bench/servers/service-below-floor.cjs). */
+  node?: string,
 ): Promise<{ child: Child; base: string; port: number }> {
   const port = Number(env.PORT ?? (await freePort()));
   const entry = wrapper
@@ -40,6 +42,7 @@ export async function startService(
       : [...TSX_IMPORT, path.join(ROOT, "src/server/index.ts")];
   const child = startNode({
     name,
+    node,
     args: [...extraArgs, ...entry],
     env: {
       NODE_ENV: "development",

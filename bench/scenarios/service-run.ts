@@ -70,6 +70,8 @@ export async function serviceRun(ctx: Context, run: RunId): Promise<RunTable> {
       ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, "no events kept (ANALYTICS_RECORD=false)", { ANALYTICS_RECORD: "false" })
     : flags.nodeArgsAb
       ? await startSecond(ctx, run, backends.env, tmp, [...profiling.nodeArgs, ...flags.nodeArgsAb], `node ${flags.nodeArgsAb.join(" ")}`, {})
+    : flags.nodeAb
+      ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, `on Node ${flags.nodeAb.version}`, {}, flags.nodeAb.path)
       : only.includes("config")
       ? await startSecond(ctx, run, backends.env, tmp, profiling.nodeArgs, "the example's definitions (no LIVEOPS_FILE)", {})
       : undefined;
@@ -114,8 +116,10 @@ function startThroughExpress(ctx: Context, run: RunId, env: Record<string, strin
 }
 
 /** A second service with `changes` to the main one's settings, logged in to like it; its rows are labelled `what`. */
-async function startSecond(ctx: Context, run: RunId, env: Record<string, string>, tmp: string, nodeArgs: string[], what: string, changes: Record<string, string>): Promise<RouteVariant> {
-  const { child, base } = await startService(ctx, `service (${run}, ${what})`, { ...env, SQLITE_PATH: path.join(tmp, "second.sqlite"), ...changes }, tmp, nodeArgs);
+async function startSecond(ctx: Context, run: RunId, env: Record<string, string>, tmp: string, nodeArgs: string[], what: string, changes: Record<string, string>, node?: string): Promise<RouteVariant> {
+  // Another Node (older than the floor) starts through the wrapper that lets it past the floor check.
+  const wrapper = node ? path.join(ROOT, "bench/servers/service-below-floor.cjs") : undefined;
+  const { child, base } = await startService(ctx, `service (${run}, ${what})`, { ...env, SQLITE_PATH: path.join(tmp, "second.sqlite"), ...changes }, tmp, nodeArgs, wrapper, node);
   // Another player than the main service's: both services may share one database and cache, and a
   // second login of benchuser1 would end the session the main service's /users/me token belongs to (401s).
   const userToken = await login(ctx, base, "benchuser2");
