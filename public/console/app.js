@@ -64,7 +64,6 @@ export function say(text, kind = "ok") {
  * The result line beside what asked for it: after the form, or after the list holding the table
  * (rows are redrawn, the line stays), or after the button. It lives in the screen, so it goes with it.
  */
-/** What a result is shown after: the block holding the table or form the asking button is in. */
 const resultAnchor = (near) => near.closest("table")?.parentElement ?? near.closest("form") ?? near;
 
 function sayAfter(anchor, text, kind) {
