@@ -1,8 +1,8 @@
 import { Encoder, MapSchema, Schema, type } from "@colyseus/schema";
+import { KeyedTurns } from "../src/core/keyed-turns";
 import { FORBIDDEN_TEXT_MESSAGE, isCleanText } from "../src/core/text-rules";
 import { AuthenticatedRoom, playerOf, type PlayerClient } from "./AuthenticatedRoom";
 import { mayChat } from "./chat-mute";
-import { ClientTurns } from "./in-turn";
 import { roomServices } from "./room-services";
 
 // A full lobby (500 players × ~80 bytes) outgrows the 8 KiB default encode buffer.
@@ -40,14 +40,14 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
   override maxClients = 500;
   private readonly recentChats = new Map<string, number[]>();
   /** A player's chat lines are shown in the order sent, though each waits on the mute and content checks. */
-  private readonly chatTurns = new ClientTurns();
+  private readonly chatTurns = new KeyedTurns();
 
   override onCreate(options: unknown): void {
     super.onCreate(options);
     this.maxClients = roomServices().lobbyMaxClients;
     this.setState(new LobbyState());
     this.onMessage("chat", (client: PlayerClient, message: unknown) =>
-      this.chatTurns.run(client.sessionId, () => this.handleChat(client, message), (err) => roomServices().logger.error({ err }, "lobby chat failed")),
+      this.chatTurns.run(client.sessionId, () => this.handleChat(client, message)).catch((err: unknown) => roomServices().logger.error({ err }, "lobby chat failed")),
     );
     this.onMessage("*", (client: PlayerClient, type: string | number) => {
       client.send("error", { code: "unknown_message", type: String(type).slice(0, 32) });
@@ -66,7 +66,6 @@ export class LobbyRoom extends AuthenticatedRoom<LobbyState> {
   protected override onPlayerLeave(client: PlayerClient): void {
     this.state.players.delete(client.sessionId);
     this.recentChats.delete(client.sessionId);
-    this.chatTurns.forget(client.sessionId);
   }
 
   private async handleChat(client: PlayerClient, message: unknown): Promise<void> {

@@ -9,6 +9,7 @@
  */
 import { DEFAULT_APP, identityNamespace } from "../../core/apps";
 import { AppError } from "../../core/errors";
+import { KeyedTurns } from "../../core/keyed-turns";
 import { AccountTakenError, IdentityTakenError, type UserStore } from "../../core/ports/user-store";
 import { acceptedAvatar, acceptedNickname } from "../../core/text-rules";
 import type { PlatformIdentityKey, User } from "../../core/user";
@@ -53,8 +54,8 @@ const EMAIL = /^[^\s@"<>()\\,;:]+@[^\s@"<>()\\,;:]+\.[^\s@"<>()\\,;:]+$/;
 export class PlayerImporter {
   private readonly namespaces = new Map<string, IdentityNamespaces>();
   private readonly sourceNamespace: string;
-  /** The import of each objectId under way in this process: a copy of the record waits for it. */
-  private readonly importing = new Map<string, Promise<unknown>>();
+  /** Imports by objectId, one at a time: a copy of the record waits for the one under way. */
+  private readonly copies = new KeyedTurns();
 
   constructor(
     private readonly store: UserStore,
@@ -82,14 +83,7 @@ export class PlayerImporter {
     // Copies of one record in one run go one after the other: two at once can both attach the
     // objectId to the same user (the store answers a repeated attach as done, as it must for a
     // write whose answer was lost), and both would count as `merged` where the second is `already`.
-    const before = this.importing.get(player.objectId);
-    const mine = (before ?? Promise.resolve()).catch(() => undefined).then(() => this.importOnce(player, unfinished));
-    this.importing.set(player.objectId, mine);
-    try {
-      return await mine;
-    } finally {
-      if (this.importing.get(player.objectId) === mine) this.importing.delete(player.objectId);
-    }
+    return this.copies.run(player.objectId, () => this.importOnce(player, unfinished));
   }
 
   private async importOnce(player: LeanCloudPlayer, unfinished: UnfinishedAttempt): Promise<ImportOutcome> {
